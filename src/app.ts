@@ -1,0 +1,101 @@
+import rateLimit from '@fastify/rate-limit';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import secureJson from 'secure-json-parse';
+import { healthRoutes } from './health/routes.ts';
+import { integrationApi } from './integrators/plugin.ts';
+import { IntegratorService } from './integrators/service.ts';
+import { operatorApi } from './operator/plugin.ts';
+import { type Clock, systemClock } from './platform/clock/clock.ts';
+import type { Config } from './platform/config/config.ts';
+import { type Db, openDatabase } from './platform/db/db.ts';
+import { migrate } from './platform/db/migrate.ts';
+import { ApiError, installErrorHandling } from './platform/http/errors.ts';
+import { installOpenApi } from './platform/http/openapi.ts';
+import { installValidation } from './platform/http/validation.ts';
+import { randomBase62 } from './platform/ids.ts';
+import { createLogger } from './platform/log/logger.ts';
+import { installMetrics } from './platform/metrics/metrics.ts';
+import './platform/context.ts';
+
+export const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
+
+export interface BuildOptions {
+  clock?: Clock;
+  logger?: Logger;
+  /** An already open database; the app then leaves closing it to the caller. */
+  db?: Db;
+  /** Skip running migrations at start (the caller has run them). */
+  skipMigrations?: boolean;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The one Fastify app: `rentpay serve`, the tests and the benchmarks all build it here. */
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const db = options.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  try {
+    if (!options.skipMigrations) await migrate(db);
+  } catch (error) {
+    if (!options.db) await db.close();
+    throw error;
+  }
+
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    bodyLimit: BODY_LIMIT_BYTES,
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : `req_${randomBase62(20)}`;
+    },
+    routerOptions: { ignoreTrailingSlash: false },
+    ajv: { customOptions: { allErrors: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const integrators = new IntegratorService(db, clock, config.serviceEnv);
+  app.decorate('ctx', { config, db, clock, log: app.log, integrators });
+
+  installValidation(app);
+  installErrorHandling(app);
+  app.removeContentTypeParser('application/json');
+  // Empty bodies are allowed (several endpoints take an optional body); anything else must be valid JSON.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
+    } catch (error) {
+      done(
+        new ApiError('invalid_json', `The request body is not valid JSON: ${(error as Error).message}`),
+        undefined,
+      );
+    }
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { connectTimeout: 2_000, maxRetriesPerRequest: 1, lazyConnect: false })
+    : undefined;
+  await app.register(rateLimit, {
+    global: false,
+    ...(redis ? { redis, nameSpace: 'rentpay-ratelimit-' } : {}),
+  });
+
+  installMetrics(app, db, clock);
+  await installOpenApi(app, config.publicUrl);
+  await app.register(healthRoutes);
+  await app.register(integrationApi, { prefix: '/api/third-party' });
+  await app.register(operatorApi, { prefix: '/api/operator' });
+
+  app.addHook('onClose', async () => {
+    redis?.disconnect();
+    if (!options.db) await db.close();
+  });
+  return app;
+}

@@ -1,0 +1,34 @@
+import type { FastifyInstance } from 'fastify';
+import { ensureOperatorToken } from './operator/credentials.ts';
+
+export interface BootstrapSecrets {
+  operatorToken?: string;
+  demo?: { integratorId: string; serverToken: string };
+}
+
+/**
+ * First start of a deployment: generates the operator token when none is configured and, in sandbox, a demo
+ * integrator. Each is created by exactly one process, which alone receives the secret to print.
+ */
+export async function bootstrapDeployment(app: FastifyInstance): Promise<BootstrapSecrets> {
+  const { db, clock, config, integrators } = app.ctx;
+  const secrets: BootstrapSecrets = {};
+  const operatorToken = await ensureOperatorToken(db, clock, config.operatorToken);
+  if (operatorToken) secrets.operatorToken = operatorToken;
+  if (config.serviceEnv !== 'sandbox') return secrets;
+  const claimed = await db.query(
+    `INSERT INTO deployment_state (key, value, updated_at) VALUES ('demo_integrator', '{}'::jsonb, $1)
+     ON CONFLICT (key) DO NOTHING RETURNING key`,
+    [clock.now()],
+  );
+  if (claimed.length === 0) return secrets;
+  const { integrator, serverToken } = await integrators.create({
+    name: 'Demo platform',
+    allowed_origins: [config.publicUrl],
+  });
+  await db.query(`UPDATE deployment_state SET value = $1::jsonb WHERE key = 'demo_integrator'`, [
+    { integrator_id: integrator.id },
+  ]);
+  secrets.demo = { integratorId: integrator.id, serverToken };
+  return secrets;
+}

@@ -1,0 +1,33 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { serverTokenAuth } from '../platform/http/auth.ts';
+import { ApiError } from '../platform/http/errors.ts';
+import { getIntegratorRoute } from './routes/get-integrator.ts';
+import { rotateTokenRoute } from './routes/rotate-token.ts';
+
+/**
+ * The Integration API under /api/third-party. Every route here needs a server token and counts against the
+ * integrator's rate limit: `rate_limit_burst` requests per window of burst/rate seconds, which allows the
+ * burst at once and the per-second rate on average.
+ */
+export const integrationApi: FastifyPluginAsync = async (app) => {
+  app.addHook('onRequest', serverTokenAuth(app.ctx.integrators, app.ctx.config.serviceEnv));
+  app.addHook(
+    'onRequest',
+    app.rateLimit({
+      keyGenerator: (request) => request.integrator.id,
+      max: async (request) => request.integrator.rate_limit_burst,
+      timeWindow: async (request) =>
+        Math.round((request.integrator.rate_limit_burst / request.integrator.rate_limit_per_second) * 1000),
+      errorResponseBuilder: (_request, context) =>
+        new ApiError(
+          'rate_limited',
+          `Too many requests: at most ${context.max} per ${context.after}. Retry later.`,
+          {
+            'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))),
+          },
+        ),
+    }),
+  );
+  await app.register(rotateTokenRoute);
+  await app.register(getIntegratorRoute);
+};

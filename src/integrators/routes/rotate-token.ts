@@ -1,0 +1,52 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { integrationErrors, Timestamp } from '../../platform/http/schemas.ts';
+import { DEFAULT_GRACE_PERIOD_SECONDS, MAX_GRACE_PERIOD_SECONDS } from '../service.ts';
+
+export const rotateTokenRoute: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/rotate-token/',
+    {
+      schema: {
+        operationId: 'rotateToken',
+        summary: 'Rotate the server token',
+        description:
+          'Issues a new server token. The token that made this call keeps working until `previous_token_expires_at` ' +
+          '(after `grace_period_seconds`; 0 ends it at once) and then answers 401. At most two tokens are valid at any ' +
+          'time: any other token of yours ends immediately.',
+        tags: ['Authentication'],
+        body: Type.Optional(
+          Type.Object({
+            grace_period_seconds: Type.Optional(
+              Type.Integer({
+                minimum: 0,
+                maximum: MAX_GRACE_PERIOD_SECONDS,
+                default: DEFAULT_GRACE_PERIOD_SECONDS,
+              }),
+            ),
+          }),
+        ),
+        response: {
+          201: Type.Object({
+            token: Type.String({ description: 'The new server token. Store it now: it is not shown again.' }),
+            previous_token_expires_at: Timestamp,
+          }),
+          ...integrationErrors(),
+        },
+      },
+    },
+    async (request, reply) => {
+      const grace = request.body?.grace_period_seconds ?? DEFAULT_GRACE_PERIOD_SECONDS;
+      const { token, previousTokenExpiresAt } = await app.ctx.integrators.rotate(
+        request.integrator.id,
+        request.serverTokenId,
+        grace,
+      );
+      request.log.info(
+        { integrator_id: request.integrator.id, grace_period_seconds: grace },
+        'server token rotated',
+      );
+      return reply.code(201).send({ token, previous_token_expires_at: previousTokenExpiresAt.toISOString() });
+    },
+  );
+};

@@ -1,0 +1,96 @@
+import { type Static, Type } from 'typebox';
+import { Timestamp } from '../platform/http/schemas.ts';
+import { formatBps, formatPence } from '../platform/money.ts';
+import { type Integrator, PAYMENT_METHODS } from './service.ts';
+
+export const MethodFeeInput = Type.Object(
+  {
+    percent: Type.String({
+      pattern: '^\\d{1,3}(\\.\\d{1,2})?$',
+      description: 'Percentage of pure_amount, up to two decimals, e.g. "1.40".',
+    }),
+    fixed: Type.String({
+      pattern: '^\\d{1,6}(\\.\\d{1,2})?$',
+      description: 'Fixed part in pounds, e.g. "0.20".',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const FeesInput = Type.Object(
+  Object.fromEntries(PAYMENT_METHODS.map((m) => [m, Type.Optional(MethodFeeInput)])),
+  {
+    additionalProperties: false,
+    description:
+      'Surcharge per payment method: percent of pure_amount plus a fixed part. Methods not listed: no fee.',
+  },
+);
+
+export const IntegratorSettingsFields = {
+  webhook_url: Type.Optional(
+    Type.Union([Type.String({ maxLength: 2048, format: 'uri' }), Type.Null()], {
+      description: 'Where webhooks are delivered (http or https). null removes it.',
+    }),
+  ),
+  allowed_origins: Type.Optional(
+    Type.Array(Type.String({ maxLength: 255 }), {
+      maxItems: 50,
+      description:
+        'Origins allowed to frame the payment page and host the SDK, e.g. "https://platform.example".',
+    }),
+  ),
+  fees: Type.Optional(FeesInput),
+  rate_limit_per_second: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+  rate_limit_burst: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+};
+
+export const CreateIntegratorBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  ...IntegratorSettingsFields,
+});
+export type CreateIntegratorBody = Static<typeof CreateIntegratorBody>;
+
+export const UpdateIntegratorBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  ...IntegratorSettingsFields,
+});
+export type UpdateIntegratorBody = Static<typeof UpdateIntegratorBody>;
+
+const MethodFeeView = Type.Object({ percent: Type.String(), fixed: Type.String() });
+
+export const IntegratorView = Type.Object(
+  {
+    integrator_id: Type.String(),
+    name: Type.String(),
+    environment: Type.Union([Type.Literal('sandbox'), Type.Literal('production')]),
+    webhook_url: Type.Union([Type.String(), Type.Null()]),
+    allowed_origins: Type.Array(Type.String()),
+    fees: Type.Record(Type.String(), MethodFeeView),
+    rate_limit_per_second: Type.Integer(),
+    rate_limit_burst: Type.Integer(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { title: 'Integrator' },
+);
+export type IntegratorView = Static<typeof IntegratorView>;
+
+export function integratorView(integrator: Integrator): IntegratorView {
+  return {
+    integrator_id: integrator.id,
+    name: integrator.name,
+    environment: integrator.environment,
+    webhook_url: integrator.webhook_url,
+    allowed_origins: integrator.allowed_origins,
+    fees: Object.fromEntries(
+      Object.entries(integrator.fees).map(([method, fee]) => [
+        method,
+        { percent: formatBps(fee.percent_bps), fixed: formatPence(fee.fixed_pence) },
+      ]),
+    ),
+    rate_limit_per_second: integrator.rate_limit_per_second,
+    rate_limit_burst: integrator.rate_limit_burst,
+    created_at: new Date(integrator.created_at).toISOString(),
+    updated_at: new Date(integrator.updated_at).toISOString(),
+  };
+}

@@ -1,0 +1,23 @@
+import type { ServiceEnv } from '../platform/config/config.ts';
+import { randomBase62, sha256Hex } from '../platform/ids.ts';
+
+export const SERVER_TOKEN_PREFIX: Record<ServiceEnv, string> = {
+  sandbox: 'rp_sandbox_',
+  production: 'rp_live_',
+};
+
+/** User session tokens (issued by user-login) carry this prefix, so the Integration API can name the mistake. */
+export const USER_SESSION_TOKEN_PREFIX = 'rp_ust_';
+
+export function generateServerToken(env: ServiceEnv): string {
+  return `${SERVER_TOKEN_PREFIX[env]}${randomBase62(40)}`;
+}
+
+export function hashToken(token: string): string {
+  return sha256Hex(token);
+}
+
+export function displayPrefix(token: string): string {
+  const env = token.startsWith('rp_live_') ? 'rp_live_' : 'rp_sandbox_';
+  return token.slice(0, env.length + 4);
+}

@@ -1,0 +1,51 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../platform/clock/clock.ts';
+import type { Db } from '../platform/db/db.ts';
+import { parseAuthorization } from '../platform/http/auth.ts';
+import { ApiError } from '../platform/http/errors.ts';
+import { digestsEqual, randomBase62, sha256Hex } from '../platform/ids.ts';
+
+export const OPERATOR_TOKEN_PREFIX = 'rpo_';
+
+/**
+ * When OPERATOR_TOKEN is not configured, the first process to start generates one and stores its hash.
+ * Returns the token only to the process that created it, so it is printed exactly once.
+ */
+export async function ensureOperatorToken(
+  db: Db,
+  clock: Clock,
+  configured: string | undefined,
+): Promise<string | undefined> {
+  if (configured !== undefined) return undefined;
+  const token = `${OPERATOR_TOKEN_PREFIX}${randomBase62(40)}`;
+  const inserted = await db.query(
+    `INSERT INTO operator_credentials (id, token_hash, created_at) VALUES (1, $1, $2)
+     ON CONFLICT (id) DO NOTHING RETURNING id`,
+    [sha256Hex(token), clock.now()],
+  );
+  return inserted.length > 0 ? token : undefined;
+}
+
+/** onRequest hook for the Operator API: `Authorization: Bearer <operator token>`. */
+export function operatorAuth(db: Db, configured: string | undefined) {
+  const configuredHash = configured === undefined ? undefined : sha256Hex(configured);
+  return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
+    const parsed = parseAuthorization(request.headers.authorization);
+    if (parsed?.scheme.toLowerCase() !== 'bearer') {
+      throw new ApiError('unauthorized', 'Send "Authorization: Bearer <operator token>".', {
+        'www-authenticate': 'Bearer',
+      });
+    }
+    const presented = sha256Hex(parsed.credentials);
+    let expected = configuredHash;
+    if (expected === undefined) {
+      const [row] = await db.query<{ token_hash: string }>(
+        'SELECT token_hash FROM operator_credentials WHERE id = 1',
+      );
+      expected = row?.token_hash;
+    }
+    if (expected === undefined || !digestsEqual(presented, expected)) {
+      throw new ApiError('unauthorized', 'Invalid operator token.', { 'www-authenticate': 'Bearer' });
+    }
+  };
+}

@@ -1,0 +1,13 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { operatorAuth } from './credentials.ts';
+import { createIntegratorRoute } from './routes/integrators-create.ts';
+import { readIntegratorsRoutes } from './routes/integrators-read.ts';
+import { updateIntegratorRoute } from './routes/integrators-update.ts';
+
+/** The Operator API under /api/operator: the rentpay CLI is its client. */
+export const operatorApi: FastifyPluginAsync = async (app) => {
+  app.addHook('onRequest', operatorAuth(app.ctx.db, app.ctx.config.operatorToken));
+  await app.register(createIntegratorRoute);
+  await app.register(updateIntegratorRoute);
+  await app.register(readIntegratorsRoutes);
+};

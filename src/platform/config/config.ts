@@ -1,0 +1,138 @@
+import path from 'node:path';
+
+export type ServiceEnv = 'sandbox' | 'production';
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Unset: the embedded PGlite database under dataDir. */
+  databaseUrl: string | undefined;
+  /** Where PGlite keeps its files, and later stored documents. `memory://` keeps PGlite in memory. */
+  dataDir: string;
+  publicUrl: string;
+  serviceEnv: ServiceEnv;
+  redisUrl: string | undefined;
+  operatorToken: string | undefined;
+  allowPrivateDocumentHosts: boolean;
+  allowPrivateWebhookHosts: boolean;
+  logLevel: string;
+  /** Grace for in-flight requests and jobs on shutdown. */
+  shutdownTimeoutMs: number;
+  workerPollIntervalMs: number;
+  workerConcurrency: number;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function readInt(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) {
+    throw new ConfigError(name, `must be a whole number from ${min} to ${max} (got "${raw}")`);
+  }
+  const value = Number(raw.trim());
+  if (value < min || value > max) {
+    throw new ConfigError(name, `must be a whole number from ${min} to ${max} (got "${raw}")`);
+  }
+  return value;
+}
+
+function readBool(env: Env, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return false;
+  const normalised = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(normalised)) return true;
+  if (['0', 'false', 'no', 'off'].includes(normalised)) return false;
+  throw new ConfigError(name, `must be 1/true/yes/on or 0/false/no/off (got "${raw}")`);
+}
+
+function readUrl(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be a URL (${protocols.join(', ')}) (got "${redactUrl(raw)}")`);
+  }
+  if (!protocols.includes(url.protocol)) {
+    throw new ConfigError(name, `must use one of ${protocols.join(', ')} (got "${url.protocol}")`);
+  }
+  return raw;
+}
+
+/** Keeps passwords in connection strings out of error messages. */
+function redactUrl(raw: string): string {
+  return raw.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: Env = process.env): Config {
+  const serviceEnvRaw = env.SERVICE_ENV?.trim() || 'sandbox';
+  if (serviceEnvRaw !== 'sandbox' && serviceEnvRaw !== 'production') {
+    throw new ConfigError('SERVICE_ENV', `must be "sandbox" or "production" (got "${serviceEnvRaw}")`);
+  }
+  const serviceEnv: ServiceEnv = serviceEnvRaw;
+  const port = readInt(env, 'PORT', 8080, 0, 65535);
+  const host = env.HOST?.trim() || '127.0.0.1';
+  const databaseUrl = readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const dataDirRaw = env.DATA_DIR?.trim() || './data';
+  const dataDir = dataDirRaw.startsWith('memory://') ? dataDirRaw : path.resolve(dataDirRaw);
+  const publicUrlRaw = readUrl(env, 'PUBLIC_URL', ['http:', 'https:']);
+  const publicUrl = (publicUrlRaw ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(
+    /\/+$/,
+    '',
+  );
+  const redisUrl = readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']);
+  const operatorToken = env.OPERATOR_TOKEN?.trim() || undefined;
+  if (operatorToken !== undefined && operatorToken.length < 24) {
+    throw new ConfigError('OPERATOR_TOKEN', 'must be at least 24 characters long');
+  }
+  const logLevel = env.LOG_LEVEL?.trim() || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+  }
+  const paymentProcessor = env.PAYMENT_PROCESSOR?.trim() || (serviceEnv === 'sandbox' ? 'sandbox' : '');
+  if (serviceEnv === 'production') {
+    // Contract §1: no sandbox processor in production, ever; and no real acquirer adapter exists yet.
+    throw new ConfigError(
+      'PAYMENT_PROCESSOR',
+      paymentProcessor === '' || paymentProcessor === 'sandbox'
+        ? 'must name a real payment processor when SERVICE_ENV=production (the sandbox processor never runs in production)'
+        : `"${paymentProcessor}" is not a processor this build knows; production cannot start without one`,
+    );
+  }
+  if (paymentProcessor !== 'sandbox') {
+    throw new ConfigError(
+      'PAYMENT_PROCESSOR',
+      `must be "sandbox" in a sandbox deployment (got "${paymentProcessor}")`,
+    );
+  }
+  return {
+    port,
+    host,
+    databaseUrl,
+    dataDir,
+    publicUrl,
+    serviceEnv,
+    redisUrl,
+    operatorToken,
+    allowPrivateDocumentHosts: readBool(env, 'ALLOW_PRIVATE_DOCUMENT_HOSTS'),
+    allowPrivateWebhookHosts: readBool(env, 'ALLOW_PRIVATE_WEBHOOK_HOSTS'),
+    logLevel,
+    shutdownTimeoutMs: readInt(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    workerPollIntervalMs: readInt(env, 'WORKER_POLL_INTERVAL_MS', 500, 10, 60_000),
+    workerConcurrency: readInt(env, 'WORKER_CONCURRENCY', 8, 1, 256),
+  };
+}

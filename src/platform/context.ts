@@ -1,0 +1,20 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { IntegratorService } from '../integrators/service.ts';
+import type { Clock } from './clock/clock.ts';
+import type { Config } from './config/config.ts';
+import type { Db } from './db/db.ts';
+
+/** What every route and job handler may use. Built once per app by buildApp. */
+export interface AppContext {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  integrators: IntegratorService;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ctx: AppContext;
+  }
+}

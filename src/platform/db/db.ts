@@ -1,0 +1,161 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { PGlite, Transaction } from '@electric-sql/pglite';
+import pg from 'pg';
+
+export type SqlParam =
+  | string
+  | number
+  | boolean
+  | Date
+  | null
+  | undefined
+  | Record<string, unknown>
+  | unknown[];
+
+/** What a query can run on: the database itself or an open transaction. */
+export interface Queryable {
+  query<Row = Record<string, unknown>>(sql: string, params?: readonly SqlParam[]): Promise<Row[]>;
+}
+
+export interface Db extends Queryable {
+  readonly kind: 'postgres' | 'pglite';
+  /** Runs fn in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Runs fn while holding a database-wide advisory lock (a session lock on PostgreSQL;
+   * PGlite has a single connection, so running exclusively is enough there).
+   */
+  withExclusiveLock<T>(lockKey: number, fn: (db: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+const INT8_OID = 20;
+
+/**
+ * JSON values travel as text so both drivers encode them the same way
+ * (node-postgres would turn a JS array into a PostgreSQL array literal).
+ */
+function encodeParams(params: readonly SqlParam[] = []): unknown[] {
+  return params.map((p) => {
+    if (p === undefined) return null;
+    if (p !== null && typeof p === 'object' && !(p instanceof Date)) return JSON.stringify(p);
+    return p;
+  });
+}
+
+class PostgresDb implements Db {
+  readonly kind = 'postgres' as const;
+  constructor(private readonly pool: pg.Pool) {}
+
+  async query<Row>(sql: string, params?: readonly SqlParam[]): Promise<Row[]> {
+    const result = await this.pool.query(sql, encodeParams(params));
+    return result.rows as Row[];
+  }
+
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const tx: Queryable = {
+        query: async <Row>(sql: string, params?: readonly SqlParam[]) =>
+          (await client.query(sql, encodeParams(params))).rows as Row[],
+      };
+      const result = await fn(tx);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async withExclusiveLock<T>(lockKey: number, fn: (db: Queryable) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('SELECT pg_advisory_lock($1)', [lockKey]);
+      try {
+        return await fn({
+          query: async <Row>(sql: string, params?: readonly SqlParam[]) =>
+            (await client.query(sql, encodeParams(params))).rows as Row[],
+        });
+      } finally {
+        await client.query('SELECT pg_advisory_unlock($1)', [lockKey]);
+      }
+    } finally {
+      client.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+class PgliteDb implements Db {
+  readonly kind = 'pglite' as const;
+  #lockQueue: Promise<unknown> = Promise.resolve();
+  constructor(private readonly pglite: PGlite) {}
+
+  async query<Row>(sql: string, params?: readonly SqlParam[]): Promise<Row[]> {
+    const result = await this.pglite.query<Row>(sql, encodeParams(params));
+    return result.rows;
+  }
+
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.pglite.transaction(async (transaction: Transaction) =>
+      fn({
+        query: async <Row>(sql: string, params?: readonly SqlParam[]) =>
+          (await transaction.query<Row>(sql, encodeParams(params))).rows,
+      }),
+    );
+  }
+
+  async withExclusiveLock<T>(_lockKey: number, fn: (db: Queryable) => Promise<T>): Promise<T> {
+    const run = this.#lockQueue.then(() => fn(this));
+    this.#lockQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  async close(): Promise<void> {
+    await this.pglite.close();
+  }
+}
+
+export interface DatabaseOptions {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /** Pool size per process for PostgreSQL. */
+  poolSize?: number;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Db> {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 20,
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+          oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as never,
+      },
+    });
+    // A dropped idle connection must not crash the process; the pool replaces it.
+    pool.on('error', () => undefined);
+    const db = new PostgresDb(pool);
+    await db.query('SELECT 1');
+    return db;
+  }
+  const { PGlite } = await import('@electric-sql/pglite');
+  let dataDir: string | undefined;
+  if (options.dataDir.startsWith('memory://')) {
+    dataDir = undefined;
+  } else {
+    dataDir = path.join(options.dataDir, 'pglite');
+    fs.mkdirSync(dataDir, { recursive: true });
+  }
+  const pglite = dataDir ? new PGlite(dataDir) : new PGlite();
+  await pglite.waitReady;
+  return new PgliteDb(pglite);
+}

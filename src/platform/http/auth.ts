@@ -1,0 +1,69 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Integrator, IntegratorService } from '../../integrators/service.ts';
+import { SERVER_TOKEN_PREFIX, USER_SESSION_TOKEN_PREFIX } from '../../integrators/tokens.ts';
+import type { ServiceEnv } from '../config/config.ts';
+import { ApiError } from './errors.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    integrator: Integrator;
+    serverTokenId: string;
+  }
+}
+
+const CHALLENGE = { 'www-authenticate': 'Token' };
+
+function unauthorized(detail: string): ApiError {
+  return new ApiError('unauthorized', detail, CHALLENGE);
+}
+
+/** Splits "Scheme credentials"; undefined when the header is not of that form. */
+export function parseAuthorization(
+  header: string | undefined,
+): { scheme: string; credentials: string } | undefined {
+  if (header === undefined) return undefined;
+  const match = /^([A-Za-z]+) +(\S+)\s*$/.exec(header);
+  if (!match) return undefined;
+  return { scheme: match[1]!, credentials: match[2]! };
+}
+
+/** onRequest hook for the Integration API: `Authorization: Token <server token>`, contract §2. */
+export function serverTokenAuth(integrators: IntegratorService, env: ServiceEnv) {
+  const ownPrefix = SERVER_TOKEN_PREFIX[env];
+  const otherEnv: ServiceEnv = env === 'sandbox' ? 'production' : 'sandbox';
+  const otherPrefix = SERVER_TOKEN_PREFIX[otherEnv];
+  return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
+    const header = request.headers.authorization;
+    if (header === undefined || header.trim() === '') {
+      throw unauthorized(
+        'Authentication credentials were not provided. Send "Authorization: Token <server token>".',
+      );
+    }
+    const parsed = parseAuthorization(header);
+    if (!parsed) {
+      throw unauthorized('Malformed Authorization header. Send "Authorization: Token <server token>".');
+    }
+    const { scheme, credentials } = parsed;
+    if (credentials.startsWith(USER_SESSION_TOKEN_PREFIX)) {
+      throw unauthorized(
+        'This is a user session token, which is for the payment page and SDK. The Integration API takes your server token.',
+      );
+    }
+    if (scheme.toLowerCase() !== 'token') {
+      throw unauthorized(
+        `Unsupported authorization scheme "${scheme}". Send "Authorization: Token <server token>".`,
+      );
+    }
+    if (credentials.startsWith(otherPrefix)) {
+      throw unauthorized(
+        `This token belongs to the ${otherEnv} environment; this is the ${env} environment.`,
+      );
+    }
+    if (!credentials.startsWith(ownPrefix)) {
+      throw unauthorized(`Invalid token. Server tokens for this environment start with "${ownPrefix}".`);
+    }
+    const { integrator, tokenId } = await integrators.authenticate(credentials);
+    request.integrator = integrator;
+    request.serverTokenId = tokenId;
+  };
+}

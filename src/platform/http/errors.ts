@@ -1,0 +1,212 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+
+/** The closed set of error codes an API answer can carry, and the status each maps to. */
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  invalid_json: 400,
+  unsupported_content_type: 400,
+  no_active_tenancy: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  unprocessable: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export class ApiError extends Error {
+  readonly statusCode: number;
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+    this.statusCode = ERROR_STATUS[code];
+  }
+}
+
+/** Field errors in the contract's shape: dotted path from the request root to a list of messages. */
+export type FieldErrors = Record<string, string[]>;
+
+export class FieldValidationError extends Error {
+  readonly statusCode = 400;
+  constructor(readonly fields: FieldErrors) {
+    super('Validation failed');
+  }
+}
+
+interface AjvError {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+const TYPE_MESSAGES: Record<string, string> = {
+  integer: 'A valid integer is required.',
+  number: 'A valid number is required.',
+  string: 'Not a valid string.',
+  boolean: 'Must be a valid boolean.',
+  object: 'Expected an object.',
+  array: 'Expected a list of items.',
+  null: 'Expected null.',
+};
+
+function formatMessage(format: unknown): string {
+  switch (format) {
+    case 'email':
+      return 'Enter a valid email address.';
+    case 'date':
+      return 'Date has wrong format or is not a real date. Use YYYY-MM-DD.';
+    case 'uri':
+      return 'Enter a valid URL.';
+    case 'date-time':
+      return 'Datetime has wrong format. Use ISO 8601.';
+    default:
+      return `Enter a valid ${String(format)}.`;
+  }
+}
+
+function messageFor(error: AjvError): string {
+  const p = error.params;
+  switch (error.keyword) {
+    case 'required':
+      return 'This field is required.';
+    case 'type': {
+      const types = String(p.type).split(',');
+      const first = types.find((t) => t !== 'null') ?? types[0] ?? 'value';
+      return TYPE_MESSAGES[first] ?? `Expected ${String(p.type)}.`;
+    }
+    case 'minLength':
+      return p.limit === 1
+        ? 'This field may not be blank.'
+        : `Ensure this field has at least ${String(p.limit)} characters.`;
+    case 'maxLength':
+      return `Ensure this field has no more than ${String(p.limit)} characters.`;
+    case 'minimum':
+      return `Ensure this value is greater than or equal to ${String(p.limit)}.`;
+    case 'maximum':
+      return `Ensure this value is less than or equal to ${String(p.limit)}.`;
+    case 'exclusiveMinimum':
+      return `Ensure this value is greater than ${String(p.limit)}.`;
+    case 'minItems':
+      return p.limit === 1
+        ? 'This list may not be empty.'
+        : `Ensure this list has at least ${String(p.limit)} items.`;
+    case 'maxItems':
+      return `Ensure this list has no more than ${String(p.limit)} items.`;
+    case 'enum':
+      return `Not a valid choice. Choose one of: ${(p.allowedValues as unknown[]).map(String).join(', ')}.`;
+    case 'format':
+      return formatMessage(p.format);
+    case 'pattern':
+      return error.message?.startsWith('must match') ? 'Enter a valid value.' : (error.message ?? 'Invalid.');
+    case 'uniqueItems':
+      return 'Items in this list must be unique.';
+    default:
+      return error.message ?? 'Invalid value.';
+  }
+}
+
+/**
+ * Turns Ajv's errors into dotted-path field errors. `anyOf` wrappers (a body that may be one object or
+ * an array) are dropped in favour of the branch that matches the body's shape, so a caller sees the
+ * field that is wrong rather than "must match a schema in anyOf".
+ */
+export function fieldErrorsFromAjv(errors: readonly AjvError[], prefix = ''): FieldErrors {
+  const fields: FieldErrors = {};
+  for (const error of errors) {
+    if (error.keyword === 'anyOf' || error.keyword === 'oneOf' || error.keyword === 'if') continue;
+    const segments = error.instancePath.split('/').slice(1).map(decodePointer);
+    if (error.keyword === 'required' && typeof error.params.missingProperty === 'string') {
+      segments.push(error.params.missingProperty);
+    }
+    const key = [prefix, ...segments].filter((s) => s !== '').join('.') || 'non_field_errors';
+    const message = messageFor(error);
+    const list = fields[key] ?? [];
+    if (!list.includes(message)) list.push(message);
+    fields[key] = list;
+  }
+  return fields;
+}
+
+function decodePointer(segment: string): string {
+  return segment.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+function errorBody(code: ErrorCode, detail: string) {
+  return { error: code, detail };
+}
+
+/** One place maps every failure to the contract's answer shapes; nothing leaves as an HTML page or a stack. */
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError & { validation?: AjvError[] }, request, reply) => {
+    if (error instanceof ApiError) {
+      return reply.code(error.statusCode).headers(error.headers).send(errorBody(error.code, error.detail));
+    }
+    if (error instanceof FieldValidationError) {
+      return reply.code(400).send(error.fields);
+    }
+    if (error.validation) {
+      const part = (error as { validationContext?: string }).validationContext;
+      if (part === 'body') {
+        const fields = fieldErrorsFromAjv(error.validation);
+        return reply.code(400).send(fields);
+      }
+      return reply.code(400).send(
+        errorBody(
+          'invalid_request',
+          `Invalid ${part ?? 'request'}: ${Object.entries(fieldErrorsFromAjv(error.validation))
+            .map(([k, v]) => `${k}: ${v.join(' ')}`)
+            .join('; ')}`,
+        ),
+      );
+    }
+    switch (error.code) {
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return reply.code(413).send(errorBody('payload_too_large', 'The request body is larger than 5 MiB.'));
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return reply
+          .code(400)
+          .send(errorBody('unsupported_content_type', 'Send the request body as application/json.'));
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return reply
+          .code(400)
+          .send(errorBody('invalid_json', 'The request body is empty; send a JSON document.'));
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+        return reply.code(400).send(errorBody('invalid_request', 'Content-Length does not match the body.'));
+    }
+    if (error.statusCode === 400 && error instanceof SyntaxError) {
+      return reply
+        .code(400)
+        .send(errorBody('invalid_json', `The request body is not valid JSON: ${error.message}`));
+    }
+    if (error.statusCode === 429) {
+      return reply.code(429).send(errorBody('rate_limited', error.message));
+    }
+    if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+      return reply.code(error.statusCode).send(errorBody('invalid_request', error.message));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply
+      .code(500)
+      .send(errorBody('internal_error', 'Something went wrong on our side; it has been logged.'));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).send(errorBody('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`));
+  });
+}
+
+export const ErrorBodySchema = {
+  type: 'object',
+  properties: { error: { type: 'string' }, detail: { type: 'string' } },
+  required: ['error', 'detail'],
+} as const;

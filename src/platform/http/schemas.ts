@@ -1,0 +1,27 @@
+import { type TSchema, Type } from 'typebox';
+
+export const ErrorResponse = Type.Object(
+  {
+    error: Type.String({ description: 'A machine-readable code, e.g. "unauthorized".' }),
+    detail: Type.String({ description: 'What went wrong, for a person.' }),
+  },
+  { $id: 'Error', title: 'Error' },
+);
+
+export const FieldErrorsResponse = Type.Record(Type.String(), Type.Array(Type.String()), {
+  title: 'FieldErrors',
+  description:
+    'Dotted path from the request root to the messages for that field, e.g. {"tenant.0.rent_due_day": ["Ensure this value is less than or equal to 31."]}. Errors that belong to no field use "non_field_errors".',
+});
+
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC.' });
+
+/** The answers every authenticated Integration API route can give besides its own. */
+export function integrationErrors(extra: Record<number, TSchema> = {}): Record<number, TSchema> {
+  return {
+    400: Type.Union([FieldErrorsResponse, ErrorResponse]),
+    401: ErrorResponse,
+    429: ErrorResponse,
+    ...extra,
+  };
+}

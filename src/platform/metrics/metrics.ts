@@ -1,0 +1,61 @@
+import type { FastifyInstance } from 'fastify';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Clock } from '../clock/clock.ts';
+import type { Db } from '../db/db.ts';
+import { queueStats } from '../jobs/queue.ts';
+
+/** One registry per app, so several apps in one process (tests, benchmarks) keep separate counts. */
+export function installMetrics(app: FastifyInstance, db: Db, clock: Clock): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: 'rentpay_http_requests_total',
+    help: 'HTTP requests by method, route and status code.',
+    labelNames: ['method', 'route', 'status_code'],
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'rentpay_http_request_duration_seconds',
+    help: 'HTTP request latency by method, route and status code.',
+    labelNames: ['method', 'route', 'status_code'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'rentpay_jobs',
+    help: 'Background jobs by status (succeeded jobs are not counted).',
+    labelNames: ['status'],
+    registers: [registry],
+    async collect() {
+      const stats = await queueStats(db, clock);
+      this.set({ status: 'pending' }, stats.pending);
+      this.set({ status: 'running' }, stats.running);
+      this.set({ status: 'failed' }, stats.failed);
+    },
+  });
+  new Gauge({
+    name: 'rentpay_jobs_oldest_due_age_seconds',
+    help: 'How long the oldest due, unclaimed job has been waiting.',
+    registers: [registry],
+    async collect() {
+      this.set((await queueStats(db, clock)).oldestPendingAgeSeconds);
+    },
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    // Unmatched URLs share one label so a scanner cannot blow up the label set.
+    const labels = {
+      method: request.method,
+      route: request.routeOptions.url ?? 'unmatched',
+      status_code: String(reply.statusCode),
+    };
+    requests.inc(labels);
+    duration.observe(labels, reply.elapsedTime / 1000);
+  });
+
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+    reply.header('content-type', registry.contentType);
+    return registry.metrics();
+  });
+  return registry;
+}

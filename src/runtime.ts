@@ -1,0 +1,71 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { buildApp } from './app.ts';
+import { type BootstrapSecrets, bootstrapDeployment } from './bootstrap.ts';
+import { jobHandlers } from './jobs.ts';
+import { systemClock } from './platform/clock/clock.ts';
+import type { Config } from './platform/config/config.ts';
+import { openDatabase } from './platform/db/db.ts';
+import { migrate } from './platform/db/migrate.ts';
+import { Worker } from './platform/jobs/queue.ts';
+import { createLogger } from './platform/log/logger.ts';
+
+export interface Running {
+  app?: FastifyInstance;
+  worker?: Worker;
+  secrets: BootstrapSecrets;
+  stop(): Promise<void>;
+}
+
+/** `rentpay serve`: HTTP, plus the job worker in the same process unless withWorker is false. */
+export async function serve(config: Config, withWorker: boolean): Promise<Running> {
+  const app = await buildApp(config);
+  const secrets = await bootstrapDeployment(app);
+  let worker: Worker | undefined;
+  if (withWorker) {
+    worker = new Worker({
+      db: app.ctx.db,
+      clock: systemClock,
+      log: app.log as unknown as Logger,
+      handlers: jobHandlers(),
+      concurrency: config.workerConcurrency,
+      pollIntervalMs: config.workerPollIntervalMs,
+    });
+    worker.start();
+  }
+  await app.listen({ port: config.port, host: config.host });
+  return {
+    app,
+    worker,
+    secrets,
+    async stop() {
+      await worker?.stop();
+      await app.close();
+    },
+  };
+}
+
+/** `rentpay worker`: jobs only, no HTTP. */
+export async function runWorker(config: Config): Promise<Running> {
+  const log = createLogger(config.logLevel);
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await migrate(db);
+  const worker = new Worker({
+    db,
+    clock: systemClock,
+    log,
+    handlers: jobHandlers(),
+    concurrency: config.workerConcurrency,
+    pollIntervalMs: config.workerPollIntervalMs,
+  });
+  worker.start();
+  log.info({ worker: worker.name }, 'worker started');
+  return {
+    worker,
+    secrets: {},
+    async stop() {
+      await worker.stop();
+      await db.close();
+    },
+  };
+}
