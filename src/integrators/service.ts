@@ -144,8 +144,8 @@ export class IntegratorService {
     );
   }
 
-  /** The integrator a server token belongs to, or why it is refused. */
-  async authenticate(token: string): Promise<{ integrator: Integrator; tokenId: string }> {
+  /** The integrator a valid server token belongs to; undefined for an unknown or expired token. */
+  async authenticate(token: string): Promise<{ integrator: Integrator; tokenId: string } | undefined> {
     const tokenHash = hashToken(token);
     const [row] = await this.db.query<
       Integrator & { token_id: string; token_hash: string; expires_at: Date | null }
@@ -157,11 +157,9 @@ export class IntegratorService {
     );
     // The lookup is by hash, so response time says nothing about how much of a guessed token matched;
     // the explicit constant-time comparison keeps it that way if the lookup ever changes.
-    if (!row || !digestsEqual(row.token_hash, tokenHash)) {
-      throw new ApiError('unauthorized', 'Invalid or expired token.');
-    }
+    if (!row || !digestsEqual(row.token_hash, tokenHash)) return undefined;
     if (row.expires_at !== null && new Date(row.expires_at).getTime() <= this.clock.now().getTime()) {
-      throw new ApiError('unauthorized', 'Invalid or expired token.');
+      return undefined;
     }
     const { token_id, token_hash: _hash, expires_at: _expires, ...integrator } = row;
     return { integrator, tokenId: token_id };

@@ -1,12 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { integrationErrors, Timestamp } from '../../platform/http/schemas.ts';
+import { integrationErrors, optionalBody, Timestamp } from '../../platform/http/schemas.ts';
 import { DEFAULT_GRACE_PERIOD_SECONDS, MAX_GRACE_PERIOD_SECONDS } from '../service.ts';
 
 export const rotateTokenRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/rotate-token/',
     {
+      preValidation: optionalBody,
       schema: {
         operationId: 'rotateToken',
         summary: 'Rotate the server token',
@@ -36,7 +37,7 @@ export const rotateTokenRoute: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const grace = request.body?.grace_period_seconds ?? DEFAULT_GRACE_PERIOD_SECONDS;
+      const grace = request.body.grace_period_seconds ?? DEFAULT_GRACE_PERIOD_SECONDS;
       const { token, previousTokenExpiresAt } = await app.ctx.integrators.rotate(
         request.integrator.id,
         request.serverTokenId,

@@ -62,8 +62,9 @@ export function serverTokenAuth(integrators: IntegratorService, env: ServiceEnv)
     if (!credentials.startsWith(ownPrefix)) {
       throw unauthorized(`Invalid token. Server tokens for this environment start with "${ownPrefix}".`);
     }
-    const { integrator, tokenId } = await integrators.authenticate(credentials);
-    request.integrator = integrator;
-    request.serverTokenId = tokenId;
+    const result = await integrators.authenticate(credentials);
+    if (!result) throw unauthorized('Invalid or expired token.');
+    request.integrator = result.integrator;
+    request.serverTokenId = result.tokenId;
   };
 }

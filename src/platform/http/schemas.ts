@@ -25,3 +25,8 @@ export function integrationErrors(extra: Record<number, TSchema> = {}): Record<n
     ...extra,
   };
 }
+
+/** preValidation hook for routes whose JSON body is optional: no body validates as `{}`. */
+export async function optionalBody(request: { body: unknown }): Promise<void> {
+  if (request.body === undefined || request.body === null) request.body = {};
+}

@@ -1,0 +1,129 @@
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { buildApp } from '../src/app.ts';
+import { FakeClock } from '../src/platform/clock/clock.ts';
+import { type Config, loadConfig } from '../src/platform/config/config.ts';
+import { type Db, openDatabase } from '../src/platform/db/db.ts';
+import { randomBase62 } from '../src/platform/ids.ts';
+import { createLogger } from '../src/platform/log/logger.ts';
+
+/** Set by .ci/run for the second pass: the same suites then run on the real PostgreSQL. */
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
+export const OPERATOR_TOKEN = 'rpo_test_operator_token_0123456789abcdef';
+
+export interface TestDatabase {
+  /** DATABASE_URL for the app: a fresh schema on PostgreSQL, or undefined for in-memory PGlite. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  open(): Promise<Db>;
+  drop(): Promise<void>;
+}
+
+/**
+ * A database of its own for one test: an in-memory PGlite, or on PostgreSQL a fresh schema reached through
+ * search_path, so test files can run in parallel against one server.
+ */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  if (!TEST_DATABASE_URL) {
+    return {
+      databaseUrl: undefined,
+      dataDir: 'memory://',
+      open: () => openDatabase({ databaseUrl: undefined, dataDir: 'memory://' }),
+      drop: async () => undefined,
+    };
+  }
+  const schema = `t_${randomBase62(12).toLowerCase()}`;
+  const admin = new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 1 });
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.end();
+  const url = new URL(TEST_DATABASE_URL);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  const databaseUrl = url.toString();
+  return {
+    databaseUrl,
+    dataDir: 'memory://',
+    open: () => openDatabase({ databaseUrl, dataDir: 'memory://', poolSize: 5 }),
+    async drop() {
+      const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 1 });
+      await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await pool.end();
+    },
+  };
+}
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return {
+    ...loadConfig({ SERVICE_ENV: 'sandbox', LOG_LEVEL: 'info' }),
+    dataDir: 'memory://',
+    databaseUrl: undefined,
+    operatorToken: OPERATOR_TOKEN,
+    publicUrl: 'http://127.0.0.1:8080',
+    ...overrides,
+  };
+}
+
+/** Collects the JSON log lines an app writes, to assert on them (e.g. that no secret is logged). */
+export class LogCapture extends Writable {
+  readonly lines: string[] = [];
+  override _write(chunk: Buffer, _encoding: string, callback: () => void): void {
+    this.lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    callback();
+  }
+  get text(): string {
+    return this.lines.join('\n');
+  }
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  clock: FakeClock;
+  db: Db;
+  logs: LogCapture;
+  database: TestDatabase;
+  config: Config;
+  /** Creates an integrator through the Operator API; returns its id and server token. */
+  createIntegrator(body?: Record<string, unknown>): Promise<{ id: string; token: string; webhookSecret: string }>;
+  close(): Promise<void>;
+}
+
+export async function startTestApp(
+  options: { config?: Partial<Config>; clock?: FakeClock; database?: TestDatabase } = {},
+): Promise<TestApp> {
+  const database = options.database ?? (await createTestDatabase());
+  const clock = options.clock ?? new FakeClock('2026-03-01T09:00:00.000Z');
+  const config = testConfig({ databaseUrl: database.databaseUrl, ...options.config });
+  const logs = new LogCapture();
+  const db = await database.open();
+  const app = await buildApp(config, { clock, db, logger: createLogger('info', logs) });
+  await app.ready();
+  return {
+    app,
+    clock,
+    db,
+    logs,
+    database,
+    config,
+    async createIntegrator(body = {}) {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/api/operator/integrators',
+        headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+        payload: { name: 'Test platform', ...body },
+      });
+      if (response.statusCode !== 201) throw new Error(`create integrator: ${response.statusCode} ${response.body}`);
+      const created = response.json();
+      return { id: created.integrator_id, token: created.server_token, webhookSecret: created.webhook_secret };
+    },
+    async close() {
+      await app.close();
+      await db.close();
+      if (!options.database) await database.drop();
+    },
+  };
+}
+
+export function tokenHeader(token: string): Record<string, string> {
+  return { authorization: `Token ${token}` };
+}
