@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '../src/platform/config/config.ts';
+
+function errorFor(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail(`expected ${JSON.stringify(env)} to be refused`);
+}
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig({});
+    assert.equal(config.port, 8080);
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.databaseUrl, undefined);
+    assert.match(config.dataDir, /\/data$/);
+    assert.equal(config.serviceEnv, 'sandbox');
+    assert.equal(config.publicUrl, 'http://127.0.0.1:8080');
+    assert.equal(config.redisUrl, undefined);
+    assert.equal(config.operatorToken, undefined);
+    assert.equal(config.allowPrivateDocumentHosts, false);
+    assert.equal(config.allowPrivateWebhookHosts, false);
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '9000',
+      HOST: '0.0.0.0',
+      DATABASE_URL: 'postgres://u:p@db:5432/rentpay',
+      DATA_DIR: '/var/lib/rentpay',
+      PUBLIC_URL: 'https://pay.example/',
+      SERVICE_ENV: 'sandbox',
+      REDIS_URL: 'redis://cache:6379',
+      OPERATOR_TOKEN: 'a-long-operator-token-of-32-chars!',
+      ALLOW_PRIVATE_DOCUMENT_HOSTS: '1',
+      ALLOW_PRIVATE_WEBHOOK_HOSTS: 'true',
+    });
+    assert.equal(config.port, 9000);
+    assert.equal(config.host, '0.0.0.0');
+    assert.equal(config.databaseUrl, 'postgres://u:p@db:5432/rentpay');
+    assert.equal(config.dataDir, '/var/lib/rentpay');
+    assert.equal(config.publicUrl, 'https://pay.example');
+    assert.equal(config.redisUrl, 'redis://cache:6379');
+    assert.equal(config.operatorToken, 'a-long-operator-token-of-32-chars!');
+    assert.equal(config.allowPrivateDocumentHosts, true);
+    assert.equal(config.allowPrivateWebhookHosts, true);
+  });
+
+  const cases: [string, Record<string, string>, RegExp][] = [
+    ['PORT', { PORT: 'eighty' }, /PORT must be a whole number from 0 to 65535 \(got "eighty"\)/],
+    ['PORT', { PORT: '70000' }, /PORT must be a whole number/],
+    ['PORT', { PORT: '-1' }, /PORT must be a whole number/],
+    ['DATABASE_URL', { DATABASE_URL: 'mysql://localhost/x' }, /DATABASE_URL must use one of postgres:, postgresql:/],
+    ['DATABASE_URL', { DATABASE_URL: 'not a url' }, /DATABASE_URL must be a URL/],
+    ['PUBLIC_URL', { PUBLIC_URL: 'ftp://x' }, /PUBLIC_URL must use one of http:, https:/],
+    ['SERVICE_ENV', { SERVICE_ENV: 'staging' }, /SERVICE_ENV must be "sandbox" or "production" \(got "staging"\)/],
+    ['REDIS_URL', { REDIS_URL: 'http://cache' }, /REDIS_URL must use one of redis:, rediss:/],
+    ['OPERATOR_TOKEN', { OPERATOR_TOKEN: 'short' }, /OPERATOR_TOKEN must be at least 24 characters/],
+    ['ALLOW_PRIVATE_DOCUMENT_HOSTS', { ALLOW_PRIVATE_DOCUMENT_HOSTS: 'maybe' }, /ALLOW_PRIVATE_DOCUMENT_HOSTS must be/],
+    ['ALLOW_PRIVATE_WEBHOOK_HOSTS', { ALLOW_PRIVATE_WEBHOOK_HOSTS: '2' }, /ALLOW_PRIVATE_WEBHOOK_HOSTS must be/],
+    ['LOG_LEVEL', { LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
+    ['PAYMENT_PROCESSOR', { SERVICE_ENV: 'production' }, /PAYMENT_PROCESSOR must name a real payment processor/],
+    ['PAYMENT_PROCESSOR', { PAYMENT_PROCESSOR: 'acme' }, /PAYMENT_PROCESSOR must be "sandbox"/],
+  ];
+  for (const [variable, env, message] of cases) {
+    it(`names ${variable} when it is wrong (${JSON.stringify(env)})`, () => {
+      const error = errorFor(env);
+      assert.equal(error.variable, variable);
+      assert.match(error.message, message);
+    });
+  }
+
+  it('never prints a database password in an error', () => {
+    const error = errorFor({ DATABASE_URL: 'mysql://admin:hunter2@db/x' });
+    assert.ok(!error.message.includes('hunter2'));
+  });
+
+  it('`rentpay serve` with a bad variable exits 2 naming it, before touching anything', () => {
+    const result = spawnSync(process.execPath, ['bin/rentpay.mjs', 'serve'], {
+      env: { ...process.env, PORT: 'eighty', DATA_DIR: '/nonexistent/never-created' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    assert.equal(result.status, 2);
+    assert.match(result.stderr, /Invalid configuration: PORT must be a whole number/);
+    assert.equal(result.stdout, '');
+  });
+});

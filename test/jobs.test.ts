@@ -1,0 +1,215 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { FakeClock } from '../src/platform/clock/clock.ts';
+import type { Db } from '../src/platform/db/db.ts';
+import { migrate } from '../src/platform/db/migrate.ts';
+import {
+  JOB_LEASE_MS,
+  type JobHandler,
+  RETRY_DELAYS_MS,
+  Worker,
+  enqueueJob,
+  queueStats,
+} from '../src/platform/jobs/queue.ts';
+import { createLogger } from '../src/platform/log/logger.ts';
+import { type TestDatabase, createTestDatabase } from './helpers.ts';
+
+const silent = createLogger('silent');
+
+describe('job queue', () => {
+  let database: TestDatabase;
+  let db: Db;
+  /** On PostgreSQL a second pool: two workers then compete through separate database sessions. */
+  let otherDb: Db;
+  const clock = new FakeClock('2026-05-01T00:00:00.000Z');
+
+  before(async () => {
+    database = await createTestDatabase();
+    db = await database.open();
+    await migrate(db);
+    otherDb = database.databaseUrl ? await database.open() : db;
+    await db.query(
+      `CREATE TABLE job_runs (job_id text NOT NULL, worker text NOT NULL, started_at timestamptz NOT NULL DEFAULT now())`,
+    );
+  });
+  after(async () => {
+    if (otherDb !== db) await otherDb.close();
+    await db.close();
+    await database.drop();
+  });
+
+  async function clearJobs() {
+    await db.query('DELETE FROM jobs');
+    await db.query('DELETE FROM job_runs');
+  }
+
+  it('two workers over one database run each job exactly once and never the same job at once', async () => {
+    await clearJobs();
+    const total = 300;
+    await db.transaction(async (tx) => {
+      for (let i = 0; i < total; i++) await enqueueJob(tx, clock, 'test.record', { n: i });
+    });
+    const inFlight = new Set<string>();
+    let overlaps = 0;
+    const record: (name: string) => JobHandler =
+      (name) =>
+      async ({ job, db: jobDb }) => {
+        if (inFlight.has(job.id)) overlaps++;
+        inFlight.add(job.id);
+        await jobDb.query('INSERT INTO job_runs (job_id, worker) VALUES ($1, $2)', [job.id, name]);
+        // Yield so the other worker gets every chance to claim the same row while this one holds it.
+        await new Promise((resolve) => setImmediate(resolve));
+        inFlight.delete(job.id);
+      };
+    const a = new Worker({ db, clock, log: silent, handlers: { 'test.record': record('a') }, concurrency: 7 });
+    const b = new Worker({ db: otherDb, clock, log: silent, handlers: { 'test.record': record('b') }, concurrency: 7 });
+    const [ranA, ranB] = await Promise.all([a.drain(), b.drain()]);
+    assert.equal(ranA + ranB, total);
+    assert.equal(overlaps, 0);
+    const [counts] = await db.query<{ runs: number; distinct_jobs: number; workers: number }>(
+      'SELECT count(*)::int AS runs, count(DISTINCT job_id)::int AS distinct_jobs, count(DISTINCT worker)::int AS workers FROM job_runs',
+    );
+    assert.equal(counts?.runs, total, 'every job ran once');
+    assert.equal(counts?.distinct_jobs, total, 'no job ran twice');
+    const [done] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM jobs WHERE status = 'succeeded'`);
+    assert.equal(done?.n, total);
+    if (database.databaseUrl) assert.equal(counts?.workers, 2, 'both workers took part');
+  });
+
+  it('a job enqueued in a transaction that rolls back never exists', async () => {
+    await clearJobs();
+    await assert.rejects(
+      db.transaction(async (tx) => {
+        await enqueueJob(tx, clock, 'test.record', {});
+        throw new Error('state change failed');
+      }),
+      /state change failed/,
+    );
+    const [row] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs');
+    assert.equal(row?.n, 0);
+  });
+
+  it('a dedupe key makes a second enqueue a no-op', async () => {
+    await clearJobs();
+    await enqueueJob(db, clock, 'test.record', { n: 1 }, { dedupeKey: 'same' });
+    await enqueueJob(db, clock, 'test.record', { n: 2 }, { dedupeKey: 'same' });
+    const rows = await db.query<{ payload: { n: number } }>('SELECT payload FROM jobs');
+    assert.deepEqual(
+      rows.map((r) => r.payload.n),
+      [1],
+    );
+  });
+
+  it('does not run a job before its time', async () => {
+    await clearJobs();
+    let runs = 0;
+    const worker = new Worker({ db, clock, log: silent, handlers: { 'test.later': async () => void runs++ } });
+    await enqueueJob(db, clock, 'test.later', {}, { runAt: new Date(clock.now().getTime() + 60_000) });
+    assert.equal(await worker.drain(), 0);
+    clock.advance(60_000);
+    assert.equal(await worker.drain(), 1);
+    assert.equal(runs, 1);
+  });
+
+  it('retries a failing job on the backoff schedule and marks it failed after the last attempt', async () => {
+    await clearJobs();
+    let attempts = 0;
+    const worker = new Worker({
+      db,
+      clock,
+      log: silent,
+      handlers: {
+        'test.flaky': async () => {
+          attempts++;
+          throw new Error(`boom ${attempts}`);
+        },
+      },
+    });
+    await enqueueJob(db, clock, 'test.flaky', {}, { maxAttempts: 3 });
+    assert.equal(await worker.drain(), 1);
+    const status = async () =>
+      (
+        await db.query<{ status: string; attempts: number; last_error: string; run_at: Date }>(
+          'SELECT status, attempts, last_error, run_at FROM jobs',
+        )
+      )[0]!;
+    let row = await status();
+    assert.equal(row.status, 'pending');
+    assert.equal(row.last_error, 'boom 1');
+    assert.equal(new Date(row.run_at).getTime(), clock.now().getTime() + RETRY_DELAYS_MS[0]!);
+    clock.advance(RETRY_DELAYS_MS[0]! - 1);
+    assert.equal(await worker.drain(), 0, 'not before the backoff');
+    clock.advance(1);
+    assert.equal(await worker.drain(), 1);
+    row = await status();
+    assert.equal(new Date(row.run_at).getTime(), clock.now().getTime() + RETRY_DELAYS_MS[1]!);
+    clock.advance(RETRY_DELAYS_MS[1]!);
+    assert.equal(await worker.drain(), 1);
+    row = await status();
+    assert.equal(row.status, 'failed');
+    assert.equal(row.attempts, 3);
+    assert.equal(row.last_error, 'boom 3');
+    clock.advance(86_400_000);
+    assert.equal(await worker.drain(), 0, 'a failed job is not picked up again');
+    assert.equal((await queueStats(db, clock)).failed, 1);
+  });
+
+  it('a job whose worker died is taken over once its lease expires, and only then', async () => {
+    await clearJobs();
+    let runs = 0;
+    const handlers = { 'test.lease': async () => void runs++ };
+    const crashed = new Worker({ db, clock, log: silent, handlers, name: 'crashed' });
+    await enqueueJob(db, clock, 'test.lease', {});
+    // The crashed worker claims the job and never finishes it.
+    assert.equal((await crashed.claim()).length, 1);
+    const survivor = new Worker({ db: otherDb, clock, log: silent, handlers, name: 'survivor' });
+    assert.equal(await survivor.drain(), 0, 'still leased to the crashed worker');
+    clock.advance(JOB_LEASE_MS + 1);
+    assert.equal(await survivor.drain(), 1);
+    assert.equal(runs, 1);
+    const [row] = await db.query<{ status: string; attempts: number }>('SELECT status, attempts FROM jobs');
+    assert.deepEqual(row, { status: 'succeeded', attempts: 2 });
+  });
+
+  it('only claims the kinds it has handlers for', async () => {
+    await clearJobs();
+    await enqueueJob(db, clock, 'test.other', {});
+    const worker = new Worker({ db, clock, log: silent, handlers: { 'test.mine': async () => undefined } });
+    assert.equal(await worker.drain(), 0);
+    const [row] = await db.query<{ status: string }>('SELECT status FROM jobs');
+    assert.equal(row?.status, 'pending');
+  });
+
+  it('the poll loop picks up new jobs and stops cleanly', async () => {
+    await clearJobs();
+    let resolveRan: () => void = () => undefined;
+    const ran = new Promise<void>((resolve) => {
+      resolveRan = resolve;
+    });
+    const worker = new Worker({
+      db,
+      clock,
+      log: silent,
+      pollIntervalMs: 10,
+      handlers: { 'test.loop': async () => resolveRan() },
+    });
+    worker.start();
+    await enqueueJob(db, clock, 'test.loop', {});
+    worker.nudge();
+    await ran;
+    await worker.stop();
+    const [row] = await db.query<{ status: string }>('SELECT status FROM jobs');
+    assert.equal(row?.status, 'succeeded');
+  });
+
+  it('reports queue depth and the age of the oldest due job', async () => {
+    await clearJobs();
+    await enqueueJob(db, clock, 'test.stats', {});
+    clock.advance(30_000);
+    await enqueueJob(db, clock, 'test.stats', {});
+    await enqueueJob(db, clock, 'test.stats', {}, { runAt: new Date(clock.now().getTime() + 60_000) });
+    const stats = await queueStats(db, clock);
+    assert.equal(stats.pending, 3);
+    assert.equal(stats.oldestPendingAgeSeconds, 30);
+  });
+});

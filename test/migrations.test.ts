@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { openDatabase } from '../src/platform/db/db.ts';
+import { MIGRATIONS_DIR, migrate } from '../src/platform/db/migrate.ts';
+import { createTestDatabase } from './helpers.ts';
+
+const ALL = fs
+  .readdirSync(MIGRATIONS_DIR)
+  .filter((f) => f.endsWith('.sql'))
+  .sort();
+
+describe('migrations', () => {
+  it('apply once, then a second run finds nothing to do', async () => {
+    const database = await createTestDatabase();
+    const db = await database.open();
+    try {
+      const first = await migrate(db);
+      assert.deepEqual(first.applied, ALL);
+      const second = await migrate(db);
+      assert.deepEqual(second.applied, []);
+      assert.deepEqual(second.alreadyApplied, ALL);
+      const rows = await db.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name');
+      assert.deepEqual(
+        rows.map((r) => r.name),
+        ALL,
+      );
+    } finally {
+      await db.close();
+      await database.drop();
+    }
+  });
+
+  it('run concurrently, each migration is applied exactly once', async () => {
+    const database = await createTestDatabase();
+    // On PostgreSQL: separate pools, as separate processes would have. PGlite is one process by nature.
+    const handles = database.databaseUrl
+      ? await Promise.all([1, 2, 3, 4].map(() => database.open()))
+      : [await database.open()];
+    try {
+      const runs = await Promise.all([0, 1, 2, 3].map((i) => migrate(handles[i % handles.length]!)));
+      const appliedByAll = runs.flatMap((r) => r.applied).sort();
+      assert.deepEqual(appliedByAll, ALL, 'every migration applied by exactly one runner');
+      for (const run of runs) assert.deepEqual([...run.applied, ...run.alreadyApplied].sort(), ALL);
+    } finally {
+      for (const handle of handles) await handle.close();
+      await database.drop();
+    }
+  });
+
+  it('a failing migration leaves nothing half-applied and names the file', async () => {
+    const database = await createTestDatabase();
+    const db = await database.open();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rentpay-migrations-'));
+    fs.writeFileSync(path.join(dir, '001_ok.sql'), 'CREATE TABLE ok_table (id int);\n');
+    fs.writeFileSync(
+      path.join(dir, '002_broken.sql'),
+      'CREATE TABLE half_table (id int);\nINSERT INTO no_such_table VALUES (1);\n',
+    );
+    try {
+      await assert.rejects(migrate(db, dir), /Migration 002_broken\.sql failed/);
+      const tables = await db.query<{ table_name: string }>(
+        `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_name IN ('ok_table', 'half_table')`,
+      );
+      assert.deepEqual(
+        tables.map((t) => t.table_name),
+        ['ok_table'],
+      );
+      const names = await db.query<{ name: string }>('SELECT name FROM schema_migrations');
+      assert.deepEqual(
+        names.map((n) => n.name),
+        ['001_ok.sql'],
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+      await db.close();
+      await database.drop();
+    }
+  });
+
+  it('PGlite on disk: a restart keeps the data and applies nothing again', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rentpay-pglite-'));
+    try {
+      const first = await openDatabase({ databaseUrl: undefined, dataDir });
+      assert.deepEqual((await migrate(first)).applied, ALL);
+      await first.query(
+        `INSERT INTO deployment_state (key, value, updated_at) VALUES ('probe', '{"kept": true}', now())`,
+      );
+      await first.close();
+      const second = await openDatabase({ databaseUrl: undefined, dataDir });
+      assert.deepEqual((await migrate(second)).applied, []);
+      const [row] = await second.query<{ value: { kept: boolean } }>(
+        `SELECT value FROM deployment_state WHERE key = 'probe'`,
+      );
+      assert.deepEqual(row?.value, { kept: true });
+      await second.close();
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
