@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { jobHandlers } from '../src/jobs.ts';
 import { Worker } from '../src/platform/jobs/queue.ts';
 import { createLogger } from '../src/platform/log/logger.ts';
-import { type TestApp, startTestApp, tokenHeader } from './helpers.ts';
+import { startTestApp, type TestApp, tokenHeader } from './helpers.ts';
 
 const WHOAMI = '/api/third-party/integrator/';
 const ROTATE = '/api/third-party/rotate-token/';
@@ -25,7 +25,10 @@ async function rotate(t: TestApp, token: string, body?: unknown) {
   });
 }
 
-function assert401(response: { statusCode: number; json(): unknown; headers: Record<string, unknown> }, detail: RegExp) {
+function assert401(
+  response: { statusCode: number; json(): unknown; headers: Record<string, unknown> },
+  detail: RegExp,
+) {
   assert.equal(response.statusCode, 401);
   const body = response.json() as Record<string, unknown>;
   assert.deepEqual(Object.keys(body).sort(), ['detail', 'error']);
@@ -35,7 +38,12 @@ function assert401(response: { statusCode: number; json(): unknown; headers: Rec
 }
 
 function runWorker(t: TestApp): Promise<number> {
-  return new Worker({ db: t.db, clock: t.clock, log: createLogger('silent'), handlers: jobHandlers() }).drain();
+  return new Worker({
+    db: t.db,
+    clock: t.clock,
+    log: createLogger('silent'),
+    handlers: jobHandlers(),
+  }).drain();
 }
 
 describe('Integration API authentication: happy path', () => {
@@ -109,7 +117,10 @@ describe('Integration API authentication: every 401', () => {
   });
 
   it('a token that is not ours at all', async () => {
-    assert401(await whoami(t, 'Token sk_test_123'), /Server tokens for this environment start with "rp_sandbox_"/);
+    assert401(
+      await whoami(t, 'Token sk_test_123'),
+      /Server tokens for this environment start with "rp_sandbox_"/,
+    );
   });
 
   it('the other environment’s prefix', async () => {
@@ -150,7 +161,10 @@ describe('token rotation', () => {
     assert.deepEqual(Object.keys(body).sort(), ['previous_token_expires_at', 'token']);
     assert.match(body.token, /^rp_sandbox_[A-Za-z0-9]{40}$/);
     assert.notEqual(body.token, first);
-    assert.equal(body.previous_token_expires_at, new Date(t.clock.now().getTime() + 86_400_000).toISOString());
+    assert.equal(
+      body.previous_token_expires_at,
+      new Date(t.clock.now().getTime() + 86_400_000).toISOString(),
+    );
 
     t.clock.advance(86_400_000 - 1);
     assert.equal((await whoami(t, `Token ${first}`)).statusCode, 200, 'old token inside the grace period');
@@ -209,7 +223,9 @@ describe('token rotation', () => {
 
   it('concurrent rotations never leave more than two valid tokens', async () => {
     const { id, token: first } = await t.createIntegrator();
-    const responses = await Promise.all([1, 2, 3, 4].map(() => rotate(t, first, { grace_period_seconds: 600 })));
+    const responses = await Promise.all(
+      [1, 2, 3, 4].map(() => rotate(t, first, { grace_period_seconds: 600 })),
+    );
     for (const r of responses) assert.equal(r.statusCode, 201);
     const [row] = await t.db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM server_tokens
@@ -228,8 +244,12 @@ describe('token rotation', () => {
     const { id, token: first } = await t.createIntegrator();
     await rotate(t, first, { grace_period_seconds: 60 });
     const count = async () =>
-      (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM server_tokens WHERE integrator_id = $1', [id]))[0]
-        ?.n;
+      (
+        await t.db.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM server_tokens WHERE integrator_id = $1',
+          [id],
+        )
+      )[0]?.n;
     await runWorker(t);
     assert.equal(await count(), 2, 'nothing retired during the grace period');
     t.clock.advance(60_000);

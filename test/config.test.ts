@@ -56,16 +56,36 @@ describe('configuration', () => {
     ['PORT', { PORT: 'eighty' }, /PORT must be a whole number from 0 to 65535 \(got "eighty"\)/],
     ['PORT', { PORT: '70000' }, /PORT must be a whole number/],
     ['PORT', { PORT: '-1' }, /PORT must be a whole number/],
-    ['DATABASE_URL', { DATABASE_URL: 'mysql://localhost/x' }, /DATABASE_URL must use one of postgres:, postgresql:/],
+    [
+      'DATABASE_URL',
+      { DATABASE_URL: 'mysql://localhost/x' },
+      /DATABASE_URL must use one of postgres:, postgresql:/,
+    ],
     ['DATABASE_URL', { DATABASE_URL: 'not a url' }, /DATABASE_URL must be a URL/],
     ['PUBLIC_URL', { PUBLIC_URL: 'ftp://x' }, /PUBLIC_URL must use one of http:, https:/],
-    ['SERVICE_ENV', { SERVICE_ENV: 'staging' }, /SERVICE_ENV must be "sandbox" or "production" \(got "staging"\)/],
+    [
+      'SERVICE_ENV',
+      { SERVICE_ENV: 'staging' },
+      /SERVICE_ENV must be "sandbox" or "production" \(got "staging"\)/,
+    ],
     ['REDIS_URL', { REDIS_URL: 'http://cache' }, /REDIS_URL must use one of redis:, rediss:/],
     ['OPERATOR_TOKEN', { OPERATOR_TOKEN: 'short' }, /OPERATOR_TOKEN must be at least 24 characters/],
-    ['ALLOW_PRIVATE_DOCUMENT_HOSTS', { ALLOW_PRIVATE_DOCUMENT_HOSTS: 'maybe' }, /ALLOW_PRIVATE_DOCUMENT_HOSTS must be/],
-    ['ALLOW_PRIVATE_WEBHOOK_HOSTS', { ALLOW_PRIVATE_WEBHOOK_HOSTS: '2' }, /ALLOW_PRIVATE_WEBHOOK_HOSTS must be/],
+    [
+      'ALLOW_PRIVATE_DOCUMENT_HOSTS',
+      { ALLOW_PRIVATE_DOCUMENT_HOSTS: 'maybe' },
+      /ALLOW_PRIVATE_DOCUMENT_HOSTS must be/,
+    ],
+    [
+      'ALLOW_PRIVATE_WEBHOOK_HOSTS',
+      { ALLOW_PRIVATE_WEBHOOK_HOSTS: '2' },
+      /ALLOW_PRIVATE_WEBHOOK_HOSTS must be/,
+    ],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
-    ['PAYMENT_PROCESSOR', { SERVICE_ENV: 'production' }, /PAYMENT_PROCESSOR must name a real payment processor/],
+    [
+      'PAYMENT_PROCESSOR',
+      { SERVICE_ENV: 'production' },
+      /PAYMENT_PROCESSOR must name a real payment processor/,
+    ],
     ['PAYMENT_PROCESSOR', { PAYMENT_PROCESSOR: 'acme' }, /PAYMENT_PROCESSOR must be "sandbox"/],
   ];
   for (const [variable, env, message] of cases) {

@@ -84,7 +84,9 @@ export interface TestApp {
   database: TestDatabase;
   config: Config;
   /** Creates an integrator through the Operator API; returns its id and server token. */
-  createIntegrator(body?: Record<string, unknown>): Promise<{ id: string; token: string; webhookSecret: string }>;
+  createIntegrator(
+    body?: Record<string, unknown>,
+  ): Promise<{ id: string; token: string; webhookSecret: string }>;
   close(): Promise<void>;
 }
 
@@ -112,9 +114,14 @@ export async function startTestApp(
         headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
         payload: { name: 'Test platform', ...body },
       });
-      if (response.statusCode !== 201) throw new Error(`create integrator: ${response.statusCode} ${response.body}`);
+      if (response.statusCode !== 201)
+        throw new Error(`create integrator: ${response.statusCode} ${response.body}`);
       const created = response.json();
-      return { id: created.integrator_id, token: created.server_token, webhookSecret: created.webhook_secret };
+      return {
+        id: created.integrator_id,
+        token: created.server_token,
+        webhookSecret: created.webhook_secret,
+      };
     },
     async close() {
       await app.close();

@@ -4,15 +4,15 @@ import { FakeClock } from '../src/platform/clock/clock.ts';
 import type { Db } from '../src/platform/db/db.ts';
 import { migrate } from '../src/platform/db/migrate.ts';
 import {
+  enqueueJob,
   JOB_LEASE_MS,
   type JobHandler,
+  queueStats,
   RETRY_DELAYS_MS,
   Worker,
-  enqueueJob,
-  queueStats,
 } from '../src/platform/jobs/queue.ts';
 import { createLogger } from '../src/platform/log/logger.ts';
-import { type TestDatabase, createTestDatabase } from './helpers.ts';
+import { createTestDatabase, type TestDatabase } from './helpers.ts';
 
 const silent = createLogger('silent');
 
@@ -61,8 +61,20 @@ describe('job queue', () => {
         await new Promise((resolve) => setImmediate(resolve));
         inFlight.delete(job.id);
       };
-    const a = new Worker({ db, clock, log: silent, handlers: { 'test.record': record('a') }, concurrency: 7 });
-    const b = new Worker({ db: otherDb, clock, log: silent, handlers: { 'test.record': record('b') }, concurrency: 7 });
+    const a = new Worker({
+      db,
+      clock,
+      log: silent,
+      handlers: { 'test.record': record('a') },
+      concurrency: 7,
+    });
+    const b = new Worker({
+      db: otherDb,
+      clock,
+      log: silent,
+      handlers: { 'test.record': record('b') },
+      concurrency: 7,
+    });
     const [ranA, ranB] = await Promise.all([a.drain(), b.drain()]);
     assert.equal(ranA + ranB, total);
     assert.equal(overlaps, 0);
@@ -71,7 +83,9 @@ describe('job queue', () => {
     );
     assert.equal(counts?.runs, total, 'every job ran once');
     assert.equal(counts?.distinct_jobs, total, 'no job ran twice');
-    const [done] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM jobs WHERE status = 'succeeded'`);
+    const [done] = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM jobs WHERE status = 'succeeded'`,
+    );
     assert.equal(done?.n, total);
     if (database.databaseUrl) assert.equal(counts?.workers, 2, 'both workers took part');
   });
@@ -103,7 +117,12 @@ describe('job queue', () => {
   it('does not run a job before its time', async () => {
     await clearJobs();
     let runs = 0;
-    const worker = new Worker({ db, clock, log: silent, handlers: { 'test.later': async () => void runs++ } });
+    const worker = new Worker({
+      db,
+      clock,
+      log: silent,
+      handlers: { 'test.later': async () => void runs++ },
+    });
     await enqueueJob(db, clock, 'test.later', {}, { runAt: new Date(clock.now().getTime() + 60_000) });
     assert.equal(await worker.drain(), 0);
     clock.advance(60_000);

@@ -61,10 +61,14 @@ program
     const running = await serve(cfg, options.worker);
     holdUntilSignal(running);
     const database = cfg.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${cfg.dataDir}`;
+    const address = running.app?.server.address();
+    const port = address && typeof address === 'object' ? address.port : cfg.port;
+    // PORT=0 picks a free port: the configured public URL cannot know it.
+    const baseUrl = cfg.port === 0 ? `http://${cfg.host}:${port}` : cfg.publicUrl;
     const lines = [
       '',
-      `rentpay is listening on http://${cfg.host}:${cfg.port} (${cfg.serviceEnv}; database: ${database}; worker: ${options.worker ? 'in process' : 'off'})`,
-      `  API reference: ${cfg.publicUrl}/docs`,
+      `rentpay is listening on http://${cfg.host}:${port} (${cfg.serviceEnv}; database: ${database}; worker: ${options.worker ? 'in process' : 'off'})`,
+      `  API reference: ${baseUrl}/docs`,
     ];
     if (running.secrets.operatorToken) {
       lines.push(
@@ -80,7 +84,7 @@ program
         `  ${running.secrets.demo.serverToken}`,
         '',
         'Try it:',
-        `  curl -H "Authorization: Token ${running.secrets.demo.serverToken}" ${cfg.publicUrl}/api/third-party/integrator/`,
+        `  curl -H "Authorization: Token ${running.secrets.demo.serverToken}" ${baseUrl}/api/third-party/integrator/`,
       );
     }
     process.stdout.write(`${lines.join('\n')}\n\n`);

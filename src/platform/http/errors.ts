@@ -108,6 +108,8 @@ function messageFor(error: AjvError): string {
       return formatMessage(p.format);
     case 'pattern':
       return error.message?.startsWith('must match') ? 'Enter a valid value.' : (error.message ?? 'Invalid.');
+    case 'additionalProperties':
+      return `Unknown field "${String(p.additionalProperty)}".`;
     case 'uniqueItems':
       return 'Items in this list must be unique.';
     default:
@@ -122,6 +124,7 @@ function messageFor(error: AjvError): string {
  */
 export function fieldErrorsFromAjv(errors: readonly AjvError[], prefix = ''): FieldErrors {
   const fields: FieldErrors = {};
+  const onlyNullAllowed = new Set<string>();
   for (const error of errors) {
     if (error.keyword === 'anyOf' || error.keyword === 'oneOf' || error.keyword === 'if') continue;
     const segments = error.instancePath.split('/').slice(1).map(decodePointer);
@@ -129,11 +132,17 @@ export function fieldErrorsFromAjv(errors: readonly AjvError[], prefix = ''): Fi
       segments.push(error.params.missingProperty);
     }
     const key = [prefix, ...segments].filter((s) => s !== '').join('.') || 'non_field_errors';
+    // "Expected null." from the null branch of a nullable field only matters when nothing else is said.
+    if (error.keyword === 'type' && error.params.type === 'null') {
+      onlyNullAllowed.add(key);
+      continue;
+    }
     const message = messageFor(error);
     const list = fields[key] ?? [];
     if (!list.includes(message)) list.push(message);
     fields[key] = list;
   }
+  for (const key of onlyNullAllowed) fields[key] ??= [TYPE_MESSAGES.null ?? 'Expected null.'];
   return fields;
 }
 
