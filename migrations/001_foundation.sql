@@ -11,6 +11,7 @@ CREATE TABLE integrators (
   fees jsonb NOT NULL DEFAULT '{}',
   rate_limit_per_second integer NOT NULL DEFAULT 100 CHECK (rate_limit_per_second > 0),
   rate_limit_burst integer NOT NULL DEFAULT 200 CHECK (rate_limit_burst > 0),
+  CHECK (rate_limit_burst >= rate_limit_per_second),
   created_at timestamptz NOT NULL,
   updated_at timestamptz NOT NULL
 );
@@ -18,6 +19,8 @@ CREATE TABLE integrators (
 -- Server tokens, stored as SHA-256 only. expires_at NULL: valid until rotated.
 CREATE TABLE server_tokens (
   id text PRIMARY KEY,
+  -- Issue order, even for tokens issued within the same millisecond.
+  seq bigint GENERATED ALWAYS AS IDENTITY,
   integrator_id text NOT NULL REFERENCES integrators (id),
   token_hash text NOT NULL UNIQUE,
   -- First characters for operators to tell tokens apart, e.g. "rp_sandbox_Ab3d".

@@ -61,7 +61,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   installValidation(app);
   installErrorHandling(app);
-  app.removeContentTypeParser('application/json');
+  // JSON only: any other content type (text/plain, forms) is refused with 400 unsupported_content_type.
+  app.removeAllContentTypeParsers();
   // Empty bodies are allowed (several endpoints take an optional body); anything else must be valid JSON.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = String(body);
@@ -82,8 +83,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const redis = config.redisUrl
     ? new Redis(config.redisUrl, { connectTimeout: 2_000, maxRetriesPerRequest: 1, lazyConnect: false })
     : undefined;
+  redis?.on('error', (error: Error) => app.log.warn({ err: error.message }, 'redis unavailable'));
   await app.register(rateLimit, {
     global: false,
+    // Redis down must not take the API down with it: requests then pass unlimited and a warning is logged.
+    skipOnError: true,
     ...(redis ? { redis, nameSpace: 'rentpay-ratelimit-' } : {}),
   });
 

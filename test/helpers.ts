@@ -91,13 +91,13 @@ export interface TestApp {
 }
 
 export async function startTestApp(
-  options: { config?: Partial<Config>; clock?: FakeClock; database?: TestDatabase } = {},
+  options: { config?: Partial<Config>; clock?: FakeClock; database?: TestDatabase; db?: Db } = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase());
   const clock = options.clock ?? new FakeClock('2026-03-01T09:00:00.000Z');
   const config = testConfig({ databaseUrl: database.databaseUrl, ...options.config });
   const logs = new LogCapture();
-  const db = await database.open();
+  const db = options.db ?? (await database.open());
   const app = await buildApp(config, { clock, db, logger: createLogger('info', logs) });
   await app.ready();
   return {
@@ -125,7 +125,7 @@ export async function startTestApp(
     },
     async close() {
       await app.close();
-      await db.close();
+      if (!options.db) await db.close();
       if (!options.database) await database.drop();
     },
   };

@@ -101,3 +101,34 @@ describe('migrations', () => {
     }
   });
 });
+
+describe('embedded database directory', () => {
+  it('refuses a second opener while the first has it, and is free again once closed', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rentpay-lock-'));
+    try {
+      const first = await openDatabase({ databaseUrl: undefined, dataDir });
+      await assert.rejects(
+        openDatabase({ databaseUrl: undefined, dataDir }),
+        /DATA_DIR .* is in use by another rentpay process \(pid \d+\)\. The embedded database serves one process; to run several, use PostgreSQL \(DATABASE_URL\)/,
+      );
+      await first.close();
+      const second = await openDatabase({ databaseUrl: undefined, dataDir });
+      await second.close();
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('takes over a lock left by a process that no longer runs', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rentpay-lock-'));
+    try {
+      fs.mkdirSync(path.join(dataDir, 'pglite'), { recursive: true });
+      // pid 2^22 + 1 is above Linux's pid_max ceiling, so no process can hold it.
+      fs.writeFileSync(path.join(dataDir, 'pglite', 'rentpay.pid'), String(4_194_305));
+      const db = await openDatabase({ databaseUrl: undefined, dataDir });
+      await db.close();
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { OPERATOR_TOKEN, startTestApp, type TestApp, tokenHeader } from './helpers.ts';
+import { createTestDatabase, OPERATOR_TOKEN, startTestApp, type TestApp, tokenHeader } from './helpers.ts';
 
 const operator = { authorization: `Bearer ${OPERATOR_TOKEN}` };
 
@@ -61,7 +61,7 @@ describe('Operator API', () => {
         url: '/api/operator/integrators',
         headers: operator,
         payload: {
-          name: 'Acme Lettings',
+          name: '  Acme Lettings ',
           webhook_url: 'https://hooks.acme.example/rentpay',
           allowed_origins: ['https://acme.example', 'http://localhost:3000'],
           fees: { card: { percent: '1.4', fixed: '0.20' }, alipay: { percent: '2', fixed: '0' } },
@@ -74,7 +74,7 @@ describe('Operator API', () => {
       assert.match(body.server_token, /^rp_sandbox_[A-Za-z0-9]{40}$/);
       assert.match(body.webhook_secret, /^whsec_[A-Za-z0-9+/]{32}$/);
       assert.equal(Buffer.from(body.webhook_secret.slice(6), 'base64').length, 24);
-      assert.equal(body.name, 'Acme Lettings');
+      assert.equal(body.name, 'Acme Lettings', 'surrounding spaces trimmed');
       assert.equal(body.environment, 'sandbox');
       assert.equal(body.webhook_url, 'https://hooks.acme.example/rentpay');
       assert.deepEqual(body.allowed_origins, ['https://acme.example', 'http://localhost:3000']);
@@ -216,6 +216,50 @@ describe('Operator API', () => {
         assert.deepEqual(response.json(), errors);
         assert.equal(await count(), before);
       });
+    }
+  });
+});
+
+describe('operator token bootstrap', () => {
+  it('without OPERATOR_TOKEN one is generated once and works; a configured token later retires it for good', async () => {
+    const { bootstrapDeployment } = await import('../src/bootstrap.ts');
+    const database = await createTestDatabase();
+    const db = await database.open();
+    try {
+      const first = await startTestApp({ database, db, config: { operatorToken: undefined } });
+      const secrets = await bootstrapDeployment(first.app);
+      assert.match(secrets.operatorToken ?? '', /^rpo_[A-Za-z0-9]{40}$/);
+      assert.ok(secrets.demo, 'sandbox gets a demo integrator');
+      assert.deepEqual(await bootstrapDeployment(first.app), {}, 'nothing is generated or printed twice');
+      const list = (token: string, app = first.app) =>
+        app.inject({
+          method: 'GET',
+          url: '/api/operator/integrators',
+          headers: { authorization: `Bearer ${token}` },
+        });
+      assert.equal((await list(secrets.operatorToken!)).statusCode, 200);
+      const stored = JSON.stringify(await db.query('SELECT * FROM operator_credentials'));
+      assert.ok(!stored.includes(secrets.operatorToken!), 'stored hashed only');
+      await first.close();
+
+      const configured = await startTestApp({ database, db });
+      await bootstrapDeployment(configured.app);
+      assert.equal((await list(secrets.operatorToken!, configured.app)).statusCode, 401);
+      await configured.close();
+
+      const unsetAgain = await startTestApp({ database, db, config: { operatorToken: undefined } });
+      const again = await bootstrapDeployment(unsetAgain.app);
+      assert.equal(
+        (await list(secrets.operatorToken!, unsetAgain.app)).statusCode,
+        401,
+        'the old one stays dead',
+      );
+      assert.ok(again.operatorToken && again.operatorToken !== secrets.operatorToken);
+      assert.equal(again.demo, undefined, 'the demo integrator is created only once');
+      await unsetAgain.close();
+    } finally {
+      await db.close();
+      await database.drop();
     }
   });
 });

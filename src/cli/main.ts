@@ -34,12 +34,16 @@ function config(): Config {
   return loadConfig(process.env);
 }
 
-function holdUntilSignal(running: Running): void {
+function holdUntilSignal(running: Running, timeoutMs: number): void {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) process.exit(1);
     stopping = true;
     process.stderr.write(`rentpay: ${signal} received, finishing in-flight work...\n`);
+    setTimeout(() => {
+      process.stderr.write(`rentpay: still busy after SHUTDOWN_TIMEOUT_MS=${timeoutMs}; exiting anyway\n`);
+      process.exit(1);
+    }, timeoutMs).unref();
     running.stop().then(
       () => process.exit(0),
       (error) => {
@@ -59,7 +63,7 @@ program
   .action(async (options: { worker: boolean }) => {
     const cfg = config();
     const running = await serve(cfg, options.worker);
-    holdUntilSignal(running);
+    holdUntilSignal(running, cfg.shutdownTimeoutMs);
     const database = cfg.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${cfg.dataDir}`;
     const address = running.app?.server.address();
     const port = address && typeof address === 'object' ? address.port : cfg.port;
@@ -94,7 +98,8 @@ program
   .command('worker')
   .description('Run background jobs only (webhooks, documents, schedules, token expiry) until stopped')
   .action(async () => {
-    holdUntilSignal(await runWorker(config()));
+    const cfg = config();
+    holdUntilSignal(await runWorker(cfg), cfg.shutdownTimeoutMs);
   });
 
 program

@@ -18,14 +18,15 @@ export const integrationApi: FastifyPluginAsync = async (app) => {
       max: async (request) => request.integrator.rate_limit_burst,
       timeWindow: async (request) =>
         Math.round((request.integrator.rate_limit_burst / request.integrator.rate_limit_per_second) * 1000),
-      errorResponseBuilder: (_request, context) =>
-        new ApiError(
+      errorResponseBuilder: (request, context) => {
+        const retryAfter = Math.max(1, Math.ceil(context.ttl / 1000));
+        return new ApiError(
           'rate_limited',
-          `Too many requests: at most ${context.max} per ${context.after}. Retry later.`,
-          {
-            'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))),
-          },
-        ),
+          `Rate limit exceeded: ${request.integrator.rate_limit_per_second} requests per second sustained, bursts of ` +
+            `${request.integrator.rate_limit_burst}. Retry after ${retryAfter} s.`,
+          { 'retry-after': String(retryAfter) },
+        );
+      },
     }),
   );
   await app.register(rotateTokenRoute);

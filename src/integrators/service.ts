@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { ServiceEnv } from '../platform/config/config.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
-import { ApiError } from '../platform/http/errors.ts';
+import { ApiError, FieldValidationError } from '../platform/http/errors.ts';
 import { digestsEqual, newId } from '../platform/ids.ts';
 import { enqueueJob, type JobHandler } from '../platform/jobs/queue.ts';
 import { displayPrefix, generateServerToken, hashToken } from './tokens.ts';
@@ -73,9 +73,10 @@ export class IntegratorService {
     const now = this.clock.now();
     const id = newId('int');
     const serverToken = generateServerToken(this.env);
-    const burst =
-      settings.rate_limit_burst ??
-      Math.max(DEFAULT_RATE_LIMIT_BURST, (settings.rate_limit_per_second ?? 0) * 2);
+    const { rate, burst } = rateLimits(
+      { rate_limit_per_second: DEFAULT_RATE_LIMIT_PER_SECOND, rate_limit_burst: DEFAULT_RATE_LIMIT_BURST },
+      settings,
+    );
     const integrator = await this.db.transaction(async (tx) => {
       const [row] = await tx.query<Integrator>(
         `INSERT INTO integrators AS i (id, name, environment, webhook_url, webhook_secret, allowed_origins, fees,
@@ -90,7 +91,7 @@ export class IntegratorService {
           generateWebhookSecret(),
           settings.allowed_origins ?? [],
           settings.fees ?? {},
-          settings.rate_limit_per_second ?? DEFAULT_RATE_LIMIT_PER_SECOND,
+          rate,
           burst,
           now,
         ],
@@ -102,14 +103,16 @@ export class IntegratorService {
   }
 
   async update(id: string, settings: IntegratorSettings): Promise<Integrator> {
+    const current = await this.get(id);
+    const { rate, burst } = rateLimits(current, settings);
     const [row] = await this.db.query<Integrator>(
       `UPDATE integrators AS i SET
          name = COALESCE($2, i.name),
          webhook_url = CASE WHEN $3::boolean THEN $4 ELSE i.webhook_url END,
          allowed_origins = COALESCE($5::jsonb, i.allowed_origins),
          fees = COALESCE($6::jsonb, i.fees),
-         rate_limit_per_second = COALESCE($7, i.rate_limit_per_second),
-         rate_limit_burst = COALESCE($8, i.rate_limit_burst),
+         rate_limit_per_second = $7,
+         rate_limit_burst = $8,
          updated_at = $9
        WHERE i.id = $1
        RETURNING ${INTEGRATOR_COLUMNS}`,
@@ -120,8 +123,8 @@ export class IntegratorService {
         settings.webhook_url ?? null,
         settings.allowed_origins ?? null,
         settings.fees ?? null,
-        settings.rate_limit_per_second ?? null,
-        settings.rate_limit_burst ?? null,
+        rate,
+        burst,
         this.clock.now(),
       ],
     );
@@ -166,40 +169,65 @@ export class IntegratorService {
   }
 
   /**
-   * Issues a new server token. The calling token keeps working for the grace period (never longer than
-   * it already had); every other token ends now, so at most two are ever valid.
+   * Issues a new server token. At most two tokens are ever valid: after a rotation, the new one and the newest
+   * of those valid before it. That one keeps working for the grace period (never longer than it already had);
+   * every older token, the caller included if it was one of them, ends now. Normally the caller is the newest,
+   * so it is the one that gets the grace period.
    */
   async rotate(
     integratorId: string,
     callingTokenId: string,
     gracePeriodSeconds: number,
-  ): Promise<{ token: string; previousTokenExpiresAt: Date }> {
+  ): Promise<{ token: string; previousTokenExpiresAt: Date } | undefined> {
     const now = this.clock.now();
     const graceEnd = new Date(now.getTime() + gracePeriodSeconds * 1000);
     const token = generateServerToken(this.env);
     return this.db.transaction(async (tx) => {
       // Serialises concurrent rotations of one integrator, so two of them cannot leave three valid tokens.
       await tx.query('SELECT id FROM integrators WHERE id = $1 FOR UPDATE', [integratorId]);
-      const ended = await tx.query<{ id: string }>(
-        `UPDATE server_tokens SET expires_at = $3
-          WHERE integrator_id = $1 AND id <> $2 AND (expires_at IS NULL OR expires_at > $3)
-          RETURNING id`,
-        [integratorId, callingTokenId, now],
+      const valid = await tx.query<{ id: string; expires_at: Date | null }>(
+        `SELECT id, expires_at FROM server_tokens
+          WHERE integrator_id = $1 AND (expires_at IS NULL OR expires_at > $2)
+          ORDER BY seq DESC`,
+        [integratorId, now],
       );
-      const [caller] = await tx.query<{ expires_at: Date }>(
-        `UPDATE server_tokens
-            SET expires_at = CASE WHEN expires_at IS NULL OR expires_at > $2 THEN $2 ELSE expires_at END
-          WHERE id = $1 RETURNING expires_at`,
-        [callingTokenId, graceEnd],
-      );
-      if (!caller) throw new ApiError('unauthorized', 'Invalid or expired token.');
-      const previousTokenExpiresAt = new Date(caller.expires_at);
+      // A concurrent rotation may have ended the caller after it was authenticated.
+      if (!valid.some((t) => t.id === callingTokenId)) return undefined;
+      const [kept, ...older] = valid;
+      const keptExpiry =
+        kept!.expires_at !== null && new Date(kept!.expires_at) < graceEnd
+          ? new Date(kept!.expires_at)
+          : graceEnd;
+      await tx.query('UPDATE server_tokens SET expires_at = $2 WHERE id = $1', [kept!.id, keptExpiry]);
+      await scheduleRetirement(tx, this.clock, kept!.id, keptExpiry);
+      for (const { id } of older) {
+        await tx.query('UPDATE server_tokens SET expires_at = $2 WHERE id = $1', [id, now]);
+        await scheduleRetirement(tx, this.clock, id, now);
+      }
       await insertServerToken(tx, integratorId, token, now);
-      for (const { id } of ended) await scheduleRetirement(tx, this.clock, id, now);
-      await scheduleRetirement(tx, this.clock, callingTokenId, previousTokenExpiresAt);
-      return { token, previousTokenExpiresAt };
+      return { token, previousTokenExpiresAt: kept!.id === callingTokenId ? keptExpiry : now };
     });
   }
+}
+
+/**
+ * The limits after a change. A burst below the rate would make the limiter's window shorter than a second, so
+ * an explicit one is refused and an implicit one grows with the rate (to twice the rate, as the defaults are).
+ */
+function rateLimits(
+  current: Pick<Integrator, 'rate_limit_per_second' | 'rate_limit_burst'>,
+  change: IntegratorSettings,
+): { rate: number; burst: number } {
+  const rate = change.rate_limit_per_second ?? current.rate_limit_per_second;
+  if (change.rate_limit_burst !== undefined) {
+    if (change.rate_limit_burst < rate) {
+      throw new FieldValidationError({
+        rate_limit_burst: [`Ensure this value is at least rate_limit_per_second (${rate}).`],
+      });
+    }
+    return { rate, burst: change.rate_limit_burst };
+  }
+  return { rate, burst: current.rate_limit_burst >= rate ? current.rate_limit_burst : rate * 2 };
 }
 
 async function insertServerToken(
@@ -223,7 +251,8 @@ async function scheduleRetirement(tx: Queryable, clock: Clock, tokenId: string, 
     clock,
     RETIRE_SERVER_TOKEN_JOB,
     { token_id: tokenId },
-    { runAt: at, dedupeKey: `${RETIRE_SERVER_TOKEN_JOB}:${tokenId}` },
+    // The expiry is part of the key: a token whose expiry is brought forward gets a second, earlier job.
+    { runAt: at, dedupeKey: `${RETIRE_SERVER_TOKEN_JOB}:${tokenId}:${at.toISOString()}` },
   );
 }
 

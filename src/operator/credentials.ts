@@ -16,7 +16,11 @@ export async function ensureOperatorToken(
   clock: Clock,
   configured: string | undefined,
 ): Promise<string | undefined> {
-  if (configured !== undefined) return undefined;
+  if (configured !== undefined) {
+    // A configured token replaces a generated one for good: unsetting OPERATOR_TOKEN later must not revive it.
+    await db.query('DELETE FROM operator_credentials');
+    return undefined;
+  }
   const token = `${OPERATOR_TOKEN_PREFIX}${randomBase62(40)}`;
   const inserted = await db.query(
     `INSERT INTO operator_credentials (id, token_hash, created_at) VALUES (1, $1, $2)

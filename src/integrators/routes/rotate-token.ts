@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { unauthorized } from '../../platform/http/auth.ts';
 import { integrationErrors, optionalBody, Timestamp } from '../../platform/http/schemas.ts';
 import { DEFAULT_GRACE_PERIOD_SECONDS, MAX_GRACE_PERIOD_SECONDS } from '../service.ts';
 
@@ -13,8 +14,10 @@ export const rotateTokenRoute: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Rotate the server token',
         description:
           'Issues a new server token. The token that made this call keeps working until `previous_token_expires_at` ' +
-          '(after `grace_period_seconds`; 0 ends it at once) and then answers 401. At most two tokens are valid at any ' +
-          'time: any other token of yours ends immediately.',
+          '(after `grace_period_seconds`, default 86400; 0 ends it at once) and then answers 401. At most two tokens ' +
+          'are valid at any time: the new one and the newest of the previous ones. Rotating again ends the oldest at ' +
+          'once, so rotating with an older token that is still in its grace period ends that token now ' +
+          '(`previous_token_expires_at` is the current time).',
         tags: ['Authentication'],
         body: Type.Optional(
           Type.Object({
@@ -38,11 +41,9 @@ export const rotateTokenRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const grace = request.body.grace_period_seconds ?? DEFAULT_GRACE_PERIOD_SECONDS;
-      const { token, previousTokenExpiresAt } = await app.ctx.integrators.rotate(
-        request.integrator.id,
-        request.serverTokenId,
-        grace,
-      );
+      const rotated = await app.ctx.integrators.rotate(request.integrator.id, request.serverTokenId, grace);
+      if (!rotated) throw unauthorized('Invalid or expired token.');
+      const { token, previousTokenExpiresAt } = rotated;
       request.log.info(
         { integrator_id: request.integrator.id, grace_period_seconds: grace },
         'server token rotated',

@@ -26,7 +26,7 @@ export const createIntegratorRoute: FastifyPluginAsyncTypebox = async (app) => {
       const settings = settingsFromBody(request.body);
       const { integrator, serverToken } = await app.ctx.integrators.create({
         ...settings,
-        name: request.body.name,
+        name: settings.name ?? request.body.name,
       });
       request.log.info({ integrator_id: integrator.id }, 'integrator created');
       return reply.code(201).send({

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import pg from 'pg';
+import { ConfigError } from '../config/config.ts';
 
 export type SqlParam =
   | string
@@ -97,7 +98,10 @@ class PostgresDb implements Db {
 class PgliteDb implements Db {
   readonly kind = 'pglite' as const;
   #lockQueue: Promise<unknown> = Promise.resolve();
-  constructor(private readonly pglite: PGlite) {}
+  constructor(
+    private readonly pglite: PGlite,
+    private readonly releaseDirectory: () => void = () => undefined,
+  ) {}
 
   async query<Row>(sql: string, params?: readonly SqlParam[]): Promise<Row[]> {
     const result = await this.pglite.query<Row>(sql, encodeParams(params));
@@ -121,6 +125,7 @@ class PgliteDb implements Db {
 
   async close(): Promise<void> {
     await this.pglite.close();
+    this.releaseDirectory();
   }
 }
 
@@ -155,7 +160,48 @@ export async function openDatabase(options: DatabaseOptions): Promise<Db> {
     dataDir = path.join(options.dataDir, 'pglite');
     fs.mkdirSync(dataDir, { recursive: true });
   }
-  const pglite = dataDir ? new PGlite(dataDir) : new PGlite();
-  await pglite.waitReady;
-  return new PgliteDb(pglite);
+  const release = dataDir ? claimDirectory(dataDir) : () => undefined;
+  try {
+    const pglite = dataDir ? new PGlite(dataDir) : new PGlite();
+    await pglite.waitReady;
+    return new PgliteDb(pglite, release);
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+/**
+ * PGlite is one process's database: a second process opening the same files would corrupt them. A pid file
+ * keeps a second one out; a file left by a process that no longer runs is taken over.
+ */
+function claimDirectory(dataDir: string): () => void {
+  const lockPath = path.join(dataDir, 'rentpay.pid');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx' });
+      return () => fs.rmSync(lockPath, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number(fs.readFileSync(lockPath, 'utf8').trim());
+      if (Number.isInteger(holder) && holder > 0 && processIsAlive(holder)) {
+        throw new ConfigError(
+          'DATA_DIR',
+          `${path.dirname(dataDir)} is in use by another rentpay process (pid ${holder}). The embedded database ` +
+            'serves one process; to run several, use PostgreSQL (DATABASE_URL).',
+        );
+      }
+      fs.rmSync(lockPath, { force: true });
+    }
+  }
+  throw new ConfigError('DATA_DIR', `could not lock ${dataDir}`);
+}
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

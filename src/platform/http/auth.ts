@@ -13,7 +13,7 @@ declare module 'fastify' {
 
 const CHALLENGE = { 'www-authenticate': 'Token' };
 
-function unauthorized(detail: string): ApiError {
+export function unauthorized(detail: string): ApiError {
   return new ApiError('unauthorized', detail, CHALLENGE);
 }
 

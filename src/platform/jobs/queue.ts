@@ -87,6 +87,7 @@ export class Worker {
   readonly #concurrency: number;
   readonly #pollIntervalMs: number;
   #running = false;
+  #stopping = false;
   #loop: Promise<void> | undefined;
   #wake: (() => void) | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -167,6 +168,8 @@ export class Worker {
   async drain(): Promise<number> {
     let total = 0;
     for (;;) {
+      // Once stop() is called, finish the batch in hand and claim no more.
+      if (this.#stopping) return total;
       const jobs = await this.claim();
       if (jobs.length === 0) return total;
       await Promise.all(jobs.map((job) => this.#execute(job)));
@@ -204,6 +207,7 @@ export class Worker {
   /** Stops polling and waits for the jobs in hand to finish. */
   async stop(): Promise<void> {
     this.#running = false;
+    this.#stopping = true;
     if (this.#timer) clearTimeout(this.#timer);
     this.#wake?.();
     await this.#loop;
