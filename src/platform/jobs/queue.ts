@@ -142,6 +142,7 @@ export class Worker {
           WHERE id = $1 AND locked_by = $2`,
         [job.id, this.name, this.#clock.now()],
       );
+      log.info('job succeeded');
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const now = this.#clock.now();
