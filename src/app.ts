@@ -4,9 +4,11 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import secureJson from 'secure-json-parse';
+import { clientApi } from './client/plugin.ts';
 import { healthRoutes } from './health/routes.ts';
 import { integrationApi } from './integrators/plugin.ts';
 import { IntegratorService } from './integrators/service.ts';
+import { OnboardingService } from './onboarding/service.ts';
 import { operatorApi } from './operator/plugin.ts';
 import { type Clock, systemClock } from './platform/clock/clock.ts';
 import type { Config } from './platform/config/config.ts';
@@ -18,6 +20,7 @@ import { installValidation } from './platform/http/validation.ts';
 import { randomBase62 } from './platform/ids.ts';
 import { createLogger } from './platform/log/logger.ts';
 import { installMetrics } from './platform/metrics/metrics.ts';
+import { SessionService } from './sessions/service.ts';
 import './platform/context.ts';
 
 export const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
@@ -56,8 +59,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ajv: { customOptions: { allErrors: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const integrators = new IntegratorService(db, clock, config.serviceEnv);
-  app.decorate('ctx', { config, db, clock, log: app.log, integrators });
+  app.decorate('ctx', {
+    config,
+    db,
+    clock,
+    log: app.log,
+    integrators: new IntegratorService(db, clock, config.serviceEnv),
+    onboarding: new OnboardingService(db, clock),
+    sessions: new SessionService(db, clock, config.userTokenTtlSeconds, config.sessionTtlSeconds),
+  });
 
   installValidation(app);
   installErrorHandling(app);
@@ -81,7 +91,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
 
   const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { connectTimeout: 2_000, maxRetriesPerRequest: 1, lazyConnect: false })
+    ? // No offline queue: while Redis is unreachable a command fails at once instead of waiting for a reconnect.
+      new Redis(config.redisUrl, {
+        connectTimeout: 2_000,
+        maxRetriesPerRequest: 1,
+        enableOfflineQueue: false,
+      })
     : undefined;
   redis?.on('error', (error: Error) => app.log.warn({ err: error.message }, 'redis unavailable'));
   await app.register(rateLimit, {
@@ -96,6 +111,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(healthRoutes);
   await app.register(integrationApi, { prefix: '/api/third-party' });
   await app.register(operatorApi, { prefix: '/api/operator' });
+  await app.register(clientApi, { prefix: '/api/client' });
 
   app.addHook('onClose', async () => {
     redis?.disconnect();

@@ -132,3 +132,17 @@ describe('embedded database directory', () => {
     }
   });
 });
+
+describe('embedded database directory after a restart with the same pid', () => {
+  it('takes over a lock that carries this process’s pid when this process does not hold it', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rentpay-lock-'));
+    try {
+      fs.mkdirSync(path.join(dataDir, 'pglite'), { recursive: true });
+      fs.writeFileSync(path.join(dataDir, 'pglite', 'rentpay.pid'), String(process.pid));
+      const db = await openDatabase({ databaseUrl: undefined, dataDir });
+      await db.close();
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,6 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { onboardRoute } from '../onboarding/routes/onboard.ts';
 import { serverTokenAuth } from '../platform/http/auth.ts';
 import { ApiError } from '../platform/http/errors.ts';
+import { getSessionRoute } from '../sessions/routes/get-session.ts';
+import { userLoginRoute } from '../sessions/routes/user-login.ts';
 import { getIntegratorRoute } from './routes/get-integrator.ts';
 import { rotateTokenRoute } from './routes/rotate-token.ts';
 
@@ -31,4 +34,7 @@ export const integrationApi: FastifyPluginAsync = async (app) => {
   );
   await app.register(rotateTokenRoute);
   await app.register(getIntegratorRoute);
+  await app.register(onboardRoute);
+  await app.register(userLoginRoute);
+  await app.register(getSessionRoute);
 };

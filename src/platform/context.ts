@@ -1,5 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { IntegratorService } from '../integrators/service.ts';
+import type { OnboardingService } from '../onboarding/service.ts';
+import type { SessionService } from '../sessions/service.ts';
 import type { Clock } from './clock/clock.ts';
 import type { Config } from './config/config.ts';
 import type { Db } from './db/db.ts';
@@ -11,6 +13,8 @@ export interface AppContext {
   clock: Clock;
   log: FastifyBaseLogger;
   integrators: IntegratorService;
+  onboarding: OnboardingService;
+  sessions: SessionService;
 }
 
 declare module 'fastify' {

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 
 export type ServiceEnv = 'sandbox' | 'production';
@@ -16,6 +17,11 @@ export interface Config {
   allowPrivateDocumentHosts: boolean;
   allowPrivateWebhookHosts: boolean;
   logLevel: string;
+  /** Where fetched documents are stored; default DATA_DIR/documents (a temp folder when DATA_DIR is memory://). */
+  documentsDir: string;
+  /** User session token and payment session lifetimes (spec: 15 and 30 minutes). */
+  userTokenTtlSeconds: number;
+  sessionTtlSeconds: number;
   /** Grace for in-flight requests and jobs on shutdown. */
   shutdownTimeoutMs: number;
   workerPollIntervalMs: number;
@@ -131,6 +137,13 @@ export function loadConfig(env: Env = process.env): Config {
     allowPrivateDocumentHosts: readBool(env, 'ALLOW_PRIVATE_DOCUMENT_HOSTS'),
     allowPrivateWebhookHosts: readBool(env, 'ALLOW_PRIVATE_WEBHOOK_HOSTS'),
     logLevel,
+    documentsDir: env.DOCUMENTS_DIR?.trim()
+      ? path.resolve(env.DOCUMENTS_DIR.trim())
+      : dataDir.startsWith('memory://')
+        ? path.join(os.tmpdir(), `rentpay-documents-${process.pid}`)
+        : path.join(dataDir, 'documents'),
+    userTokenTtlSeconds: readInt(env, 'USER_TOKEN_TTL_SECONDS', 900, 60, 86_400),
+    sessionTtlSeconds: readInt(env, 'SESSION_TTL_SECONDS', 1800, 60, 86_400),
     shutdownTimeoutMs: readInt(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     workerPollIntervalMs: readInt(env, 'WORKER_POLL_INTERVAL_MS', 500, 10, 60_000),
     workerConcurrency: readInt(env, 'WORKER_CONCURRENCY', 8, 1, 256),

@@ -175,16 +175,25 @@ export async function openDatabase(options: DatabaseOptions): Promise<Db> {
  * PGlite is one process's database: a second process opening the same files would corrupt them. A pid file
  * keeps a second one out; a file left by a process that no longer runs is taken over.
  */
+const openDirectories = new Set<string>();
+
 function claimDirectory(dataDir: string): () => void {
   const lockPath = path.join(dataDir, 'rentpay.pid');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx' });
-      return () => fs.rmSync(lockPath, { force: true });
+      openDirectories.add(lockPath);
+      return () => {
+        openDirectories.delete(lockPath);
+        fs.rmSync(lockPath, { force: true });
+      };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = Number(fs.readFileSync(lockPath, 'utf8').trim());
-      if (Number.isInteger(holder) && holder > 0 && processIsAlive(holder)) {
+      // Our own pid in the file is a previous life of this process (e.g. pid 1 in a restarted container)
+      // unless this process really has the directory open.
+      const held = holder === process.pid ? openDirectories.has(lockPath) : processIsAlive(holder);
+      if (Number.isInteger(holder) && holder > 0 && held) {
         throw new ConfigError(
           'DATA_DIR',
           `${path.dirname(dataDir)} is in use by another rentpay process (pid ${holder}). The embedded database ` +

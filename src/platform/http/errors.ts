@@ -7,6 +7,7 @@ export const ERROR_STATUS = {
   unsupported_content_type: 400,
   no_active_tenancy: 400,
   unauthorized: 401,
+  session_expired: 401,
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,

@@ -1,4 +1,4 @@
-import { Ajv, type Options } from 'ajv';
+import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 
@@ -18,9 +18,15 @@ function makeAjv(options: Options): Ajv {
  * about a wrong type instead of having it silently converted. Query strings and path parameters are text
  * by nature and are coerced.
  */
+const bodyAjv = makeAjv({ coerceTypes: false });
+const textAjv = makeAjv({ coerceTypes: true });
+
+/** For routes that validate a body themselves (e.g. one object or an array of them), with the same rules. */
+export function compileBodyValidator(schema: object): ValidateFunction {
+  return bodyAjv.compile(schema);
+}
+
 export function installValidation(app: FastifyInstance): void {
-  const bodyAjv = makeAjv({ coerceTypes: false });
-  const textAjv = makeAjv({ coerceTypes: true });
   app.setValidatorCompiler(({ schema, httpPart }) =>
     (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object),
   );

@@ -68,6 +68,35 @@ export async function enqueueJob(
   );
 }
 
+export interface JobSpec extends EnqueueOptions {
+  kind: string;
+  payload: Record<string, unknown>;
+}
+
+/** Many jobs in one statement, in the caller's transaction (e.g. one per document of a bulk onboarding). */
+export async function enqueueJobs(tx: Queryable, clock: Clock, jobs: JobSpec[]): Promise<void> {
+  if (jobs.length === 0) return;
+  const now = clock.now();
+  await tx.query(
+    `INSERT INTO jobs (id, kind, payload, dedupe_key, run_at, max_attempts, created_at, updated_at)
+     SELECT x.id, x.kind, x.payload, x.dedupe_key, COALESCE(x.run_at, $2), COALESCE(x.max_attempts, 10), $2, $2
+       FROM jsonb_to_recordset($1::jsonb)
+            AS x(id text, kind text, payload jsonb, dedupe_key text, run_at timestamptz, max_attempts integer)
+     ON CONFLICT (dedupe_key) DO NOTHING`,
+    [
+      jobs.map((job) => ({
+        id: newId('job'),
+        kind: job.kind,
+        payload: job.payload,
+        dedupe_key: job.dedupeKey ?? null,
+        run_at: job.runAt?.toISOString() ?? null,
+        max_attempts: job.maxAttempts ?? null,
+      })),
+      now,
+    ],
+  );
+}
+
 export interface WorkerOptions {
   db: Db;
   clock: Clock;

@@ -1,0 +1,37 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { SERVER_TOKEN_PREFIX, USER_SESSION_TOKEN_PREFIX } from '../integrators/tokens.ts';
+import { parseAuthorization } from '../platform/http/auth.ts';
+import { ApiError } from '../platform/http/errors.ts';
+import type { ClientContext } from '../sessions/service.ts';
+import { clientSessionRoute } from './routes/session.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    client: ClientContext;
+  }
+}
+
+const BEARER = { 'www-authenticate': 'Bearer' };
+
+/** The Client API under /api/client: the hosted page and the SDK, with `Authorization: Bearer <user session token>`. */
+export const clientApi: FastifyPluginAsync = async (app) => {
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    const parsed = parseAuthorization(request.headers.authorization);
+    if (!parsed || parsed.scheme.toLowerCase() !== 'bearer') {
+      throw new ApiError('unauthorized', 'Send "Authorization: Bearer <user session token>".', BEARER);
+    }
+    const token = parsed.credentials;
+    if (Object.values(SERVER_TOKEN_PREFIX).some((prefix) => token.startsWith(prefix))) {
+      throw new ApiError(
+        'unauthorized',
+        'This is a server token, which must never reach a browser. The Client API takes a user session token from user-login.',
+        BEARER,
+      );
+    }
+    if (!token.startsWith(USER_SESSION_TOKEN_PREFIX)) {
+      throw new ApiError('unauthorized', 'Invalid user session token.', BEARER);
+    }
+    request.client = await app.ctx.sessions.authenticateClient(token);
+  });
+  await app.register(clientSessionRoute);
+};

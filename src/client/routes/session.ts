@@ -1,0 +1,87 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { PAYMENT_METHODS } from '../../integrators/service.ts';
+import { ErrorResponse, Timestamp } from '../../platform/http/schemas.ts';
+import { formatBps, formatPence } from '../../platform/money.ts';
+
+const Fee = Type.Object({ percent: Type.String(), fixed: Type.String() });
+
+export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/session',
+    {
+      schema: {
+        summary: 'What the payment page needs to render',
+        tags: ['Client'],
+        response: {
+          200: Type.Object({
+            session_id: Type.String(),
+            environment: Type.String(),
+            expires_at: Timestamp,
+            token_expires_at: Timestamp,
+            tenant: Type.Object({
+              first_name: Type.String(),
+              last_name: Type.String(),
+              email: Type.String(),
+            }),
+            tenancy: Type.Object({
+              payment_reference: Type.String(),
+              address_1: Type.String(),
+              city: Type.String(),
+              post_code: Type.String(),
+              country: Type.String(),
+              rent_amount: Type.String(),
+              frequency: Type.String(),
+              rent_due_day: Type.Integer(),
+              start_rent_date: Type.String(),
+              end_rent_date: Type.String(),
+            }),
+            currency: Type.Literal('GBP'),
+            limits: Type.Object({ min_amount: Type.String(), max_amount: Type.String() }),
+            fees: Type.Record(Type.String(), Fee, {
+              description: 'Surcharge per method; methods absent cost nothing.',
+            }),
+            features: Type.Object({
+              apms: Type.Boolean(),
+              wallets: Type.Boolean(),
+              recurring: Type.Boolean(),
+              savedCards: Type.Boolean(),
+            }),
+          }),
+          401: ErrorResponse,
+        },
+      },
+    },
+    async (request) => {
+      const { session, integrator, user, tenancy } = request.client;
+      const fees: Record<string, { percent: string; fixed: string }> = {};
+      for (const method of PAYMENT_METHODS) {
+        const fee = integrator.fees[method];
+        if (fee) fees[method] = { percent: formatBps(fee.percent_bps), fixed: formatPence(fee.fixed_pence) };
+      }
+      return {
+        session_id: session.id,
+        environment: integrator.environment,
+        expires_at: new Date(session.expires_at).toISOString(),
+        token_expires_at: new Date(session.token_expires_at).toISOString(),
+        tenant: { first_name: user.first_name, last_name: user.last_name, email: user.email },
+        tenancy: {
+          payment_reference: tenancy.payment_reference,
+          address_1: tenancy.address_1,
+          city: tenancy.city,
+          post_code: tenancy.post_code,
+          country: tenancy.country,
+          rent_amount: formatPence(Number(tenancy.amount_pence)),
+          frequency: tenancy.frequency,
+          rent_due_day: tenancy.rent_due_day,
+          start_rent_date: tenancy.start_rent_date,
+          end_rent_date: tenancy.end_rent_date,
+        },
+        currency: 'GBP' as const,
+        limits: { min_amount: '1.00', max_amount: '100000.00' },
+        fees,
+        features: { apms: true, wallets: true, recurring: true, savedCards: true },
+      };
+    },
+  );
+};

@@ -1,0 +1,296 @@
+import type { Clock } from '../platform/clock/clock.ts';
+import type { Db, Queryable } from '../platform/db/db.ts';
+import { type FieldErrors, FieldValidationError } from '../platform/http/errors.ts';
+import { newId } from '../platform/ids.ts';
+import { enqueueJobs, type JobSpec } from '../platform/jobs/queue.ts';
+import { parsePence } from '../platform/money.ts';
+import type { TenancyInput, UserInput } from './schemas.ts';
+import { numberToPence } from './validate.ts';
+
+export const DOCUMENT_FETCH_JOB = 'document.fetch';
+const DOCUMENT_FETCH_MAX_ATTEMPTS = 5;
+
+type KycKind = 'pii_front' | 'pii_back' | 'photo';
+const KYC_KINDS: KycKind[] = ['pii_front', 'pii_back', 'photo'];
+
+interface ExistingUser {
+  id: string;
+  external_id: number;
+  email_key: string;
+  kyc_status: string | null;
+  kyc_pii_front: string | null;
+  kyc_pii_back: string | null;
+  kyc_photo: string | null;
+}
+
+interface ExistingTenancy {
+  id: string;
+  user_id: string;
+  start_rent_date: string;
+  payment_reference: string;
+  address_1: string;
+}
+
+export interface OnboardingResult {
+  created: number;
+  updated: number;
+}
+
+function tenancyKey(
+  userId: string,
+  t: { start_rent_date: string; payment_reference: string; address_1: string },
+) {
+  return JSON.stringify([userId, t.start_rent_date, t.payment_reference, t.address_1]);
+}
+
+function installmentPlan(tenancy: TenancyInput): Record<string, unknown> | null {
+  const plan = tenancy.installment_payment;
+  if (!plan) return null;
+  return {
+    total_amount_pence: plan.total_amount === undefined ? null : numberToPence(plan.total_amount),
+    installments: (plan.installments ?? []).map((i) => ({
+      installment_number: i.installment_number,
+      due_date: i.due_date,
+      amount_pence: numberToPence(i.amount),
+    })),
+  };
+}
+
+/**
+ * Creates or updates users, their tenancies and KYC links (spec rules 1-2, contract §2), all in one transaction:
+ * any clash with stored data fails the whole request with field errors and writes nothing.
+ */
+export class OnboardingService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  async onboard(integratorId: string, users: UserInput[], isArray: boolean): Promise<OnboardingResult> {
+    return this.db.transaction(async (tx) => {
+      // One onboarding at a time per integrator: uniqueness checks below then hold until commit.
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [integratorId]);
+      const now = this.clock.now();
+      const externalIds = users.map((u) => u.user_id);
+      const emailKeys = users.map((u) => u.email.toLowerCase());
+      const existingUsers = await tx.query<ExistingUser>(
+        `SELECT id, external_id, email_key, kyc_status, kyc_pii_front, kyc_pii_back, kyc_photo FROM users
+          WHERE integrator_id = $1
+            AND (external_id IN (SELECT jsonb_array_elements_text($2::jsonb)::bigint)
+                 OR email_key IN (SELECT jsonb_array_elements_text($3::jsonb)))`,
+        [integratorId, externalIds, emailKeys],
+      );
+      const byExternalId = new Map(existingUsers.map((u) => [Number(u.external_id), u]));
+      const byEmail = new Map(existingUsers.map((u) => [u.email_key, u]));
+      const references = users.flatMap((u) => u.tenant.map((t) => t.payment_reference));
+      const existingTenancies = await tx.query<ExistingTenancy>(
+        `SELECT id, user_id, start_rent_date::text AS start_rent_date, payment_reference, address_1 FROM tenancies
+          WHERE integrator_id = $1
+            AND (user_id IN (SELECT jsonb_array_elements_text($2::jsonb))
+                 OR payment_reference IN (SELECT jsonb_array_elements_text($3::jsonb)))`,
+        [integratorId, existingUsers.map((u) => u.id), references],
+      );
+      const tenancyByIdentity = new Map(existingTenancies.map((t) => [tenancyKey(t.user_id, t), t]));
+      const referenceTaken = new Set(existingTenancies.map((t) => t.payment_reference));
+
+      const errors: FieldErrors = {};
+      const userRows: Record<string, unknown>[] = [];
+      const newTenancies: Record<string, unknown>[] = [];
+      const tenancyUpdates: Record<string, unknown>[] = [];
+      const documentInserts: Record<string, unknown>[] = [];
+      const documentChanges: { user_id: string; kind: KycKind; url: string }[] = [];
+      const documentDeletes: { user_id: string; kind: KycKind }[] = [];
+      let created = 0;
+      let updated = 0;
+
+      users.forEach((user, index) => {
+        const at = (path: string) => (isArray ? `${index}.${path}` : path);
+        const existing = byExternalId.get(user.user_id);
+        const emailKey = user.email.toLowerCase();
+        const emailOwner = byEmail.get(emailKey);
+        if (emailOwner && Number(emailOwner.external_id) !== user.user_id) {
+          errors[at('email')] = ['A user with this email already exists.'];
+        }
+        const userId = existing?.id ?? newId('usr');
+        if (existing) updated++;
+        else created++;
+        const kyc: Record<string, string | null> = {};
+        for (const kind of KYC_KINDS) {
+          const sent = user.kyc[kind];
+          const current = existing ? existing[`kyc_${kind}`] : null;
+          const next = sent === undefined ? current : sent;
+          kyc[kind] = next;
+          if (next === current) continue;
+          if (next === null) documentDeletes.push({ user_id: userId, kind });
+          else if (current === null) {
+            documentInserts.push({
+              id: newId('doc'),
+              user_id: userId,
+              tenancy_id: null,
+              kind,
+              source_url: next,
+            });
+          } else documentChanges.push({ user_id: userId, kind, url: next });
+        }
+        userRows.push({
+          id: userId,
+          external_id: user.user_id,
+          email: user.email,
+          email_key: emailKey,
+          first_name: user.first_name,
+          last_name: user.last_name,
+          phone_number: user.phone_number,
+          date_of_birth: user.date_of_birth,
+          kyc_status: user.kyc.status === undefined ? (existing?.kyc_status ?? null) : user.kyc.status,
+          kyc_pii_front: kyc.pii_front,
+          kyc_pii_back: kyc.pii_back,
+          kyc_photo: kyc.photo,
+        });
+        user.tenant.forEach((tenancy, j) => {
+          const amountPence = parsePence(tenancy.amount)!;
+          const match = existing ? tenancyByIdentity.get(tenancyKey(existing.id, tenancy)) : undefined;
+          if (match) {
+            tenancyUpdates.push({
+              id: match.id,
+              end_rent_date: tenancy.end_rent_date,
+              amount_pence: amountPence,
+              frequency: tenancy.frequency,
+            });
+            return;
+          }
+          if (referenceTaken.has(tenancy.payment_reference)) {
+            errors[at(`tenant.${j}.payment_reference`)] = [
+              'A tenancy with this payment_reference already exists. To update it, send the same user_id, start_rent_date and address_1.',
+            ];
+            return;
+          }
+          const tenancyId = newId('ten');
+          newTenancies.push({
+            id: tenancyId,
+            user_id: userId,
+            post_code: tenancy.post_code,
+            address_1: tenancy.address_1,
+            city: tenancy.city,
+            country: tenancy.country,
+            is_primary: tenancy.is_primary,
+            start_rent_date: tenancy.start_rent_date,
+            end_rent_date: tenancy.end_rent_date,
+            rent_due_day: tenancy.rent_due_day,
+            amount_pence: amountPence,
+            frequency: tenancy.frequency,
+            is_active: tenancy.is_active,
+            payment_reference: tenancy.payment_reference,
+            recipient_bank_sort_code: tenancy.recipient_bank_sort_code,
+            recipient_bank_account_number: tenancy.recipient_bank_account_number,
+            recipient_bank_account_name: tenancy.recipient_bank_account_name,
+            agreement_url: tenancy.agreement,
+            installment_plan: installmentPlan(tenancy),
+          });
+          documentInserts.push({
+            id: newId('doc'),
+            user_id: userId,
+            tenancy_id: tenancyId,
+            kind: 'agreement',
+            source_url: tenancy.agreement,
+          });
+        });
+      });
+      if (Object.keys(errors).length > 0) throw new FieldValidationError(errors);
+
+      await upsertUsers(tx, integratorId, userRows, now);
+      if (newTenancies.length > 0) await insertTenancies(tx, integratorId, newTenancies, now);
+      if (tenancyUpdates.length > 0) {
+        await tx.query(
+          `UPDATE tenancies t SET end_rent_date = x.end_rent_date, amount_pence = x.amount_pence,
+                  frequency = x.frequency, updated_at = $2
+             FROM jsonb_to_recordset($1::jsonb) AS x(id text, end_rent_date date, amount_pence bigint, frequency text)
+            WHERE t.id = x.id`,
+          [tenancyUpdates, now],
+        );
+      }
+      const jobs: JobSpec[] = [];
+      if (documentInserts.length > 0) {
+        await tx.query(
+          `INSERT INTO documents (id, integrator_id, user_id, tenancy_id, kind, source_url, created_at, updated_at)
+           SELECT x.id, $2, x.user_id, x.tenancy_id, x.kind, x.source_url, $3, $3
+             FROM jsonb_to_recordset($1::jsonb) AS x(id text, user_id text, tenancy_id text, kind text, source_url text)`,
+          [documentInserts, integratorId, now],
+        );
+        for (const doc of documentInserts) jobs.push(fetchJob(String(doc.id), 1));
+      }
+      if (documentChanges.length > 0) {
+        const changed = await tx.query<{ id: string; generation: number }>(
+          `UPDATE documents d SET source_url = x.url, generation = d.generation + 1, state = 'pending', sha256 = NULL,
+                  size_bytes = NULL, content_type = NULL, storage_key = NULL, failure_reason = NULL, attempts = 0,
+                  updated_at = $2
+             FROM jsonb_to_recordset($1::jsonb) AS x(user_id text, kind text, url text)
+            WHERE d.user_id = x.user_id AND d.kind = x.kind
+            RETURNING d.id, d.generation`,
+          [documentChanges, now],
+        );
+        for (const doc of changed) jobs.push(fetchJob(doc.id, doc.generation));
+      }
+      if (documentDeletes.length > 0) {
+        await tx.query(
+          `DELETE FROM documents d USING jsonb_to_recordset($1::jsonb) AS x(user_id text, kind text)
+            WHERE d.user_id = x.user_id AND d.kind = x.kind`,
+          [documentDeletes],
+        );
+      }
+      await enqueueJobs(tx, this.clock, jobs);
+      return { created, updated };
+    });
+  }
+}
+
+function fetchJob(documentId: string, generation: number): JobSpec {
+  return {
+    kind: DOCUMENT_FETCH_JOB,
+    payload: { document_id: documentId, generation },
+    dedupeKey: `${DOCUMENT_FETCH_JOB}:${documentId}:${generation}`,
+    maxAttempts: DOCUMENT_FETCH_MAX_ATTEMPTS,
+  };
+}
+
+async function upsertUsers(tx: Queryable, integratorId: string, rows: Record<string, unknown>[], now: Date) {
+  await tx.query(
+    `INSERT INTO users AS u (id, integrator_id, external_id, email, email_key, first_name, last_name, phone_number,
+                        date_of_birth, kyc_status, kyc_pii_front, kyc_pii_back, kyc_photo, created_at, updated_at)
+     SELECT x.id, $2, x.external_id, x.email, x.email_key, x.first_name, x.last_name, x.phone_number, x.date_of_birth,
+            x.kyc_status, x.kyc_pii_front, x.kyc_pii_back, x.kyc_photo, $3, $3
+       FROM jsonb_to_recordset($1::jsonb) AS x(id text, external_id bigint, email text, email_key text, first_name text,
+            last_name text, phone_number text, date_of_birth date, kyc_status text, kyc_pii_front text,
+            kyc_pii_back text, kyc_photo text)
+     ON CONFLICT (integrator_id, external_id) DO UPDATE SET
+       email = EXCLUDED.email, email_key = EXCLUDED.email_key, first_name = EXCLUDED.first_name,
+       last_name = EXCLUDED.last_name, phone_number = EXCLUDED.phone_number, date_of_birth = EXCLUDED.date_of_birth,
+       kyc_status = EXCLUDED.kyc_status,
+       kyc_pii_front = EXCLUDED.kyc_pii_front, kyc_pii_back = EXCLUDED.kyc_pii_back, kyc_photo = EXCLUDED.kyc_photo,
+       updated_at = $3`,
+    [rows, integratorId, now],
+  );
+}
+
+async function insertTenancies(
+  tx: Queryable,
+  integratorId: string,
+  rows: Record<string, unknown>[],
+  now: Date,
+) {
+  await tx.query(
+    `INSERT INTO tenancies (id, integrator_id, user_id, post_code, address_1, city, country, is_primary,
+                            start_rent_date, end_rent_date, rent_due_day, amount_pence, frequency, is_active,
+                            payment_reference, recipient_bank_sort_code, recipient_bank_account_number,
+                            recipient_bank_account_name, agreement_url, installment_plan, created_at, updated_at)
+     SELECT x.id, $2, x.user_id, x.post_code, x.address_1, x.city, x.country, x.is_primary, x.start_rent_date,
+            x.end_rent_date, x.rent_due_day, x.amount_pence, x.frequency, x.is_active, x.payment_reference,
+            x.recipient_bank_sort_code, x.recipient_bank_account_number, x.recipient_bank_account_name,
+            x.agreement_url, x.installment_plan, $3, $3
+       FROM jsonb_to_recordset($1::jsonb) AS x(id text, user_id text, post_code text, address_1 text, city text,
+            country text, is_primary boolean, start_rent_date date, end_rent_date date, rent_due_day integer,
+            amount_pence bigint, frequency text, is_active boolean, payment_reference text,
+            recipient_bank_sort_code text, recipient_bank_account_number text, recipient_bank_account_name text,
+            agreement_url text, installment_plan jsonb)`,
+    [rows, integratorId, now],
+  );
+}

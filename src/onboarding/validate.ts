@@ -1,0 +1,144 @@
+import { type FieldErrors, FieldValidationError, fieldErrorsFromAjv } from '../platform/http/errors.ts';
+import { compileBodyValidator } from '../platform/http/validation.ts';
+import { parsePence } from '../platform/money.ts';
+import { MAX_USERS_PER_REQUEST, User, type UserInput } from './schemas.ts';
+
+const validateUser = compileBodyValidator(User);
+
+/** Pounds as a JSON number -> pence, when it has at most two decimals. */
+export function numberToPence(value: number): number | undefined {
+  const pence = Math.round(value * 100);
+  return Math.abs(pence - value * 100) < 1e-6 ? pence : undefined;
+}
+
+function add(errors: FieldErrors, path: string, message: string): void {
+  const list = errors[path] ?? [];
+  if (!list.includes(message)) list.push(message);
+  errors[path] = list;
+}
+
+function httpUrlProblem(value: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    return 'Enter a valid URL.';
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'Enter an http or https URL.';
+  if (parsed.username || parsed.password) return 'URLs with credentials are not allowed.';
+  return undefined;
+}
+
+const BLANK = /^\s*$/;
+
+/** Rules the schema cannot express (contract §2): run only on a user that passed the schema. */
+function checkUser(user: UserInput, prefix: string, errors: FieldErrors): void {
+  const at = (path: string) => (prefix === '' ? path : `${prefix}.${path}`);
+  for (const field of ['first_name', 'last_name', 'phone_number'] as const) {
+    if (BLANK.test(user[field])) add(errors, at(field), 'This field may not be blank.');
+  }
+  for (const member of ['pii_front', 'pii_back', 'photo'] as const) {
+    const value = user.kyc[member];
+    const problem = typeof value === 'string' ? httpUrlProblem(value) : undefined;
+    if (problem) add(errors, at(`kyc.${member}`), problem);
+  }
+  user.tenant.forEach((tenancy, j) => {
+    const t = (path: string) => at(`tenant.${j}.${path}`);
+    for (const field of [
+      'post_code',
+      'address_1',
+      'city',
+      'country',
+      'payment_reference',
+      'recipient_bank_sort_code',
+      'recipient_bank_account_number',
+      'recipient_bank_account_name',
+    ] as const) {
+      if (BLANK.test(tenancy[field])) add(errors, t(field), 'This field may not be blank.');
+    }
+    if (tenancy.end_rent_date < tenancy.start_rent_date) {
+      add(errors, t('end_rent_date'), 'Ensure this date is on or after start_rent_date.');
+    }
+    if (parsePence(tenancy.amount) === 0) add(errors, t('amount'), 'Ensure this value is greater than 0.');
+    const agreementProblem = httpUrlProblem(tenancy.agreement);
+    if (agreementProblem) add(errors, t('agreement'), agreementProblem);
+    const plan = tenancy.installment_payment;
+    if (plan?.total_amount !== undefined && numberToPence(plan.total_amount) === undefined) {
+      add(errors, t('installment_payment.total_amount'), 'Ensure this value has at most 2 decimal places.');
+    }
+    plan?.installments?.forEach((installment, k) => {
+      const i = (path: string) => t(`installment_payment.installments.${k}.${path}`);
+      if (installment.installment_number !== k + 1) {
+        add(
+          errors,
+          i('installment_number'),
+          `Installments are numbered 1, 2, 3, … without gaps: expected ${k + 1}.`,
+        );
+      }
+      const previous = plan.installments?.[k - 1];
+      if (previous && installment.due_date <= previous.due_date) {
+        add(
+          errors,
+          i('due_date'),
+          `Due dates must ascend: this one is not after installment ${k}'s (${previous.due_date}).`,
+        );
+      }
+      if (numberToPence(installment.amount) === undefined) {
+        add(errors, i('amount'), 'Ensure this value has at most 2 decimal places.');
+      }
+    });
+  });
+}
+
+/**
+ * Validates an onboarding body: one User or an array of 1 to 500. Returns the users, or throws every field
+ * error at once with dotted paths from the request root (`3.tenant.0.post_code` in an array body).
+ */
+export function validateOnboardingBody(body: unknown): UserInput[] {
+  const isArray = Array.isArray(body);
+  if (!isArray && (body === null || typeof body !== 'object')) {
+    throw new FieldValidationError({
+      non_field_errors: ['Expected a User object or an array of 1 to 500 User objects.'],
+    });
+  }
+  const items: unknown[] = isArray ? body : [body];
+  if (items.length === 0)
+    throw new FieldValidationError({ non_field_errors: ['This list may not be empty.'] });
+  if (items.length > MAX_USERS_PER_REQUEST) {
+    throw new FieldValidationError({
+      non_field_errors: [
+        `Ensure this list has no more than ${MAX_USERS_PER_REQUEST} users; send more in further requests.`,
+      ],
+    });
+  }
+  const errors: FieldErrors = {};
+  const seenUserIds = new Map<number, number>();
+  const seenEmails = new Map<string, number>();
+  const seenReferences = new Set<string>();
+  items.forEach((item, index) => {
+    const prefix = isArray ? String(index) : '';
+    if (!validateUser(item)) {
+      Object.assign(errors, fieldErrorsFromAjv(validateUser.errors ?? [], prefix));
+      return;
+    }
+    const user = item as UserInput;
+    checkUser(user, prefix, errors);
+    const at = (path: string) => (prefix === '' ? path : `${prefix}.${path}`);
+    if (seenUserIds.has(user.user_id)) add(errors, at('user_id'), 'Duplicate user_id in this request.');
+    seenUserIds.set(user.user_id, index);
+    const emailKey = user.email.toLowerCase();
+    const emailOwner = seenEmails.get(emailKey);
+    if (emailOwner !== undefined && emailOwner !== user.user_id) {
+      add(errors, at('email'), 'Another user in this request has this email.');
+    }
+    seenEmails.set(emailKey, user.user_id);
+    user.tenant.forEach((tenancy, j) => {
+      if (seenReferences.has(tenancy.payment_reference)) {
+        add(errors, at(`tenant.${j}.payment_reference`), 'Duplicate payment_reference in this request.');
+      }
+      seenReferences.add(tenancy.payment_reference);
+    });
+  });
+  if (Object.keys(errors).length > 0) throw new FieldValidationError(errors);
+  return items as UserInput[];
+}

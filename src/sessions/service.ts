@@ -1,0 +1,205 @@
+import type { Integrator } from '../integrators/service.ts';
+import { hashToken, USER_SESSION_TOKEN_PREFIX } from '../integrators/tokens.ts';
+import type { Clock } from '../platform/clock/clock.ts';
+import type { Db } from '../platform/db/db.ts';
+import { ApiError } from '../platform/http/errors.ts';
+import { newId, randomBase62 } from '../platform/ids.ts';
+
+export interface LoginResult {
+  token: string;
+  sessionId: string;
+  tokenExpiresAt: Date;
+  sessionExpiresAt: Date;
+}
+
+export interface SessionRow {
+  id: string;
+  integrator_id: string;
+  user_id: string;
+  tenancy_id: string;
+  token_expires_at: Date;
+  expires_at: Date;
+  completed_at: Date | null;
+  created_at: Date;
+}
+
+export interface DocumentState {
+  kind: string;
+  state: 'pending' | 'stored' | 'failed';
+  sha256: string | null;
+  size_bytes: number | null;
+  failure_reason: string | null;
+}
+
+export interface SessionDetail {
+  session: SessionRow;
+  user: Record<string, unknown> & { external_id: number; date_of_birth: string };
+  tenancy: Record<string, unknown> & {
+    amount_pence: number;
+    start_rent_date: string;
+    end_rent_date: string;
+    installment_plan: InstallmentPlan | null;
+  };
+  documents: DocumentState[];
+}
+
+export interface InstallmentPlan {
+  total_amount_pence: number | null;
+  installments: { installment_number: number; due_date: string; amount_pence: number }[];
+}
+
+export type SessionStatus = 'active' | 'expired' | 'completed';
+
+export function sessionStatus(
+  session: Pick<SessionRow, 'completed_at' | 'expires_at'>,
+  now: Date,
+): SessionStatus {
+  if (session.completed_at) return 'completed';
+  return new Date(session.expires_at).getTime() <= now.getTime() ? 'expired' : 'active';
+}
+
+export interface ClientContext {
+  session: SessionRow;
+  integrator: Integrator;
+  user: { external_id: number; email: string; first_name: string; last_name: string };
+  tenancy: {
+    payment_reference: string;
+    address_1: string;
+    city: string;
+    post_code: string;
+    country: string;
+    amount_pence: number;
+    frequency: string;
+    rent_due_day: number;
+    start_rent_date: string;
+    end_rent_date: string;
+  };
+}
+
+export class SessionService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly tokenTtlSeconds: number,
+    private readonly sessionTtlSeconds: number,
+  ) {}
+
+  /**
+   * user-login: one round trip finds the user and the tenancy to pay for and, when both are fit, creates the
+   * session. The token is returned once and stored as its hash.
+   */
+  async login(
+    integratorId: string,
+    email: string,
+    paymentReference: string | undefined,
+  ): Promise<LoginResult> {
+    const now = this.clock.now();
+    const token = `${USER_SESSION_TOKEN_PREFIX}${randomBase62(43)}`;
+    const sessionId = newId('ses');
+    const tokenExpiresAt = new Date(now.getTime() + this.tokenTtlSeconds * 1000);
+    const sessionExpiresAt = new Date(now.getTime() + this.sessionTtlSeconds * 1000);
+    const [row] = await this.db.query<{
+      user_id: string | null;
+      tenancy_id: string | null;
+      tenancy_active: boolean | null;
+      session_id: string | null;
+    }>(
+      `WITH u AS (
+         SELECT id FROM users WHERE integrator_id = $1 AND email_key = $2
+       ), t AS (
+         SELECT t.id, t.is_active FROM tenancies t JOIN u ON t.user_id = u.id
+          WHERE ($3::text IS NULL AND t.is_active) OR t.payment_reference = $3::text
+          ORDER BY t.is_primary DESC, t.created_at DESC, t.id DESC
+          LIMIT 1
+       ), created AS (
+         INSERT INTO sessions (id, integrator_id, user_id, tenancy_id, token_hash, token_expires_at, expires_at, created_at)
+         SELECT $4, $1, u.id, t.id, $5, $6, $7, $8 FROM u CROSS JOIN t WHERE t.is_active
+         RETURNING id
+       )
+       SELECT (SELECT id FROM u) AS user_id, (SELECT id FROM t) AS tenancy_id,
+              (SELECT is_active FROM t) AS tenancy_active, (SELECT id FROM created) AS session_id`,
+      [
+        integratorId,
+        email.toLowerCase(),
+        paymentReference ?? null,
+        sessionId,
+        hashToken(token),
+        tokenExpiresAt,
+        sessionExpiresAt,
+        now,
+      ],
+    );
+    if (!row?.user_id) throw new ApiError('not_found', 'No user with this email. Onboard the user first.');
+    if (!row.tenancy_id) {
+      if (paymentReference !== undefined) {
+        throw new ApiError(
+          'not_found',
+          `This user has no tenancy with payment_reference "${paymentReference}".`,
+        );
+      }
+      throw new ApiError('no_active_tenancy', 'This user has no active tenancy to pay rent for.');
+    }
+    if (!row.tenancy_active || !row.session_id) {
+      throw new ApiError('no_active_tenancy', `The tenancy "${paymentReference}" is not active.`);
+    }
+    return { token, sessionId, tokenExpiresAt, sessionExpiresAt };
+  }
+
+  /** The session with everything the session query shows, if it belongs to this integrator. */
+  async detail(integratorId: string, sessionId: string): Promise<SessionDetail | undefined> {
+    const [row] = await this.db.query<{
+      session: SessionRow;
+      usr: SessionDetail['user'];
+      tenancy: SessionDetail['tenancy'];
+      documents: DocumentState[] | null;
+    }>(
+      `SELECT to_jsonb(s) AS session,
+              to_jsonb(u) || jsonb_build_object('date_of_birth', u.date_of_birth::text) AS usr,
+              to_jsonb(t) || jsonb_build_object('start_rent_date', t.start_rent_date::text,
+                                                'end_rent_date', t.end_rent_date::text) AS tenancy,
+              (SELECT jsonb_agg(jsonb_build_object('kind', d.kind, 'state', d.state, 'sha256', d.sha256,
+                                                   'size_bytes', d.size_bytes, 'failure_reason', d.failure_reason))
+                 FROM documents d
+                WHERE d.tenancy_id = t.id OR (d.user_id = u.id AND d.kind <> 'agreement')) AS documents
+         FROM sessions s
+         JOIN users u ON u.id = s.user_id
+         JOIN tenancies t ON t.id = s.tenancy_id
+        WHERE s.id = $1 AND s.integrator_id = $2`,
+      [sessionId, integratorId],
+    );
+    if (!row) return undefined;
+    return { session: row.session, user: row.usr, tenancy: row.tenancy, documents: row.documents ?? [] };
+  }
+
+  /** Client API authentication: a live user session token, with what the page needs to render. */
+  async authenticateClient(token: string): Promise<ClientContext> {
+    const [row] = await this.db.query<{
+      session: SessionRow;
+      integrator: Integrator;
+      usr: ClientContext['user'];
+      tenancy: ClientContext['tenancy'];
+    }>(
+      `SELECT to_jsonb(s) AS session, to_jsonb(i) AS integrator,
+              jsonb_build_object('external_id', u.external_id, 'email', u.email, 'first_name', u.first_name,
+                                 'last_name', u.last_name) AS usr,
+              to_jsonb(t) || jsonb_build_object('start_rent_date', t.start_rent_date::text,
+                                                'end_rent_date', t.end_rent_date::text) AS tenancy
+         FROM sessions s
+         JOIN integrators i ON i.id = s.integrator_id
+         JOIN users u ON u.id = s.user_id
+         JOIN tenancies t ON t.id = s.tenancy_id
+        WHERE s.token_hash = $1`,
+      [hashToken(token)],
+    );
+    if (!row)
+      throw new ApiError('session_expired', 'This payment session is not valid. Log in again (user-login).');
+    const now = this.clock.now().getTime();
+    if (
+      new Date(row.session.token_expires_at).getTime() <= now ||
+      new Date(row.session.expires_at).getTime() <= now
+    ) {
+      throw new ApiError('session_expired', 'This payment session has expired. Log in again (user-login).');
+    }
+    return { session: row.session, integrator: row.integrator, user: row.usr, tenancy: row.tenancy };
+  }
+}
