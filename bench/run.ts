@@ -83,6 +83,8 @@ function parseOptions(argv: string[]): Options | undefined {
 interface Figures {
   case: string;
   db: DbKind | null;
+  /** What requests_per_second counts: "req" for load cases, e.g. "users" for a batch. */
+  unit: string;
   requests_per_second: number;
   p99_ms: number;
   p50_ms: number;
@@ -170,6 +172,7 @@ async function measure(
   return {
     case: name,
     db,
+    unit: 'req',
     requests_per_second: Math.round(result.requests.average),
     p99_ms: result.latency.p99,
     p50_ms: result.latency.p50,
@@ -179,6 +182,32 @@ async function measure(
     non_2xx: result.non2xx,
     ratio_to_reference:
       referenceRps && referenceRps > 0 ? Number((result.requests.average / referenceRps).toFixed(3)) : null,
+  };
+}
+
+async function measureBatch(
+  benchCase: BenchCase,
+  db: DbKind,
+  server: ServerProcess,
+  referenceRps: number,
+): Promise<Figures> {
+  const result = await benchCase.batch!(`http://127.0.0.1:${server.port}`, server.data);
+  const sorted = [...result.latenciesMs].sort((a, b) => a - b);
+  const at = (q: number) =>
+    Math.round(sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? 0);
+  const rate = result.units / result.seconds;
+  return {
+    case: benchCase.name,
+    db,
+    unit: benchCase.unit ?? 'units',
+    requests_per_second: Math.round(rate),
+    p99_ms: at(0.99),
+    p50_ms: at(0.5),
+    requests: result.latenciesMs.length,
+    errors: 0,
+    timeouts: 0,
+    non_2xx: 0,
+    ratio_to_reference: referenceRps > 0 ? Number((rate / referenceRps).toFixed(3)) : null,
   };
 }
 
@@ -242,11 +271,12 @@ function fmt(n: number, digits = 0): string {
 }
 
 function table(reference: Figures, rows: Figures[], failures: Failure[]): string {
-  const header = ['case', 'db', 'req/s', 'p99 ms', 'errors', 'timeouts', 'non-2xx', 'vs fastify'];
+  const header = ['case', 'db', 'rate', 'unit', 'p99 ms', 'errors', 'timeouts', 'non-2xx', 'vs fastify'];
   const line = (f: Figures) => [
     f.case,
     f.db ?? '-',
     fmt(f.requests_per_second),
+    `${f.unit}/s`,
     fmt(f.p99_ms),
     String(f.errors),
     String(f.timeouts),
@@ -254,10 +284,12 @@ function table(reference: Figures, rows: Figures[], failures: Failure[]): string
     f.ratio_to_reference === null ? '-' : `${fmt(f.ratio_to_reference, 3)}x`,
   ];
   const body = [header, line(reference), ...rows.map(line)];
-  for (const failure of failures) body.push([failure.case, failure.db, 'FAILED', '', '', '', '', '']);
+  for (const failure of failures) body.push([failure.case, failure.db, 'FAILED', '', '', '', '', '', '']);
   const widths = header.map((_, i) => Math.max(...body.map((r) => (r[i] ?? '').length)));
   const render = (r: string[]) =>
-    r.map((cell, i) => (i < 2 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  ');
+    r
+      .map((cell, i) => (i < 2 || i === 3 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+      .join('  ');
   const rule = widths.map((w) => '-'.repeat(w)).join('  ');
   return [render(header), rule, ...body.slice(1).map(render)].join('\n');
 }
@@ -347,17 +379,19 @@ async function main(): Promise<number> {
           serverEnv({ ...prepared.env, BENCH_CASE: benchCase.name }),
           `${benchCase.name}/${db}`,
         );
-        const figures = await measure(
-          benchCase.name,
-          db,
-          server,
-          benchCase.request(server.data),
-          options,
-          reference.requests_per_second,
-        );
+        const figures = benchCase.batch
+          ? await measureBatch(benchCase, db, server, reference.requests_per_second)
+          : await measure(
+              benchCase.name,
+              db,
+              server,
+              benchCase.request!(server.data),
+              options,
+              reference.requests_per_second,
+            );
         rows.push(figures);
         log(
-          `bench:   ${fmt(figures.requests_per_second)} req/s, p99 ${figures.p99_ms} ms, ` +
+          `bench:   ${fmt(figures.requests_per_second)} ${figures.unit}/s, p99 ${figures.p99_ms} ms, ` +
             `${figures.ratio_to_reference ?? '-'}x the reference`,
         );
         if (figures.errors + figures.non_2xx > 0) {

@@ -1,12 +1,11 @@
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import secureJson from 'secure-json-parse';
 import { clientApi } from './client/plugin.ts';
 import { healthRoutes } from './health/routes.ts';
-import { integrationApi } from './integrators/plugin.ts';
 import { IntegratorService } from './integrators/service.ts';
 import { OnboardingService } from './onboarding/service.ts';
 import { operatorApi } from './operator/plugin.ts';
@@ -15,11 +14,13 @@ import type { Config } from './platform/config/config.ts';
 import { type Db, openDatabase } from './platform/db/db.ts';
 import { migrate } from './platform/db/migrate.ts';
 import { ApiError, installErrorHandling } from './platform/http/errors.ts';
+import { integrationApi } from './platform/http/integration-api.ts';
 import { installOpenApi } from './platform/http/openapi.ts';
 import { installValidation } from './platform/http/validation.ts';
 import { randomBase62 } from './platform/ids.ts';
 import { createLogger } from './platform/log/logger.ts';
 import { installMetrics } from './platform/metrics/metrics.ts';
+import { sandboxDocuments } from './sandbox/sample-documents.ts';
 import { SessionService } from './sessions/service.ts';
 import './platform/context.ts';
 
@@ -57,6 +58,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
     routerOptions: { ignoreTrailingSlash: false },
     ajv: { customOptions: { allErrors: true } },
+    // Errors raised before routing (bad percent-encoding, an over-long path segment) get the contract's shape too.
+    frameworkErrors: (error, _request, reply) => {
+      const status = error.statusCode === 414 ? 414 : 400;
+      (reply as FastifyReply)
+        .code(status)
+        .send({ error: 'invalid_request', detail: `The request URL is not valid: ${error.message}` });
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('ctx', {
@@ -112,6 +120,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(integrationApi, { prefix: '/api/third-party' });
   await app.register(operatorApi, { prefix: '/api/operator' });
   await app.register(clientApi, { prefix: '/api/client' });
+  if (config.serviceEnv === 'sandbox') await app.register(sandboxDocuments);
 
   app.addHook('onClose', async () => {
     redis?.disconnect();

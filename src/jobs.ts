@@ -1,9 +1,16 @@
+import { DOCUMENT_FETCH_JOB, documentFetchHandler } from './documents/fetch-job.ts';
+import { FileDocumentStore } from './documents/storage.ts';
 import { RETIRE_SERVER_TOKEN_JOB, retireServerToken } from './integrators/service.ts';
+import type { Config } from './platform/config/config.ts';
 import type { JobHandler } from './platform/jobs/queue.ts';
 
 /** Every job kind the service knows and its handler. Workers claim only kinds listed here. */
-export function jobHandlers(): Record<string, JobHandler> {
+export function jobHandlers(config: Config): Record<string, JobHandler> {
   return {
     [RETIRE_SERVER_TOKEN_JOB]: retireServerToken,
+    [DOCUMENT_FETCH_JOB]: documentFetchHandler({
+      store: new FileDocumentStore(config.documentsDir),
+      allowPrivate: config.allowPrivateDocumentHosts,
+    }),
   };
 }

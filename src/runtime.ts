@@ -27,7 +27,7 @@ export async function serve(config: Config, withWorker: boolean): Promise<Runnin
       db: app.ctx.db,
       clock: systemClock,
       log: app.log as unknown as Logger,
-      handlers: jobHandlers(),
+      handlers: jobHandlers(config),
       concurrency: config.workerConcurrency,
       pollIntervalMs: config.workerPollIntervalMs,
     });
@@ -54,7 +54,7 @@ export async function runWorker(config: Config): Promise<Running> {
     db,
     clock: systemClock,
     log,
-    handlers: jobHandlers(),
+    handlers: jobHandlers(config),
     concurrency: config.workerConcurrency,
     pollIntervalMs: config.workerPollIntervalMs,
   });

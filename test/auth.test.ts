@@ -42,7 +42,7 @@ function runWorker(t: TestApp): Promise<number> {
     db: t.db,
     clock: t.clock,
     log: createLogger('silent'),
-    handlers: jobHandlers(),
+    handlers: jobHandlers(t.config),
   }).drain();
 }
 

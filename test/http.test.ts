@@ -80,6 +80,21 @@ describe('HTTP plumbing', () => {
       assert.equal(response.json().error, 'not_found');
     });
 
+    it('a URL the router cannot read: 400 or 414 in the error shape', async () => {
+      const badEncoding = await t.app.inject({
+        url: '/api/third-party/session/%FF/',
+        headers: tokenHeader(token),
+      });
+      assert.equal(badEncoding.statusCode, 400);
+      assert.equal(badEncoding.json().error, 'invalid_request');
+      const longSegment = await t.app.inject({
+        url: `/api/third-party/session/${'x'.repeat(150)}/`,
+        headers: tokenHeader(token),
+      });
+      assert.equal(longSegment.statusCode, 414);
+      assert.deepEqual(Object.keys(longSegment.json()).sort(), ['detail', 'error']);
+    });
+
     it('malformed JSON: 400 {error, detail}', async () => {
       const response = await t.app.inject({
         method: 'POST',

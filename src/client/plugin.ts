@@ -17,7 +17,7 @@ const BEARER = { 'www-authenticate': 'Bearer' };
 export const clientApi: FastifyPluginAsync = async (app) => {
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const parsed = parseAuthorization(request.headers.authorization);
-    if (!parsed || parsed.scheme.toLowerCase() !== 'bearer') {
+    if (parsed?.scheme.toLowerCase() !== 'bearer') {
       throw new ApiError('unauthorized', 'Send "Authorization: Bearer <user session token>".', BEARER);
     }
     const token = parsed.credentials;

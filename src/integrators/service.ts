@@ -157,6 +157,7 @@ export class IntegratorService {
          FROM server_tokens t JOIN integrators i ON i.id = t.integrator_id
         WHERE t.token_hash = $1`,
       [tokenHash],
+      { prepare: 'authenticate-server-token' },
     );
     // The lookup is by hash, so response time says nothing about how much of a guessed token matched;
     // the explicit constant-time comparison keeps it that way if the lookup ever changes.

@@ -64,10 +64,8 @@ export const Tenancy = Type.Object(
       description: 'Rent as a decimal string, greater than 0: at most 8 digits before the point and 2 after.',
       examples: ['1200.00'],
     }),
-    frequency: Type.Union(
-      FREQUENCIES.map((f) => Type.Literal(f)),
-      { description: 'How often rent is due.' },
-    ),
+    // An enum (not a union of literals) so a wrong value gets one message naming the choices.
+    frequency: Type.Enum(FREQUENCIES, { description: 'How often rent is due.' }),
     is_active: Type.Boolean(),
     payment_reference: text(
       50,
@@ -103,9 +101,9 @@ export const User = Type.Object(
       maximum: Number.MAX_SAFE_INTEGER,
       description: 'Your reference for the user; the matching key for updates.',
     }),
+    // No minLength: an empty string fails the format with one message, as the other format fields do.
     email: Type.String({
       format: 'email',
-      minLength: 1,
       maxLength: 254,
       description: 'Login identifier; unique, case-insensitive.',
     }),

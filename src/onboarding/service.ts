@@ -1,3 +1,4 @@
+import { DOCUMENT_FETCH_JOB } from '../documents/fetch-job.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { type FieldErrors, FieldValidationError } from '../platform/http/errors.ts';
@@ -7,7 +8,6 @@ import { parsePence } from '../platform/money.ts';
 import type { TenancyInput, UserInput } from './schemas.ts';
 import { numberToPence } from './validate.ts';
 
-export const DOCUMENT_FETCH_JOB = 'document.fetch';
 const DOCUMENT_FETCH_MAX_ATTEMPTS = 5;
 
 type KycKind = 'pii_front' | 'pii_back' | 'photo';

@@ -5,10 +5,16 @@ import { MAX_USERS_PER_REQUEST, User, type UserInput } from './schemas.ts';
 
 const validateUser = compileBodyValidator(User);
 
-/** Pounds as a JSON number -> pence, when it has at most two decimals. */
+/**
+ * Pounds as a JSON number -> pence, when it has at most two decimals. Exact: a JSON number written with two
+ * decimals parses to the double nearest to it, which toFixed(2) prints back unchanged; anything finer (0.001,
+ * 1e-9) does not survive the round trip, so it is never rounded into a different (or zero) amount.
+ */
 export function numberToPence(value: number): number | undefined {
-  const pence = Math.round(value * 100);
-  return Math.abs(pence - value * 100) < 1e-6 ? pence : undefined;
+  if (!Number.isFinite(value) || Math.abs(value) >= 1e15) return undefined;
+  const fixed = value.toFixed(2);
+  if (Number(fixed) !== value) return undefined;
+  return Math.round(Number(fixed) * 100);
 }
 
 function add(errors: FieldErrors, path: string, message: string): void {
@@ -30,12 +36,65 @@ function httpUrlProblem(value: string): string | undefined {
 }
 
 const BLANK = /^\s*$/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const DATE_MESSAGE = 'Date has wrong format or is not a real date. Use YYYY-MM-DD.';
+const AMOUNT_PATTERN_MESSAGE = 'Enter a valid value.';
+
+/** Text PostgreSQL cannot store (NUL) or that is not Unicode (an unpaired surrogate) is refused, not a 500. */
+export function textProblem(value: string): string | undefined {
+  if (value.includes('\u0000')) return 'Null characters are not allowed.';
+  if (LONE_SURROGATE.test(value)) return 'Enter valid Unicode text.';
+  return undefined;
+}
+
+/** The schema's date format accepts year 0000, which is no calendar year (and PostgreSQL refuses it). */
+function dateProblem(value: string): string | undefined {
+  return value.startsWith('0000') ? DATE_MESSAGE : undefined;
+}
+
+/** Why a tenancy amount string does not match the schema's pattern, in the words of the contract's rule. */
+function amountProblem(value: string): string {
+  const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(value);
+  if (!match) return 'Enter the amount as a decimal string, e.g. "1200.00".';
+  if (match[1] === '-') return 'Ensure this value is greater than 0.';
+  if ((match[3] ?? '').length > 2) return 'Ensure that there are no more than 2 decimal places.';
+  return 'Ensure that there are no more than 8 digits before the decimal point.';
+}
+
+/** Replaces the schema's generic pattern message for tenancy amounts with the specific reason. */
+function refineAmountErrors(fields: FieldErrors, item: unknown, prefix: string): void {
+  const tenant = (item as { tenant?: unknown } | null)?.tenant;
+  if (!Array.isArray(tenant)) return;
+  tenant.forEach((tenancy: unknown, j) => {
+    const key = prefix === '' ? `tenant.${j}.amount` : `${prefix}.tenant.${j}.amount`;
+    const amount = (tenancy as { amount?: unknown } | null)?.amount;
+    const messages = fields[key];
+    if (typeof amount === 'string' && messages?.includes(AMOUNT_PATTERN_MESSAGE)) {
+      fields[key] = messages.map((m) => (m === AMOUNT_PATTERN_MESSAGE ? amountProblem(amount) : m));
+    }
+  });
+}
 
 /** Rules the schema cannot express (contract §2): run only on a user that passed the schema. */
 function checkUser(user: UserInput, prefix: string, errors: FieldErrors): void {
   const at = (path: string) => (prefix === '' ? path : `${prefix}.${path}`);
+  const text = (path: string, value: string | null | undefined) => {
+    const problem = typeof value === 'string' ? textProblem(value) : undefined;
+    if (problem) add(errors, at(path), problem);
+  };
+  /** Adds the error of a date the schema let through but that is no real date; true when it is real. */
+  const date = (path: string, value: string): boolean => {
+    const problem = dateProblem(value);
+    if (problem) add(errors, at(path), problem);
+    return problem === undefined;
+  };
   for (const field of ['first_name', 'last_name', 'phone_number'] as const) {
     if (BLANK.test(user[field])) add(errors, at(field), 'This field may not be blank.');
+  }
+  for (const field of ['email', 'first_name', 'last_name', 'phone_number'] as const) text(field, user[field]);
+  date('date_of_birth', user.date_of_birth);
+  for (const member of ['pii_front', 'pii_back', 'photo', 'status'] as const) {
+    text(`kyc.${member}`, user.kyc[member]);
   }
   for (const member of ['pii_front', 'pii_back', 'photo'] as const) {
     const value = user.kyc[member];
@@ -55,8 +114,12 @@ function checkUser(user: UserInput, prefix: string, errors: FieldErrors): void {
       'recipient_bank_account_name',
     ] as const) {
       if (BLANK.test(tenancy[field])) add(errors, t(field), 'This field may not be blank.');
+      text(`tenant.${j}.${field}`, tenancy[field]);
     }
-    if (tenancy.end_rent_date < tenancy.start_rent_date) {
+    text(`tenant.${j}.agreement`, tenancy.agreement);
+    const startReal = date(`tenant.${j}.start_rent_date`, tenancy.start_rent_date);
+    const endReal = date(`tenant.${j}.end_rent_date`, tenancy.end_rent_date);
+    if (startReal && endReal && tenancy.end_rent_date < tenancy.start_rent_date) {
       add(errors, t('end_rent_date'), 'Ensure this date is on or after start_rent_date.');
     }
     if (parsePence(tenancy.amount) === 0) add(errors, t('amount'), 'Ensure this value is greater than 0.');
@@ -86,6 +149,7 @@ function checkUser(user: UserInput, prefix: string, errors: FieldErrors): void {
       if (numberToPence(installment.amount) === undefined) {
         add(errors, i('amount'), 'Ensure this value has at most 2 decimal places.');
       }
+      date(`tenant.${j}.installment_payment.installments.${k}.due_date`, installment.due_date);
     });
   });
 }
@@ -118,7 +182,9 @@ export function validateOnboardingBody(body: unknown): UserInput[] {
   items.forEach((item, index) => {
     const prefix = isArray ? String(index) : '';
     if (!validateUser(item)) {
-      Object.assign(errors, fieldErrorsFromAjv(validateUser.errors ?? [], prefix));
+      const fields = fieldErrorsFromAjv(validateUser.errors ?? [], prefix);
+      refineAmountErrors(fields, item, prefix);
+      Object.assign(errors, fields);
       return;
     }
     const user = item as UserInput;

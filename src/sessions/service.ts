@@ -109,7 +109,7 @@ export class SessionService {
        ), t AS (
          SELECT t.id, t.is_active FROM tenancies t JOIN u ON t.user_id = u.id
           WHERE ($3::text IS NULL AND t.is_active) OR t.payment_reference = $3::text
-          ORDER BY t.is_primary DESC, t.created_at DESC, t.id DESC
+          ORDER BY t.is_primary DESC, t.created_at DESC, t.start_rent_date DESC, t.id DESC
           LIMIT 1
        ), created AS (
          INSERT INTO sessions (id, integrator_id, user_id, tenancy_id, token_hash, token_expires_at, expires_at, created_at)
@@ -128,6 +128,7 @@ export class SessionService {
         sessionExpiresAt,
         now,
       ],
+      { prepare: 'user-login' },
     );
     if (!row?.user_id) throw new ApiError('not_found', 'No user with this email. Onboard the user first.');
     if (!row.tenancy_id) {

@@ -15,8 +15,20 @@ export type SqlParam =
   | unknown[];
 
 /** What a query can run on: the database itself or an open transaction. */
+export interface QueryOptions {
+  /**
+   * Hot queries run as named prepared statements on PostgreSQL, planned once per connection instead of on every
+   * call. The name must be unique to the SQL text. PGlite ignores it.
+   */
+  prepare?: string;
+}
+
 export interface Queryable {
-  query<Row = Record<string, unknown>>(sql: string, params?: readonly SqlParam[]): Promise<Row[]>;
+  query<Row = Record<string, unknown>>(
+    sql: string,
+    params?: readonly SqlParam[],
+    options?: QueryOptions,
+  ): Promise<Row[]>;
 }
 
 export interface Db extends Queryable {
@@ -49,8 +61,11 @@ class PostgresDb implements Db {
   readonly kind = 'postgres' as const;
   constructor(private readonly pool: pg.Pool) {}
 
-  async query<Row>(sql: string, params?: readonly SqlParam[]): Promise<Row[]> {
-    const result = await this.pool.query(sql, encodeParams(params));
+  async query<Row>(sql: string, params?: readonly SqlParam[], options?: QueryOptions): Promise<Row[]> {
+    const values = encodeParams(params);
+    const result = await this.pool.query(
+      options?.prepare ? { name: options.prepare, text: sql, values } : { text: sql, values },
+    );
     return result.rows as Row[];
   }
 

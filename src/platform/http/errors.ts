@@ -103,6 +103,8 @@ function messageFor(error: AjvError): string {
         : `Ensure this list has at least ${String(p.limit)} items.`;
     case 'maxItems':
       return `Ensure this list has no more than ${String(p.limit)} items.`;
+    case 'const':
+      return `Must be ${JSON.stringify(p.allowedValue)}.`;
     case 'enum':
       return `Not a valid choice. Choose one of: ${(p.allowedValues as unknown[]).map(String).join(', ')}.`;
     case 'format':

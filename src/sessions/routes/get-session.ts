@@ -4,6 +4,8 @@ import { ApiError } from '../../platform/http/errors.ts';
 import { ErrorResponse, integrationErrors } from '../../platform/http/schemas.ts';
 import { SessionView, sessionView } from '../schemas.ts';
 
+const SESSION_ID = /^[A-Za-z0-9_]{1,64}$/;
+
 export const getSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/session/:session_id/',
@@ -12,14 +14,18 @@ export const getSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'getSession',
         summary: 'Read a session: user, tenancy, bank account and payments',
         tags: ['Sessions'],
-        params: Type.Object({ session_id: Type.String({ maxLength: 64 }) }),
+        params: Type.Object({ session_id: Type.String() }),
         response: { 200: SessionView, ...integrationErrors({ 404: ErrorResponse }) },
       },
     },
     async (request) => {
-      const detail = await app.ctx.sessions.detail(request.integrator.id, request.params.session_id);
+      const { session_id: sessionId } = request.params;
+      // An id that cannot be one of ours (too long, or text PostgreSQL refuses, such as NUL) is simply unknown.
+      const detail = SESSION_ID.test(sessionId)
+        ? await app.ctx.sessions.detail(request.integrator.id, sessionId)
+        : undefined;
       // Another integrator's session answers exactly as an unknown one.
-      if (!detail) throw new ApiError('not_found', `No session ${request.params.session_id}.`);
+      if (!detail) throw new ApiError('not_found', `No session ${sessionId}.`);
       return sessionView(detail, app.ctx.clock.now());
     },
   );

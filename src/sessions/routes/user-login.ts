@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { textProblem } from '../../onboarding/validate.ts';
+import { FieldValidationError } from '../../platform/http/errors.ts';
 import { ErrorResponse, integrationErrors, Timestamp } from '../../platform/http/schemas.ts';
 
 export const userLoginRoute: FastifyPluginAsyncTypebox = async (app) => {
@@ -16,7 +18,8 @@ export const userLoginRoute: FastifyPluginAsyncTypebox = async (app) => {
           'by `payment_reference`, else the primary active tenancy, else the newest active one.',
         tags: ['Sessions'],
         body: Type.Object({
-          email: Type.String({ format: 'email', minLength: 1, maxLength: 254 }),
+          // No minLength: an empty string fails the format with one message, as at onboarding.
+          email: Type.String({ format: 'email', maxLength: 254 }),
           payment_reference: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
         }),
         response: {
@@ -33,6 +36,12 @@ export const userLoginRoute: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
+      // Text PostgreSQL cannot take (NUL, unpaired surrogates) can name no tenancy: a field error, not a 500.
+      const problem =
+        request.body.payment_reference === undefined
+          ? undefined
+          : textProblem(request.body.payment_reference);
+      if (problem) throw new FieldValidationError({ payment_reference: [problem] });
       const result = await app.ctx.sessions.login(
         request.integrator.id,
         request.body.email,

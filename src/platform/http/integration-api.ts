@@ -1,11 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { onboardRoute } from '../onboarding/routes/onboard.ts';
-import { serverTokenAuth } from '../platform/http/auth.ts';
-import { ApiError } from '../platform/http/errors.ts';
-import { getSessionRoute } from '../sessions/routes/get-session.ts';
-import { userLoginRoute } from '../sessions/routes/user-login.ts';
-import { getIntegratorRoute } from './routes/get-integrator.ts';
-import { rotateTokenRoute } from './routes/rotate-token.ts';
+import { getIntegratorRoute } from '../../integrators/routes/get-integrator.ts';
+import { rotateTokenRoute } from '../../integrators/routes/rotate-token.ts';
+import { onboardRoute } from '../../onboarding/routes/onboard.ts';
+import { getSessionRoute } from '../../sessions/routes/get-session.ts';
+import { userLoginRoute } from '../../sessions/routes/user-login.ts';
+import { serverTokenAuth } from './auth.ts';
+import { ApiError } from './errors.ts';
 
 /**
  * The Integration API under /api/third-party. Every route here needs a server token and counts against the

@@ -1,0 +1,150 @@
+import { recordEvent } from '../events/record.ts';
+import type { Clock } from '../platform/clock/clock.ts';
+import type { Db } from '../platform/db/db.ts';
+import type { JobHandler } from '../platform/jobs/queue.ts';
+import { checkDocumentContent, type DocumentKind } from './content-type.ts';
+import { type AddressPolicy, safeFetch } from './safe-fetch.ts';
+import { type DocumentStore, documentStorageKey } from './storage.ts';
+
+/** Payload `{document_id, generation}`; enqueued by onboarding in the transaction that writes the row. */
+export const DOCUMENT_FETCH_JOB = 'document.fetch';
+
+export interface DocumentFetchOptions {
+  store: DocumentStore;
+  /** ALLOW_PRIVATE_DOCUMENT_HOSTS: lifts the address rule, for local testing only. */
+  allowPrivate: boolean;
+  timeoutMs?: number;
+  maxBytes?: number;
+  /** Replaces the public-only address rule (tests); ignored when allowPrivate is set. */
+  isAllowedAddress?: AddressPolicy;
+}
+
+interface DocumentToFetch {
+  id: string;
+  integrator_id: string;
+  kind: DocumentKind;
+  source_url: string;
+  generation: number;
+  state: string;
+  external_user_id: number | string;
+  payment_reference: string | null;
+}
+
+const LOAD_DOCUMENT = `
+  SELECT d.id, d.integrator_id, d.kind, d.source_url, d.generation, d.state,
+         u.external_id AS external_user_id, t.payment_reference
+    FROM documents d
+    JOIN users u ON u.id = d.user_id
+    LEFT JOIN tenancies t ON t.id = d.tenancy_id
+   WHERE d.id = $1`;
+
+/** Every write is guarded so a job for an older URL, or one that already finished, changes nothing. */
+const STILL_PENDING = 'WHERE id = $1 AND generation = $2 AND state = $3';
+
+function readPayload(
+  payload: Record<string, unknown>,
+): { documentId: string; generation: number } | undefined {
+  const { document_id: documentId, generation } = payload;
+  if (typeof documentId !== 'string' || !Number.isSafeInteger(generation)) return undefined;
+  return { documentId, generation: generation as number };
+}
+
+async function markFailed(db: Db, clock: Clock, document: DocumentToFetch, reason: string): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const updated = await tx.query(
+      `UPDATE documents SET state = 'failed', failure_reason = $4, attempts = attempts + 1, updated_at = $5
+        ${STILL_PENDING} RETURNING id`,
+      [document.id, document.generation, 'pending', reason, clock.now()],
+    );
+    if (updated.length === 0) return false;
+    await recordEvent(tx, clock, document.integrator_id, 'document_failed', {
+      user_id: Number(document.external_user_id),
+      payment_reference: document.payment_reference,
+      document: {
+        document_id: document.id,
+        kind: document.kind,
+        url: document.source_url,
+        state: 'failed',
+      },
+      failure_reason: reason,
+    });
+    return true;
+  });
+}
+
+/**
+ * Fetches a document an integrator linked to, checks what it is and stores it with its SHA-256. Permanent failures
+ * (refused address, wrong type, too large, 4xx...) fail the document at once with a `document_failed` event;
+ * transient ones throw so the queue retries with backoff, until the job's last attempt, which fails the document.
+ */
+export function documentFetchHandler(options: DocumentFetchOptions): JobHandler {
+  return async ({ job, db, clock, log }) => {
+    const payload = readPayload(job.payload);
+    if (!payload) {
+      // Retrying cannot fix a malformed payload.
+      log.error({ payload: job.payload }, 'document fetch job with a malformed payload; skipped');
+      return;
+    }
+    const [document] = await db.query<DocumentToFetch>(LOAD_DOCUMENT, [payload.documentId]);
+    if (!document || document.generation !== payload.generation || document.state !== 'pending') {
+      log.info(
+        { document_id: payload.documentId, generation: payload.generation, state: document?.state },
+        'document fetch skipped: the document is gone, replaced or already settled',
+      );
+      return;
+    }
+    const lastAttempt = job.attempts >= job.max_attempts;
+    const docLog = log.child({ document_id: document.id, document_kind: document.kind });
+
+    const failPermanently = async (reason: string) => {
+      const changed = await markFailed(db, clock, document, reason);
+      docLog.warn({ reason, changed }, 'document failed');
+    };
+
+    const fetched = await safeFetch(document.source_url, {
+      allowPrivate: options.allowPrivate,
+      isAllowedAddress: options.isAllowedAddress,
+      timeoutMs: options.timeoutMs,
+      maxBytes: options.maxBytes,
+      label: 'document',
+    });
+    if (!fetched.ok) {
+      if (fetched.permanent || lastAttempt) return failPermanently(fetched.reason);
+      await db.query(`UPDATE documents SET attempts = attempts + 1, updated_at = $4 ${STILL_PENDING}`, [
+        document.id,
+        document.generation,
+        'pending',
+        clock.now(),
+      ]);
+      throw new Error(`Document fetch failed, will retry: ${fetched.reason}`);
+    }
+
+    const content = checkDocumentContent(document.kind, fetched.bytes);
+    if (!content.ok) return failPermanently(content.reason);
+
+    const storageKey = documentStorageKey(document.integrator_id, document.id, fetched.sha256);
+    try {
+      await options.store.put(storageKey, fetched.bytes);
+    } catch (error) {
+      if (!lastAttempt) throw error;
+      docLog.error({ err: error }, 'could not store the document on the last attempt');
+      return failPermanently('The document could not be stored.');
+    }
+    const stored = await db.query(
+      `UPDATE documents SET state = 'stored', sha256 = $4, size_bytes = $5, content_type = $6, storage_key = $7,
+              failure_reason = NULL, attempts = attempts + 1, updated_at = $8
+        ${STILL_PENDING} RETURNING id`,
+      [
+        document.id,
+        document.generation,
+        'pending',
+        fetched.sha256,
+        fetched.size,
+        content.contentType,
+        storageKey,
+        clock.now(),
+      ],
+    );
+    docLog.info({ size_bytes: fetched.size, stored: stored.length === 1 }, 'document stored');
+  };
+}

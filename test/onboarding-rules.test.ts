@@ -1,0 +1,503 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { DOCUMENT_FETCH_JOB } from '../src/documents/fetch-job.ts';
+import { type Api, countRows, integrationApi, internalUserId, UNLIMITED } from './api-client.ts';
+import { tenancyBody, userBody } from './fixtures.ts';
+import { startTestApp, type TestApp } from './helpers.ts';
+
+const REFERENCE_TAKEN =
+  'A tenancy with this payment_reference already exists. To update it, send the same user_id, start_rent_date and address_1.';
+
+interface DocumentRow {
+  id: string;
+  kind: string;
+  tenancy_id: string | null;
+  source_url: string;
+  generation: number;
+  state: string;
+}
+
+async function documentsOf(t: TestApp, api: Api, userId: number): Promise<Record<string, DocumentRow>> {
+  const rows = await t.db.query<DocumentRow>(
+    `SELECT id, kind, tenancy_id, source_url, generation, state FROM documents WHERE user_id = $1 AND kind <> 'agreement'`,
+    [await internalUserId(t.db, api.integratorId, userId)],
+  );
+  return Object.fromEntries(rows.map((row) => [row.kind, row]));
+}
+
+async function fetchJobs(t: TestApp, documentId: string) {
+  return t.db.query<{ generation: number; status: string; dedupe_key: string }>(
+    `SELECT (payload->>'generation')::int AS generation, status, dedupe_key FROM jobs
+      WHERE kind = $1 AND payload->>'document_id' = $2 ORDER BY (payload->>'generation')::int`,
+    [DOCUMENT_FETCH_JOB, documentId],
+  );
+}
+
+describe('onboarding rules: a user is matched on user_id', () => {
+  let t: TestApp;
+  let api: Api;
+  before(async () => {
+    t = await startTestApp();
+    api = integrationApi(t, await t.createIntegrator(UNLIMITED));
+  });
+  after(() => t.close());
+
+  it('201 answers exactly {message, created, updated}', async () => {
+    const response = await api.onboard(userBody({ user_id: 1, email: 'first@example.com' }));
+    assert.equal(response.status, 201);
+    assert.deepEqual(Object.keys(response.body).sort(), ['created', 'message', 'updated']);
+    assert.equal(typeof response.body.message, 'string');
+    assert.ok(response.body.message.length > 0);
+    assert.equal(response.body.created, 1);
+    assert.equal(response.body.updated, 0);
+  });
+
+  it('the same user_id updates the user: created 0, updated 1, every user field changed', async () => {
+    const body = userBody({
+      user_id: 1,
+      email: 'Renamed@Example.com',
+      first_name: 'Augusta',
+      last_name: 'King',
+      phone_number: '+447700900999',
+      date_of_birth: '1985-06-15',
+    });
+    const before = await countRows(t.db);
+    const response = await api.onboard(body);
+    assert.equal(response.status, 201, JSON.stringify(response.body));
+    assert.deepEqual(response.body, {
+      message: 'Onboarded 1 user: 0 created, 1 updated.',
+      created: 0,
+      updated: 1,
+    });
+    const after = await countRows(t.db);
+    assert.equal(after.users, before.users, 'no new user row');
+    assert.equal(after.tenancies, before.tenancies, 'the same tenancy, matched on its identity');
+
+    const view = await api.view('renamed@example.com');
+    assert.equal(view.user.user_id, 1);
+    assert.equal(view.user.email, 'Renamed@Example.com', 'stored as sent');
+    assert.equal(view.user.first_name, 'Augusta');
+    assert.equal(view.user.last_name, 'King');
+    assert.equal(view.user.phone_number, '+447700900999');
+    assert.equal(view.user.date_of_birth, '1985-06-15');
+  });
+
+  it('after an email change the old email no longer logs in', async () => {
+    const response = await api.login({ email: 'first@example.com' });
+    assert.equal(response.status, 404);
+    assert.equal(response.body.error, 'not_found');
+  });
+
+  it('another user_id with the same email (any case) fails on email and writes nothing', async () => {
+    const before = await countRows(t.db);
+    for (const email of ['renamed@example.com', 'RENAMED@EXAMPLE.COM']) {
+      const response = await api.onboard(
+        userBody({ user_id: 2, email, tenant: [tenancyBody({ payment_reference: 'OTHER-2' })] }),
+      );
+      assert.equal(response.status, 400);
+      assert.deepEqual(response.body, { email: ['A user with this email already exists.'] });
+    }
+    assert.deepEqual(await countRows(t.db), before);
+  });
+
+  it('a bulk of existing and new users counts each: created 3, updated 2', async () => {
+    await api.onboardOk(
+      userBody({
+        user_id: 20,
+        email: 'u20@example.com',
+        tenant: [tenancyBody({ payment_reference: 'B-20' })],
+      }),
+    );
+    const users = [20, 1, 21, 22, 23].map((id) =>
+      id === 1
+        ? userBody({ user_id: 1, email: 'renamed@example.com' })
+        : userBody({
+            user_id: id,
+            email: `u${id}@example.com`,
+            tenant: [tenancyBody({ payment_reference: `B-${id}` })],
+          }),
+    );
+    const response = await api.onboard(users);
+    assert.equal(response.status, 201, JSON.stringify(response.body));
+    assert.deepEqual(response.body, {
+      message: 'Onboarded 5 users: 3 created, 2 updated.',
+      created: 3,
+      updated: 2,
+    });
+  });
+
+  it('an unchanged re-send counts as updated and changes no rows', async () => {
+    const body = userBody({
+      user_id: 20,
+      email: 'u20@example.com',
+      tenant: [tenancyBody({ payment_reference: 'B-20' })],
+    });
+    const before = await countRows(t.db);
+    assert.deepEqual(await api.onboardOk(body), {
+      message: 'Onboarded 1 user: 0 created, 1 updated.',
+      created: 0,
+      updated: 1,
+    });
+    assert.deepEqual(await countRows(t.db), before);
+  });
+});
+
+describe('onboarding rules: a tenancy is matched on (user, start_rent_date, payment_reference, address_1)', () => {
+  let t: TestApp;
+  let api: Api;
+  const original = tenancyBody({
+    payment_reference: 'T-1',
+    is_primary: true,
+    installment_payment: {
+      total_amount: 2400,
+      installments: [
+        { installment_number: 1, due_date: '2026-01-01', amount: 1200 },
+        { installment_number: 2, due_date: '2026-07-01', amount: 1200 },
+      ],
+    },
+  });
+  const second = tenancyBody({
+    payment_reference: 'T-2',
+    address_1: '1 Other Road',
+    is_primary: false,
+    amount: '800.00',
+    start_rent_date: '2026-02-01',
+  });
+  const user = (tenant: Record<string, unknown>[]) =>
+    userBody({ user_id: 1, email: 'tenant@example.com', tenant });
+
+  before(async () => {
+    t = await startTestApp();
+    api = integrationApi(t, await t.createIntegrator(UNLIMITED));
+    await api.onboardOk(user([original, second]));
+  });
+  after(() => t.close());
+
+  it('an existing tenancy updates only end_rent_date, amount and frequency; every other field sent is ignored', async () => {
+    const before = await countRows(t.db);
+    const changed = {
+      ...original,
+      // may change:
+      end_rent_date: '2027-06-30',
+      amount: '1350.50',
+      frequency: 'every_3_month',
+      // ignored for an existing tenancy:
+      post_code: 'E1 6AN',
+      city: 'Manchester',
+      country: 'France',
+      is_primary: false,
+      rent_due_day: 15,
+      is_active: false,
+      recipient_bank_sort_code: '99-99-99',
+      recipient_bank_account_number: '99999999',
+      recipient_bank_account_name: 'Someone Else',
+      agreement: 'https://docs.example/other-agreement.pdf',
+      installment_payment: {
+        total_amount: 100,
+        installments: [{ installment_number: 1, due_date: '2026-01-01', amount: 100 }],
+      },
+    };
+    const response = await api.onboard(user([changed]));
+    assert.equal(response.status, 201, JSON.stringify(response.body));
+    assert.deepEqual(response.body, {
+      message: 'Onboarded 1 user: 0 created, 1 updated.',
+      created: 0,
+      updated: 1,
+    });
+    assert.deepEqual(await countRows(t.db), before, 'no new tenancy, no new document, no new fetch job');
+
+    const view = await api.view('tenant@example.com', 'T-1');
+    assert.deepEqual(view.tenancy, {
+      post_code: 'SW1A 1AA',
+      address_1: '10 Downing Street',
+      city: 'London',
+      country: 'United Kingdom',
+      is_primary: true,
+      start_rent_date: '2026-01-01',
+      end_rent_date: '2027-06-30',
+      rent_due_day: 1,
+      amount: '1350.50',
+      frequency: 'every_3_month',
+      is_active: true,
+      payment_reference: 'T-1',
+      recipient_bank_sort_code: '12-34-56',
+      recipient_bank_account_number: '12345678',
+      recipient_bank_account_name: 'Landlord Ltd',
+      agreement: 'https://docs.example/agreement.pdf',
+      installment_payment: {
+        total_amount: 2400,
+        installments: [
+          { installment_number: 1, due_date: '2026-01-01', amount: 1200 },
+          { installment_number: 2, due_date: '2026-07-01', amount: 1200 },
+        ],
+      },
+      agreement_document: { state: 'pending', sha256: null, size_bytes: null, failure_reason: null },
+    });
+    assert.deepEqual(view.bank_account, {
+      sort_code: '12-34-56',
+      account_number: '12345678',
+      account_name: 'Landlord Ltd',
+    });
+  });
+
+  it('tenancies not named in the request are left as they are', async () => {
+    const view = await api.view('tenant@example.com', 'T-2');
+    assert.equal(view.tenancy.address_1, '1 Other Road');
+    assert.equal(view.tenancy.amount, '800.00');
+    assert.equal(view.tenancy.end_rent_date, '2026-12-31');
+    assert.equal(view.tenancy.is_active, true);
+  });
+
+  it('a changed address_1 with a new payment_reference is a new tenancy; the old one stays', async () => {
+    const before = await countRows(t.db);
+    const moved = {
+      ...original,
+      address_1: '11 Downing Street',
+      payment_reference: 'T-3',
+      amount: '2000.00',
+    };
+    const response = await api.onboard(user([moved]));
+    assert.equal(response.status, 201, JSON.stringify(response.body));
+    assert.deepEqual(response.body, {
+      message: 'Onboarded 1 user: 0 created, 1 updated.',
+      created: 0,
+      updated: 1,
+    });
+    const after = await countRows(t.db);
+    assert.equal(after.tenancies - before.tenancies, 1);
+    assert.equal(after.documents - before.documents, 1, 'the new tenancy’s agreement');
+    assert.equal(after.jobs - before.jobs, 1, 'its fetch job');
+    const fresh = await api.view('tenant@example.com', 'T-3');
+    assert.equal(fresh.tenancy.address_1, '11 Downing Street');
+    assert.equal(fresh.tenancy.amount, '2000.00');
+    const old = await api.view('tenant@example.com', 'T-1');
+    assert.equal(old.tenancy.address_1, '10 Downing Street');
+    assert.equal(old.tenancy.amount, '1350.50');
+  });
+
+  it('a changed address_1 with the same payment_reference is a new tenancy reusing a reference: 400 on tenant.N.payment_reference', async () => {
+    const before = await countRows(t.db);
+    const response = await api.onboard(
+      user([
+        tenancyBody({ payment_reference: 'T-4', address_1: '4 New Street' }),
+        { ...original, address_1: '12 Downing Street' },
+      ]),
+    );
+    assert.equal(response.status, 400);
+    assert.deepEqual(response.body, { 'tenant.1.payment_reference': [REFERENCE_TAKEN] });
+    assert.deepEqual(await countRows(t.db), before, 'T-4 was not written either');
+  });
+
+  it('a changed start_rent_date with the same payment_reference is likewise refused', async () => {
+    const response = await api.onboard(user([{ ...original, start_rent_date: '2026-01-02' }]));
+    assert.equal(response.status, 400);
+    assert.deepEqual(response.body, { 'tenant.0.payment_reference': [REFERENCE_TAKEN] });
+  });
+
+  it('a new user reusing another user’s payment_reference: 400, in a single body and in an array body', async () => {
+    const before = await countRows(t.db);
+    const single = await api.onboard(
+      userBody({
+        user_id: 2,
+        email: 'second@example.com',
+        tenant: [tenancyBody({ payment_reference: 'T-2' })],
+      }),
+    );
+    assert.equal(single.status, 400);
+    assert.deepEqual(single.body, { 'tenant.0.payment_reference': [REFERENCE_TAKEN] });
+    const array = await api.onboard([
+      userBody({
+        user_id: 3,
+        email: 'third@example.com',
+        tenant: [tenancyBody({ payment_reference: 'T-30' })],
+      }),
+      userBody({ user_id: 2, email: 'second@example.com', tenant: [{ ...original }] }),
+    ]);
+    assert.equal(array.status, 400);
+    assert.deepEqual(array.body, { '1.tenant.0.payment_reference': [REFERENCE_TAKEN] });
+    assert.deepEqual(await countRows(t.db), before);
+  });
+
+  it('another existing user sending the exact identity fields of someone else’s tenancy does not take it over', async () => {
+    await api.onboardOk(
+      userBody({
+        user_id: 5,
+        email: 'five@example.com',
+        tenant: [tenancyBody({ payment_reference: 'T-5' })],
+      }),
+    );
+    const response = await api.onboard(
+      userBody({ user_id: 5, email: 'five@example.com', tenant: [{ ...second, amount: '1.00' }] }),
+    );
+    assert.equal(response.status, 400);
+    assert.deepEqual(response.body, { 'tenant.0.payment_reference': [REFERENCE_TAKEN] });
+    const view = await api.view('tenant@example.com', 'T-2');
+    assert.equal(view.tenancy.amount, '800.00');
+  });
+});
+
+describe('onboarding rules: documents and KYC links', () => {
+  let t: TestApp;
+  let api: Api;
+  const kyc = {
+    pii_front: 'https://docs.example/front-1.jpg',
+    pii_back: 'https://docs.example/back-1.jpg',
+    photo: 'https://docs.example/photo-1.jpg',
+    status: 'pending',
+  };
+  const user = (kycBody: Record<string, unknown>) =>
+    userBody({
+      user_id: 1,
+      email: 'kyc@example.com',
+      tenant: [tenancyBody({ payment_reference: 'K-1' })],
+      kyc: kycBody,
+    });
+
+  before(async () => {
+    t = await startTestApp();
+    api = integrationApi(t, await t.createIntegrator(UNLIMITED));
+  });
+  after(() => t.close());
+
+  it('a new tenancy creates its agreement document (pending) and a document.fetch job, together', async () => {
+    const before = await countRows(t.db);
+    await api.onboardOk(user(kyc));
+    const after = await countRows(t.db);
+    assert.equal(after.documents - before.documents, 4, 'agreement + three KYC links');
+    assert.equal(after.jobs - before.jobs, 4, 'one fetch job per document');
+
+    const [agreement] = await t.db.query<DocumentRow>(
+      `SELECT d.id, d.kind, d.tenancy_id, d.source_url, d.generation, d.state FROM documents d
+         JOIN tenancies t ON t.id = d.tenancy_id
+        WHERE t.integrator_id = $1 AND t.payment_reference = 'K-1' AND d.kind = 'agreement'`,
+      [api.integratorId],
+    );
+    assert.ok(agreement);
+    assert.equal(agreement.state, 'pending');
+    assert.equal(agreement.generation, 1);
+    assert.equal(agreement.source_url, 'https://docs.example/agreement.pdf');
+    const jobs = await fetchJobs(t, agreement.id);
+    assert.deepEqual(
+      jobs.map((j) => [j.generation, j.status]),
+      [[1, 'pending']],
+    );
+
+    const view = await api.view('kyc@example.com');
+    assert.deepEqual(view.tenancy.agreement_document, {
+      state: 'pending',
+      sha256: null,
+      size_bytes: null,
+      failure_reason: null,
+    });
+    assert.deepEqual(view.user.kyc, kyc);
+    const docs = await documentsOf(t, api, 1);
+    for (const kind of ['pii_front', 'pii_back', 'photo']) {
+      assert.equal(docs[kind]?.generation, 1, kind);
+      assert.equal(docs[kind]?.source_url, kyc[kind as keyof typeof kyc]);
+      assert.deepEqual(
+        (await fetchJobs(t, docs[kind]!.id)).map((j) => j.generation),
+        [1],
+      );
+    }
+  });
+
+  it('KYC absent (kyc {}) leaves every member unchanged and fetches nothing again', async () => {
+    const before = await countRows(t.db);
+    const docsBefore = await documentsOf(t, api, 1);
+    await api.onboardOk(user({}));
+    assert.deepEqual(await countRows(t.db), before);
+    assert.deepEqual(await documentsOf(t, api, 1), docsBefore);
+    assert.deepEqual((await api.view('kyc@example.com')).user.kyc, kyc);
+  });
+
+  it('the same URL sent again is no change: no new generation, no new job', async () => {
+    const before = await countRows(t.db);
+    const docsBefore = await documentsOf(t, api, 1);
+    await api.onboardOk(user(kyc));
+    assert.deepEqual(await countRows(t.db), before);
+    assert.deepEqual(await documentsOf(t, api, 1), docsBefore);
+  });
+
+  it('null clears a member (and its document); the others stay', async () => {
+    await api.onboardOk(user({ pii_back: null, status: null }));
+    const view = await api.view('kyc@example.com');
+    assert.deepEqual(view.user.kyc, {
+      pii_front: kyc.pii_front,
+      pii_back: null,
+      photo: kyc.photo,
+      status: null,
+    });
+    const docs = await documentsOf(t, api, 1);
+    assert.deepEqual(Object.keys(docs).sort(), ['photo', 'pii_front']);
+    assert.deepEqual(Object.keys(view.user.kyc_documents).sort(), ['photo', 'pii_front']);
+  });
+
+  it('a new URL is a new fetch: the document’s generation bumps and a job for that generation exists', async () => {
+    const docBefore = (await documentsOf(t, api, 1)).pii_front!;
+    await api.onboardOk(user({ pii_front: 'https://docs.example/front-2.jpg' }));
+    const doc = (await documentsOf(t, api, 1)).pii_front!;
+    assert.equal(doc.id, docBefore.id, 'the same document row');
+    assert.equal(doc.generation, docBefore.generation + 1);
+    assert.equal(doc.state, 'pending');
+    assert.equal(doc.source_url, 'https://docs.example/front-2.jpg');
+    const jobs = await fetchJobs(t, doc.id);
+    assert.deepEqual(
+      jobs.map((j) => j.generation),
+      [1, 2],
+    );
+    assert.equal(jobs[1]?.status, 'pending');
+    assert.equal(jobs[1]?.dedupe_key, `${DOCUMENT_FETCH_JOB}:${doc.id}:2`);
+    const view = await api.view('kyc@example.com');
+    assert.equal(view.user.kyc.pii_front, 'https://docs.example/front-2.jpg');
+    assert.equal(view.user.kyc_documents.pii_front.state, 'pending');
+    assert.equal(view.user.kyc.photo, kyc.photo, 'photo unchanged');
+  });
+
+  it('a cleared member set again gets a fresh document and a fetch job', async () => {
+    const before = await countRows(t.db);
+    await api.onboardOk(user({ pii_back: 'https://docs.example/back-2.jpg', status: 'verified' }));
+    const after = await countRows(t.db);
+    assert.equal(after.documents - before.documents, 1);
+    assert.equal(after.jobs - before.jobs, 1);
+    const doc = (await documentsOf(t, api, 1)).pii_back!;
+    assert.equal(doc.generation, 1);
+    assert.equal(doc.source_url, 'https://docs.example/back-2.jpg');
+    assert.deepEqual(
+      (await fetchJobs(t, doc.id)).map((j) => j.generation),
+      [1],
+    );
+    const view = await api.view('kyc@example.com');
+    assert.equal(view.user.kyc.pii_back, 'https://docs.example/back-2.jpg');
+    assert.equal(view.user.kyc.status, 'verified');
+  });
+
+  it('an existing tenancy’s changed agreement URL is ignored: no new fetch', async () => {
+    const before = await countRows(t.db);
+    const response = await api.onboard(
+      userBody({
+        user_id: 1,
+        email: 'kyc@example.com',
+        tenant: [tenancyBody({ payment_reference: 'K-1', agreement: 'https://docs.example/v2.pdf' })],
+        kyc: {},
+      }),
+    );
+    assert.equal(response.status, 201);
+    assert.deepEqual(await countRows(t.db), before);
+    assert.equal((await api.view('kyc@example.com')).tenancy.agreement, 'https://docs.example/agreement.pdf');
+  });
+
+  it('a new user’s KYC null members create no documents', async () => {
+    const before = await countRows(t.db);
+    await api.onboardOk(
+      userBody({
+        user_id: 2,
+        email: 'nulls@example.com',
+        tenant: [tenancyBody({ payment_reference: 'K-2' })],
+        kyc: { pii_front: null, pii_back: null, photo: null },
+      }),
+    );
+    const after = await countRows(t.db);
+    assert.equal(after.documents - before.documents, 1, 'only the agreement');
+    assert.equal(after.jobs - before.jobs, 1);
+  });
+});

@@ -1,0 +1,558 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sha256Hex } from '../src/platform/ids.ts';
+import {
+  type Answer,
+  type Api,
+  CLIENT_SESSION,
+  countRows,
+  integrationApi,
+  ONBOARDING,
+  sessionPath,
+  UNLIMITED,
+  USER_LOGIN,
+} from './api-client.ts';
+import { tenancyBody, userBody } from './fixtures.ts';
+import { startTestApp, type TestApp, tokenHeader } from './helpers.ts';
+
+const MINUTE = 60_000;
+const TOKEN = /^rp_ust_[A-Za-z0-9]{43}$/;
+
+function assertError(response: Answer, status: number, code: string, detail?: RegExp) {
+  assert.equal(response.status, status, JSON.stringify(response.body));
+  assert.deepEqual(Object.keys(response.body).sort(), ['detail', 'error']);
+  assert.equal(response.body.error, code);
+  assert.equal(typeof response.body.detail, 'string');
+  if (detail) assert.match(response.body.detail, detail);
+}
+
+describe('user-login', () => {
+  let t: TestApp;
+  let api: Api;
+  before(async () => {
+    t = await startTestApp();
+    api = integrationApi(t, await t.createIntegrator(UNLIMITED));
+    await api.onboardOk([
+      userBody({ user_id: 1, email: 'Tenant@Example.com' }),
+      userBody({
+        user_id: 2,
+        email: 'inactive@example.com',
+        tenant: [tenancyBody({ payment_reference: 'OLD-2', is_active: false })],
+      }),
+    ]);
+  });
+  after(() => t.close());
+
+  it('200 {token, session_id, expires_at, session_expires_at}: token 15 min, session 30 min from now', async () => {
+    const now = t.clock.now().getTime();
+    const response = await api.login({ email: 'tenant@example.com' });
+    assert.equal(response.status, 200, JSON.stringify(response.body));
+    assert.deepEqual(Object.keys(response.body).sort(), [
+      'expires_at',
+      'session_expires_at',
+      'session_id',
+      'token',
+    ]);
+    assert.match(response.body.token, TOKEN);
+    assert.match(response.body.session_id, /^ses_[A-Za-z0-9]+$/);
+    assert.equal(response.body.expires_at, new Date(now + 15 * MINUTE).toISOString());
+    assert.equal(response.body.session_expires_at, new Date(now + 30 * MINUTE).toISOString());
+  });
+
+  it('each call makes a new session with a new token, and both work', async () => {
+    const before = await countRows(t.db);
+    const first = await api.loginOk('tenant@example.com');
+    const second = await api.loginOk('tenant@example.com');
+    assert.notEqual(first.session_id, second.session_id);
+    assert.notEqual(first.token, second.token);
+    assert.equal((await countRows(t.db)).sessions - before.sessions, 2);
+    assert.equal((await api.clientSession(first.token)).status, 200);
+    assert.equal((await api.clientSession(second.token)).status, 200);
+    assert.equal((await api.session(first.session_id)).status, 200);
+    assert.equal((await api.session(second.session_id)).status, 200);
+  });
+
+  for (const email of [
+    'tenant@example.com',
+    'TENANT@EXAMPLE.COM',
+    'Tenant@Example.com',
+    'tEnAnT@eXaMpLe.CoM',
+  ]) {
+    it(`the email is compared case-insensitively (${email})`, async () => {
+      const { session_id } = await api.loginOk(email);
+      assert.equal((await api.session(session_id)).body.user.user_id, 1);
+    });
+  }
+
+  it('unknown email: 404 {"error": "not_found", "detail"} and no session', async () => {
+    const before = await countRows(t.db);
+    assertError(await api.login({ email: 'nobody@example.com' }), 404, 'not_found');
+    assert.deepEqual(await countRows(t.db), before);
+  });
+
+  const badBodies: [string, unknown, Record<string, string[]>][] = [
+    ['missing email', {}, { email: ['This field is required.'] }],
+    ['empty email', { email: '' }, { email: ['Enter a valid email address.'] }],
+    ['not an email', { email: 'tenant' }, { email: ['Enter a valid email address.'] }],
+    ['email as a number', { email: 42 }, { email: ['Not a valid string.'] }],
+    ['email null', { email: null }, { email: ['Not a valid string.'] }],
+    [
+      'email longer than 254',
+      { email: `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(58)}.com` },
+      { email: ['Ensure this field has no more than 254 characters.'] },
+    ],
+    [
+      'empty payment_reference',
+      { email: 'tenant@example.com', payment_reference: '' },
+      { payment_reference: ['This field may not be blank.'] },
+    ],
+    [
+      'payment_reference as a number',
+      { email: 'tenant@example.com', payment_reference: 7 },
+      { payment_reference: ['Not a valid string.'] },
+    ],
+    [
+      'payment_reference with a NUL',
+      { email: 'tenant@example.com', payment_reference: 'REF\u0000' },
+      { payment_reference: ['Null characters are not allowed.'] },
+    ],
+    [
+      'payment_reference with an unpaired surrogate',
+      { email: 'tenant@example.com', payment_reference: 'REF\udc00' },
+      { payment_reference: ['Enter valid Unicode text.'] },
+    ],
+    [
+      'a body that is an array',
+      [{ email: 'tenant@example.com' }],
+      { non_field_errors: ['Expected an object.'] },
+    ],
+    ['a body that is a string', 'tenant@example.com', { non_field_errors: ['Expected an object.'] }],
+  ];
+  for (const [name, body, errors] of badBodies) {
+    it(`${name}: 400 field error`, async () => {
+      const response = await api.login(body);
+      assert.equal(response.status, 400, JSON.stringify(response.body));
+      assert.deepEqual(response.body, errors);
+    });
+  }
+
+  it('a user without an active tenancy: 400 {"error": "no_active_tenancy", "detail"}', async () => {
+    const before = await countRows(t.db);
+    assertError(await api.login({ email: 'inactive@example.com' }), 400, 'no_active_tenancy');
+    assert.deepEqual(await countRows(t.db), before, 'no session');
+  });
+
+  it('stores the token hashed only', async () => {
+    const { token, session_id } = await api.loginOk('tenant@example.com');
+    const rows = await t.db.query<Record<string, unknown>>('SELECT * FROM sessions');
+    const dump = JSON.stringify(rows);
+    assert.ok(!dump.includes(token), 'the token itself is not stored');
+    assert.ok(!dump.includes(token.slice('rp_ust_'.length, 30)), 'no large part of it either');
+    const [row] = await t.db.query<{ token_hash: string }>('SELECT token_hash FROM sessions WHERE id = $1', [
+      session_id,
+    ]);
+    assert.equal(row?.token_hash, sha256Hex(token));
+  });
+
+  it('the token is not logged', async () => {
+    const { token } = await api.loginOk('tenant@example.com');
+    await api.clientSession(token);
+    assert.ok(!t.logs.text.includes(token));
+  });
+});
+
+describe('user-login: which tenancy the session pays for', () => {
+  let t: TestApp;
+  let api: Api;
+  const reference = async (email: string, paymentReference?: string) =>
+    (await api.view(email, paymentReference)).tenancy.payment_reference;
+
+  before(async () => {
+    t = await startTestApp();
+    api = integrationApi(t, await t.createIntegrator(UNLIMITED));
+    // User 1: a primary active tenancy, then (later) a newer non-primary active one and an inactive one.
+    await api.onboardOk(
+      userBody({
+        user_id: 1,
+        email: 'one@example.com',
+        tenant: [tenancyBody({ payment_reference: 'P-PRIMARY', is_primary: true })],
+      }),
+    );
+    t.clock.advance(MINUTE);
+    await api.onboardOk(
+      userBody({
+        user_id: 1,
+        email: 'one@example.com',
+        tenant: [
+          tenancyBody({ payment_reference: 'P-NEWER', address_1: '2 Newer Road', is_primary: false }),
+          tenancyBody({
+            payment_reference: 'P-INACTIVE',
+            address_1: '3 Old Road',
+            is_primary: false,
+            is_active: false,
+          }),
+        ],
+      }),
+    );
+    // User 2: no primary active tenancy (the primary one is inactive): the newest active one wins.
+    await api.onboardOk(
+      userBody({
+        user_id: 2,
+        email: 'two@example.com',
+        tenant: [
+          tenancyBody({ payment_reference: 'Q-OLDER', is_primary: false }),
+          tenancyBody({
+            payment_reference: 'Q-PRIMARY-ENDED',
+            address_1: '9 Ended Road',
+            is_primary: true,
+            is_active: false,
+          }),
+        ],
+      }),
+    );
+    t.clock.advance(MINUTE);
+    await api.onboardOk(
+      userBody({
+        user_id: 2,
+        email: 'two@example.com',
+        tenant: [
+          tenancyBody({ payment_reference: 'Q-NEWEST', address_1: '5 Newest Road', is_primary: false }),
+        ],
+      }),
+    );
+    // User 3: two non-primary active tenancies onboarded in one request.
+    await api.onboardOk(
+      userBody({
+        user_id: 3,
+        email: 'three@example.com',
+        tenant: [
+          tenancyBody({ payment_reference: 'R-LATER', start_rent_date: '2026-06-01', is_primary: false }),
+          tenancyBody({
+            payment_reference: 'R-EARLIER',
+            start_rent_date: '2026-01-01',
+            address_1: 'x',
+            is_primary: false,
+          }),
+        ],
+      }),
+    );
+  });
+  after(() => t.close());
+
+  it('default: the primary active tenancy, even when a newer active one exists', async () => {
+    assert.equal(await reference('one@example.com'), 'P-PRIMARY');
+  });
+
+  it('default without a primary active tenancy: the newest active one', async () => {
+    assert.equal(await reference('two@example.com'), 'Q-NEWEST');
+  });
+
+  it('default among tenancies onboarded together: the one starting last (deterministic)', async () => {
+    for (let i = 0; i < 5; i++) assert.equal(await reference('three@example.com'), 'R-LATER');
+  });
+
+  it('named: that tenancy, primary or not', async () => {
+    assert.equal(await reference('one@example.com', 'P-NEWER'), 'P-NEWER');
+    assert.equal(await reference('one@example.com', 'P-PRIMARY'), 'P-PRIMARY');
+    assert.equal(await reference('two@example.com', 'Q-OLDER'), 'Q-OLDER');
+  });
+
+  it('named but inactive: 400 no_active_tenancy', async () => {
+    assertError(
+      await api.login({ email: 'one@example.com', payment_reference: 'P-INACTIVE' }),
+      400,
+      'no_active_tenancy',
+      /P-INACTIVE/,
+    );
+  });
+
+  it('named but unknown: 404 not_found', async () => {
+    assertError(await api.login({ email: 'one@example.com', payment_reference: 'NOPE' }), 404, 'not_found');
+  });
+
+  it('named but another user’s: 404 not_found, as unknown', async () => {
+    assertError(
+      await api.login({ email: 'one@example.com', payment_reference: 'Q-NEWEST' }),
+      404,
+      'not_found',
+    );
+  });
+
+  it('the reference is matched exactly (case matters)', async () => {
+    assertError(
+      await api.login({ email: 'one@example.com', payment_reference: 'p-newer' }),
+      404,
+      'not_found',
+    );
+  });
+});
+
+describe('session query: GET /api/third-party/session/{session_id}/', () => {
+  let t: TestApp;
+  let api: Api;
+  before(async () => {
+    t = await startTestApp();
+    api = integrationApi(t, await t.createIntegrator(UNLIMITED));
+    await api.onboardOk([
+      userBody({
+        user_id: 1,
+        email: 'tenant@example.com',
+        kyc: { pii_front: 'https://docs.example/front.jpg', status: 'verified' },
+        tenant: [
+          tenancyBody({
+            payment_reference: 'PLAN-1',
+            installment_payment: {
+              total_amount: 2400.5,
+              installments: [
+                { installment_number: 1, due_date: '2026-01-01', amount: 1200.25 },
+                { installment_number: 2, due_date: '2026-07-01', amount: 1200.25 },
+              ],
+            },
+          }),
+        ],
+      }),
+      userBody({
+        user_id: 2,
+        email: 'noplan@example.com',
+        tenant: [tenancyBody({ payment_reference: 'NOPLAN-2' })],
+      }),
+    ]);
+  });
+  after(() => t.close());
+
+  it('answers exactly the contract’s shape', async () => {
+    const createdAt = t.clock.now();
+    const { session_id } = await api.loginOk('tenant@example.com');
+    const response = await api.session(session_id);
+    assert.equal(response.status, 200, JSON.stringify(response.body));
+    const body = response.body;
+    assert.deepEqual(Object.keys(body).sort(), [
+      'bank_account',
+      'created_at',
+      'expires_at',
+      'payments',
+      'session_id',
+      'status',
+      'tenancy',
+      'user',
+    ]);
+    assert.equal(body.session_id, session_id);
+    assert.equal(body.status, 'active');
+    assert.equal(body.created_at, createdAt.toISOString());
+    assert.equal(body.expires_at, new Date(createdAt.getTime() + 30 * MINUTE).toISOString());
+    assert.deepEqual(body.payments, []);
+    // kyc_documents is not in the contract's listing; it carries the KYC fetch states the contract says
+    // the session query shows ("the agreement URL (and any KYC URL) ... its state ... is shown").
+    assert.deepEqual(Object.keys(body.user).sort(), [
+      'date_of_birth',
+      'email',
+      'first_name',
+      'kyc',
+      'kyc_documents',
+      'last_name',
+      'phone_number',
+      'user_id',
+    ]);
+    assert.deepEqual(body.user, {
+      user_id: 1,
+      email: 'tenant@example.com',
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      phone_number: '+447700900123',
+      date_of_birth: '1990-12-10',
+      kyc: { pii_front: 'https://docs.example/front.jpg', pii_back: null, photo: null, status: 'verified' },
+      kyc_documents: {
+        pii_front: { state: 'pending', sha256: null, size_bytes: null, failure_reason: null },
+      },
+    });
+    assert.deepEqual(Object.keys(body.tenancy).sort(), [
+      'address_1',
+      'agreement',
+      'agreement_document',
+      'amount',
+      'city',
+      'country',
+      'end_rent_date',
+      'frequency',
+      'installment_payment',
+      'is_active',
+      'is_primary',
+      'payment_reference',
+      'post_code',
+      'recipient_bank_account_name',
+      'recipient_bank_account_number',
+      'recipient_bank_sort_code',
+      'rent_due_day',
+      'start_rent_date',
+    ]);
+    assert.deepEqual(body.tenancy, {
+      post_code: 'SW1A 1AA',
+      address_1: '10 Downing Street',
+      city: 'London',
+      country: 'United Kingdom',
+      is_primary: true,
+      start_rent_date: '2026-01-01',
+      end_rent_date: '2026-12-31',
+      rent_due_day: 1,
+      amount: '1200.00',
+      frequency: 'every_1_month',
+      is_active: true,
+      payment_reference: 'PLAN-1',
+      recipient_bank_sort_code: '12-34-56',
+      recipient_bank_account_number: '12345678',
+      recipient_bank_account_name: 'Landlord Ltd',
+      agreement: 'https://docs.example/agreement.pdf',
+      installment_payment: {
+        total_amount: 2400.5,
+        installments: [
+          { installment_number: 1, due_date: '2026-01-01', amount: 1200.25 },
+          { installment_number: 2, due_date: '2026-07-01', amount: 1200.25 },
+        ],
+      },
+      agreement_document: { state: 'pending', sha256: null, size_bytes: null, failure_reason: null },
+    });
+    assert.deepEqual(body.bank_account, {
+      sort_code: '12-34-56',
+      account_number: '12345678',
+      account_name: 'Landlord Ltd',
+    });
+  });
+
+  it('installment_payment is absent when the tenancy has none', async () => {
+    const view = await api.view('noplan@example.com');
+    assert.equal('installment_payment' in view.tenancy, false);
+    assert.equal(view.tenancy.amount, '1200.00');
+    assert.deepEqual(view.user.kyc, { pii_front: null, pii_back: null, photo: null, status: 'pending' });
+    assert.deepEqual(view.user.kyc_documents, {});
+  });
+
+  it('status is active until 30 minutes after user-login, then expired', async () => {
+    const { session_id } = await api.loginOk('tenant@example.com');
+    t.clock.advance(30 * MINUTE - 1);
+    assert.equal((await api.session(session_id)).body.status, 'active');
+    t.clock.advance(1);
+    const expired = await api.session(session_id);
+    assert.equal(expired.status, 200, 'an expired session can still be queried');
+    assert.equal(expired.body.status, 'expired');
+  });
+
+  it('an unknown session id: 404 {"error": "not_found", "detail"}', async () => {
+    assertError(await api.session('ses_doesnotexist0000000000'), 404, 'not_found');
+  });
+
+  for (const [name, id] of [
+    // Longer than any id, yet within the router's parameter length (100).
+    ['longer than any id', `ses_${'a'.repeat(90)}`],
+    ['with a NUL', 'ses_\u0000'],
+    ['with odd characters', "ses_'; DROP TABLE sessions; --"],
+    ['with non-ASCII characters', 'ses_é🏠'],
+  ] as const) {
+    it(`a session id ${name}: 404 as unknown, not a 400 or 500`, async () => {
+      assertError(await api.session(id), 404, 'not_found');
+    });
+  }
+
+  it('the trailing slash is part of the path', async () => {
+    const { session_id } = await api.loginOk('tenant@example.com');
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `/api/third-party/session/${session_id}`,
+      headers: tokenHeader(api.serverToken),
+    });
+    assert.equal(response.statusCode, 404);
+  });
+});
+
+describe('Client API: GET /api/client/session', () => {
+  let t: TestApp;
+  let api: Api;
+  before(async () => {
+    t = await startTestApp();
+    api = integrationApi(
+      t,
+      await t.createIntegrator({ ...UNLIMITED, fees: { card: { percent: '1.4', fixed: '0.20' } } }),
+    );
+    await api.onboardOk(userBody({ user_id: 1, email: 'tenant@example.com' }));
+  });
+  after(() => t.close());
+
+  it('200 with the tenant, the tenancy’s rent_amount, the integrator’s fees and the features', async () => {
+    const login = await api.login({ email: 'tenant@example.com' });
+    const response = await api.clientSession(login.body.token);
+    assert.equal(response.status, 200, JSON.stringify(response.body));
+    const body = response.body;
+    assert.equal(body.session_id, login.body.session_id);
+    assert.equal(body.expires_at, login.body.session_expires_at);
+    assert.equal(body.token_expires_at, login.body.expires_at);
+    assert.equal(body.environment, 'sandbox');
+    assert.deepEqual(body.tenant, { first_name: 'Ada', last_name: 'Lovelace', email: 'tenant@example.com' });
+    assert.equal(body.tenancy.rent_amount, '1200.00');
+    assert.equal(body.tenancy.payment_reference, 'REF-0001');
+    assert.equal(body.tenancy.frequency, 'every_1_month');
+    assert.equal(body.currency, 'GBP');
+    assert.deepEqual(body.fees, { card: { percent: '1.40', fixed: '0.20' } });
+    assert.deepEqual(body.features, { apms: true, wallets: true, recurring: true, savedCards: true });
+    assert.equal(JSON.stringify(body).includes('recipient_bank'), false, 'no landlord bank details');
+  });
+
+  it('the token works for 15 minutes, then 401 session_expired (while the session itself is still active)', async () => {
+    const { token, session_id } = await api.loginOk('tenant@example.com');
+    t.clock.advance(15 * MINUTE - 1);
+    assert.equal((await api.clientSession(token)).status, 200);
+    t.clock.advance(1);
+    assertError(await api.clientSession(token), 401, 'session_expired');
+    assert.equal((await api.session(session_id)).body.status, 'active');
+  });
+
+  it('a new user-login gives a working token again', async () => {
+    const { token } = await api.loginOk('tenant@example.com');
+    assert.equal((await api.clientSession(token)).status, 200);
+  });
+
+  it('an unknown user session token: 401', async () => {
+    assertError(await api.clientSession(`rp_ust_${'A'.repeat(43)}`), 401, 'session_expired');
+  });
+
+  it('no Authorization header: 401', async () => {
+    const response = await t.app.inject({ method: 'GET', url: CLIENT_SESSION });
+    assert.equal(response.statusCode, 401);
+    assert.equal(response.json().error, 'unauthorized');
+  });
+
+  it('the server token on the Client API: 401, with either scheme', async () => {
+    assertError(await api.clientSession(api.serverToken), 401, 'unauthorized', /server token/);
+    const response = await t.app.inject({
+      method: 'GET',
+      url: CLIENT_SESSION,
+      headers: tokenHeader(api.serverToken),
+    });
+    assert.equal(response.statusCode, 401);
+    assert.equal(response.json().error, 'unauthorized');
+  });
+
+  it('a real user session token on the Integration API: 401 on every endpoint, with either scheme', async () => {
+    const { token, session_id } = await api.loginOk('tenant@example.com');
+    for (const scheme of ['Token', 'Bearer']) {
+      const headers = { authorization: `${scheme} ${token}`, 'content-type': 'application/json' };
+      for (const request of [
+        { method: 'GET' as const, url: sessionPath(session_id) },
+        {
+          method: 'POST' as const,
+          url: USER_LOGIN,
+          payload: JSON.stringify({ email: 'tenant@example.com' }),
+        },
+        { method: 'POST' as const, url: ONBOARDING, payload: JSON.stringify(userBody({ user_id: 9 })) },
+      ]) {
+        const response = await t.app.inject({ ...request, headers });
+        assert.equal(response.statusCode, 401, `${scheme} ${request.url}`);
+        assert.equal(response.json().error, 'unauthorized');
+        assert.match(response.json().detail, /user session token/);
+      }
+    }
+    assert.equal(
+      (await api.clientSession(token)).status,
+      200,
+      'the token itself still works where it belongs',
+    );
+  });
+});
