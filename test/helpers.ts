@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
@@ -60,6 +63,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     databaseUrl: undefined,
     operatorToken: OPERATOR_TOKEN,
     publicUrl: 'http://127.0.0.1:8080',
+    // Each app stores fetched documents in a folder of its own, never in the checkout's ./data.
+    documentsDir: fs.mkdtempSync(path.join(os.tmpdir(), 'rentpay-test-documents-')),
     ...overrides,
   };
 }
@@ -126,6 +131,7 @@ export async function startTestApp(
     async close() {
       await app.close();
       if (!options.db) await db.close();
+      fs.rmSync(config.documentsDir, { recursive: true, force: true });
       if (!options.database) await database.drop();
     },
   };

@@ -1,0 +1,161 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { jobHandlers } from '../src/jobs.ts';
+import { Worker } from '../src/platform/jobs/queue.ts';
+import { createLogger } from '../src/platform/log/logger.ts';
+import { tenancyBody, userBody } from './fixtures.ts';
+import { startTestApp, type TestApp, tokenHeader } from './helpers.ts';
+
+/**
+ * The integrator's whole first-tenant flow over real HTTP: onboard with an installment plan, let the worker fetch
+ * the agreement from a real server, log in, read the session back with the agreement stored.
+ */
+describe('first tenant, end to end', () => {
+  let t: TestApp;
+  let baseUrl: string;
+  let headers: Record<string, string>;
+  let samplePdf: Buffer;
+
+  before(async () => {
+    // Local sandbox: the sample agreement is served by this very app on loopback, so private hosts are allowed.
+    t = await startTestApp({ config: { allowPrivateDocumentHosts: true } });
+    baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { token } = await t.createIntegrator({ rate_limit_per_second: 10_000, rate_limit_burst: 20_000 });
+    headers = { ...tokenHeader(token), 'content-type': 'application/json' };
+    samplePdf = Buffer.from(
+      await (await fetch(`${baseUrl}/sandbox/documents/sample-agreement.pdf`)).arrayBuffer(),
+    );
+  });
+  after(() => t.close());
+
+  const post = (path: string, body: unknown) =>
+    fetch(`${baseUrl}/api/third-party${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+  const getSession = async (sessionId: string) =>
+    (await fetch(`${baseUrl}/api/third-party/session/${sessionId}/`, { headers })).json();
+  const runJobs = () =>
+    new Worker({
+      db: t.db,
+      clock: t.clock,
+      log: createLogger('silent'),
+      handlers: jobHandlers(t.config),
+    }).drain();
+
+  it('onboard with an installment plan, fetch the agreement, log in, read the session back', async () => {
+    const agreement = `${baseUrl}/sandbox/documents/sample-agreement.pdf`;
+    const onboarded = await post(
+      '/onboarding/',
+      userBody({
+        user_id: 501,
+        email: 'e2e@example.com',
+        tenant: [
+          tenancyBody({
+            payment_reference: 'E2E-1',
+            agreement,
+            installment_payment: {
+              total_amount: 2400,
+              installments: [
+                { installment_number: 1, due_date: '2026-01-01', amount: 1200 },
+                { installment_number: 2, due_date: '2026-07-01', amount: 1200 },
+              ],
+            },
+          }),
+        ],
+        kyc: { photo: agreement, status: 'pending' },
+      }),
+    );
+    assert.equal(onboarded.status, 201);
+    assert.deepEqual(await onboarded.json(), {
+      message: 'Onboarded 1 user: 1 created, 0 updated.',
+      created: 1,
+      updated: 0,
+    });
+
+    const login = await post('/user-login/', { email: 'E2E@example.com' });
+    assert.equal(login.status, 200);
+    const { session_id } = await login.json();
+    const pending = await getSession(session_id);
+    assert.equal(pending.tenancy.agreement_document.state, 'pending');
+
+    assert.equal(await runJobs(), 2, 'the agreement and the KYC photo are fetched');
+    const session = await getSession(session_id);
+    assert.equal(session.status, 'active');
+    assert.deepEqual(session.tenancy.agreement_document, {
+      state: 'stored',
+      sha256: createHash('sha256').update(samplePdf).digest('hex'),
+      size_bytes: samplePdf.length,
+      failure_reason: null,
+    });
+    assert.equal(session.user.kyc_documents.photo.state, 'stored');
+    assert.deepEqual(session.tenancy.installment_payment, {
+      total_amount: 2400,
+      installments: [
+        { installment_number: 1, due_date: '2026-01-01', amount: 1200 },
+        { installment_number: 2, due_date: '2026-07-01', amount: 1200 },
+      ],
+    });
+    assert.equal(session.tenancy.amount, '1200.00');
+    assert.deepEqual(session.bank_account, {
+      sort_code: '12-34-56',
+      account_number: '12345678',
+      account_name: 'Landlord Ltd',
+    });
+  });
+
+  it('an agreement that is not a PDF fails with a reason and records a document_failed event', async () => {
+    const onboarded = await post(
+      '/onboarding/',
+      userBody({
+        user_id: 502,
+        email: 'not-pdf@example.com',
+        tenant: [tenancyBody({ payment_reference: 'E2E-2', agreement: `${baseUrl}/healthz` })],
+      }),
+    );
+    assert.equal(onboarded.status, 201);
+    await runJobs();
+    const { session_id } = await (await post('/user-login/', { email: 'not-pdf@example.com' })).json();
+    const session = await getSession(session_id);
+    assert.equal(session.tenancy.agreement_document.state, 'failed');
+    assert.match(session.tenancy.agreement_document.failure_reason, /not a PDF/);
+    const events = await t.db.query<{ data: Record<string, unknown> }>(
+      `SELECT data FROM events WHERE type = 'document_failed' AND data->>'payment_reference' = 'E2E-2'`,
+    );
+    assert.equal(events.length, 1);
+    assert.equal(events[0]?.data.user_id, 502);
+  });
+
+  it('a changed KYC URL on update is fetched again', async () => {
+    const first = `${baseUrl}/sandbox/documents/sample-agreement.pdf`;
+    const user = (photo: string) =>
+      userBody({
+        user_id: 503,
+        email: 'kyc@example.com',
+        tenant: [tenancyBody({ payment_reference: 'E2E-3', agreement: first })],
+        kyc: { photo },
+      });
+    assert.equal((await post('/onboarding/', user(first))).status, 201);
+    await runJobs();
+    const { session_id } = await (await post('/user-login/', { email: 'kyc@example.com' })).json();
+    assert.equal((await getSession(session_id)).user.kyc_documents.photo.state, 'stored');
+
+    const updated = await post('/onboarding/', user(`${baseUrl}/healthz?photo=2`));
+    assert.deepEqual(await updated.json(), {
+      message: 'Onboarded 1 user: 0 created, 1 updated.',
+      created: 0,
+      updated: 1,
+    });
+    assert.equal(
+      (await getSession(session_id)).user.kyc_documents.photo.state,
+      'pending',
+      'reset for the new URL',
+    );
+    await runJobs();
+    const after = await getSession(session_id);
+    assert.equal(after.user.kyc.photo, `${baseUrl}/healthz?photo=2`);
+    assert.equal(
+      after.user.kyc_documents.photo.state,
+      'failed',
+      'the new URL was fetched (and is not an image)',
+    );
+  });
+});
