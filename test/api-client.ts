@@ -1,7 +1,8 @@
 /** Shared by the onboarding, session and isolation tests: one integrator's view of the Integration API. */
-import type { LightMyRequestResponse } from 'fastify';
+import assert from 'node:assert/strict';
+import type { InjectOptions } from 'fastify';
 import type { Queryable } from '../src/platform/db/db.ts';
-import { type TestApp, tokenHeader } from './helpers.ts';
+import { startTestApp, type TestApp, tokenHeader } from './helpers.ts';
 
 export const ONBOARDING = '/api/third-party/onboarding/';
 export const USER_LOGIN = '/api/third-party/user-login/';
@@ -12,6 +13,23 @@ export const sessionPath = (id: string) => `/api/third-party/session/${encodeURI
 export const UNLIMITED = { rate_limit_per_second: 100_000, rate_limit_burst: 1_000_000 };
 
 export const DATE_MESSAGE = 'Date has wrong format or is not a real date. Use YYYY-MM-DD.';
+export const EMAIL_TAKEN = 'A user with this email already exists.';
+export const REFERENCE_TAKEN =
+  'A tenancy with this payment_reference already exists. To update it, send the same user_id, start_rent_date and address_1.';
+
+export const ONE_USER_CREATED = {
+  message: 'Onboarded 1 user: 1 created, 0 updated.',
+  created: 1,
+  updated: 0,
+};
+export const ONE_USER_UPDATED = {
+  message: 'Onboarded 1 user: 0 created, 1 updated.',
+  created: 0,
+  updated: 1,
+};
+
+/** A document the service has not fetched yet, as the session query shows it. */
+export const PENDING_DOCUMENT = { state: 'pending', sha256: null, size_bytes: null, failure_reason: null };
 
 export interface Answer {
   status: number;
@@ -20,8 +38,9 @@ export interface Answer {
   headers: Record<string, unknown>;
 }
 
-async function answer(promise: Promise<LightMyRequestResponse>): Promise<Answer> {
-  const response = await promise;
+/** A request exactly as given, no token, content type or JSON encoding added: for what the Api methods never send. */
+export async function send(t: TestApp, request: InjectOptions): Promise<Answer> {
+  const response = await t.app.inject(request);
   let body: unknown;
   try {
     body = response.json();
@@ -29,6 +48,28 @@ async function answer(promise: Promise<LightMyRequestResponse>): Promise<Answer>
     body = response.body;
   }
   return { status: response.statusCode, body, headers: response.headers };
+}
+
+/** The status, then the whole body. */
+export function assertAnswer(response: Answer, status: number, body: unknown): void {
+  assert.equal(response.status, status, JSON.stringify(response.body));
+  assert.deepEqual(response.body, body);
+}
+
+/** Asserts each field of `expected` equals that field of `actual`; `actual`'s other fields are not checked. */
+export function assertFields<T extends object>(actual: T, expected: { [K in keyof T]?: unknown }): void {
+  for (const field of Object.keys(expected) as (keyof T & string)[]) {
+    assert.deepEqual(actual[field], expected[field], field);
+  }
+}
+
+/** The contract's `{"error", "detail"}` shape, with this status and error code (and a detail matching `detail`). */
+export function assertError(response: Answer, status: number, code: string, detail?: RegExp): void {
+  assert.equal(response.status, status, JSON.stringify(response.body));
+  assert.deepEqual(Object.keys(response.body).sort(), ['detail', 'error']);
+  assert.equal(response.body.error, code);
+  assert.equal(typeof response.body.detail, 'string');
+  if (detail) assert.match(response.body.detail, detail);
 }
 
 export interface Api {
@@ -56,24 +97,20 @@ export function integrationApi(
 ): Api {
   const auth = { ...tokenHeader(integrator.token), ...headers };
   const post = (url: string, body: unknown) =>
-    answer(
-      t.app.inject({
-        method: 'POST',
-        url,
-        headers: { ...auth, 'content-type': 'application/json' },
-        payload: JSON.stringify(body),
-      }),
-    );
+    send(t, {
+      method: 'POST',
+      url,
+      headers: { ...auth, 'content-type': 'application/json' },
+      payload: JSON.stringify(body),
+    });
   const api: Api = {
     integratorId: integrator.id,
     serverToken: integrator.token,
     onboard: (body) => post(ONBOARDING, body),
     login: (body) => post(USER_LOGIN, body),
-    session: (id) => answer(t.app.inject({ method: 'GET', url: sessionPath(id), headers: auth })),
+    session: (id) => send(t, { method: 'GET', url: sessionPath(id), headers: auth }),
     clientSession: (token) =>
-      answer(
-        t.app.inject({ method: 'GET', url: CLIENT_SESSION, headers: { authorization: `Bearer ${token}` } }),
-      ),
+      send(t, { method: 'GET', url: CLIENT_SESSION, headers: { authorization: `Bearer ${token}` } }),
     async onboardOk(body) {
       const response = await api.onboard(body);
       if (response.status !== 201) {
@@ -104,6 +141,14 @@ export function integrationApi(
   return api;
 }
 
+/** A fresh app with one integrator (unlimited rate, then `integrator`'s fields) and that integrator's client. */
+export async function startIntegration(
+  integrator: Record<string, unknown> = {},
+): Promise<{ t: TestApp; api: Api }> {
+  const t = await startTestApp();
+  return { t, api: integrationApi(t, await t.createIntegrator({ ...UNLIMITED, ...integrator })) };
+}
+
 export const COUNTED_TABLES = ['users', 'tenancies', 'documents', 'sessions', 'jobs'] as const;
 export type RowCounts = Record<(typeof COUNTED_TABLES)[number], number>;
 
@@ -113,6 +158,27 @@ export async function countRows(db: Queryable): Promise<RowCounts> {
     `SELECT ${COUNTED_TABLES.map((table) => `(SELECT count(*)::int FROM ${table}) AS ${table}`).join(', ')}`,
   );
   return row!;
+}
+
+/** How many rows each counted table gained while `action` ran (negative where it lost some). */
+export async function rowsAddedBy(db: Queryable, action: () => Promise<unknown>): Promise<RowCounts> {
+  const before = await countRows(db);
+  await action();
+  const after = await countRows(db);
+  return Object.fromEntries(
+    COUNTED_TABLES.map((table) => [table, after[table] - before[table]]),
+  ) as RowCounts;
+}
+
+/** Runs `action` and asserts that it left every counted table as it was. */
+export async function assertWritesNothing(
+  db: Queryable,
+  action: () => Promise<unknown>,
+  message?: string,
+): Promise<void> {
+  const before = await countRows(db);
+  await action();
+  assert.deepEqual(await countRows(db), before, message);
 }
 
 /** The internal id of an integrator's user, by the integrator's user_id. */

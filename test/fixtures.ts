@@ -36,14 +36,40 @@ export function userBody(overrides: Record<string, unknown> = {}): Record<string
   };
 }
 
+/** userBody(user) whose tenancies are tenancyBody(t) for each t of `tenancies`. */
+export function userWithTenancies(
+  user: Record<string, unknown>,
+  ...tenancies: Record<string, unknown>[]
+): Record<string, unknown> {
+  return userBody({ ...user, tenant: tenancies.map((tenancy) => tenancyBody(tenancy)) });
+}
+
+export function installment(installment_number: number, due_date: string, amount: number) {
+  return { installment_number, due_date, amount };
+}
+
+/** An installment_payment of two equal installments, due 2026-01-01 and 2026-07-01. */
+export function twoInstallmentPlan(each = 1200) {
+  return {
+    total_amount: 2 * each,
+    installments: [installment(1, '2026-01-01', each), installment(2, '2026-07-01', each)],
+  };
+}
+
+/** The bank_account the session query shows for a tenancyBody() with the default recipient. */
+export const DEFAULT_BANK_ACCOUNT = {
+  sort_code: '12-34-56',
+  account_number: '12345678',
+  account_name: 'Landlord Ltd',
+};
+
 /** n distinct valid users, numbered from `start`. */
 export function manyUsers(n: number, start = 1, prefix = 'bulk'): Record<string, unknown>[] {
   return Array.from({ length: n }, (_, i) => {
     const id = start + i;
-    return userBody({
-      user_id: id,
-      email: `${prefix}-${id}@example.com`,
-      tenant: [tenancyBody({ payment_reference: `${prefix.toUpperCase()}-${id}` })],
-    });
+    return userWithTenancies(
+      { user_id: id, email: `${prefix}-${id}@example.com` },
+      { payment_reference: `${prefix.toUpperCase()}-${id}` },
+    );
   });
 }

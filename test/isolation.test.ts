@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type Api, countRows, integrationApi, UNLIMITED } from './api-client.ts';
-import { tenancyBody, userBody } from './fixtures.ts';
-import { startTestApp, type TestApp } from './helpers.ts';
+import { type Api, assertWritesNothing, integrationApi, startIntegration, UNLIMITED } from './api-client.ts';
+import { userWithTenancies } from './fixtures.ts';
+import type { TestApp } from './helpers.ts';
 
 /** Contract §2: each integrator sees only its own users, tenancies, sessions and payments. */
 describe('isolation between integrators', () => {
@@ -11,16 +11,13 @@ describe('isolation between integrators', () => {
   let b: Api;
   let sessionOfA: string;
   let tokenOfA: string;
-  const userOfA = userBody({
-    user_id: 1,
-    email: 'Shared@Example.com',
-    first_name: 'Alice',
-    tenant: [tenancyBody({ payment_reference: 'SHARED-REF', amount: '1000.00' })],
-  });
+  const userOfA = userWithTenancies(
+    { user_id: 1, email: 'Shared@Example.com', first_name: 'Alice' },
+    { payment_reference: 'SHARED-REF', amount: '1000.00' },
+  );
 
   before(async () => {
-    t = await startTestApp();
-    a = integrationApi(t, await t.createIntegrator({ ...UNLIMITED, name: 'Platform A' }));
+    ({ t, api: a } = await startIntegration({ name: 'Platform A' }));
     b = integrationApi(t, await t.createIntegrator({ ...UNLIMITED, name: 'Platform B' }));
     await a.onboardOk(userOfA);
     ({ session_id: sessionOfA, token: tokenOfA } = await a.loginOk('shared@example.com'));
@@ -45,16 +42,20 @@ describe('isolation between integrators', () => {
   });
 
   it('B cannot log A’s user in: 404, as an unknown email', async () => {
-    const before = await countRows(t.db);
-    const foreign = await b.login({ email: 'shared@example.com' });
-    const unknown = await b.login({ email: 'nobody@example.com' });
-    assert.equal(foreign.status, 404);
-    assert.deepEqual(foreign.body, unknown.body);
-    assert.equal(
-      (await b.login({ email: 'shared@example.com', payment_reference: 'SHARED-REF' })).status,
-      404,
+    await assertWritesNothing(
+      t.db,
+      async () => {
+        const foreign = await b.login({ email: 'shared@example.com' });
+        const unknown = await b.login({ email: 'nobody@example.com' });
+        assert.equal(foreign.status, 404);
+        assert.deepEqual(foreign.body, unknown.body);
+        assert.equal(
+          (await b.login({ email: 'shared@example.com', payment_reference: 'SHARED-REF' })).status,
+          404,
+        );
+      },
+      'no session created',
     );
-    assert.deepEqual(await countRows(t.db), before, 'no session created');
   });
 
   it('A’s user session token answers the Client API with A’s data only, whoever passes it', async () => {
@@ -64,17 +65,14 @@ describe('isolation between integrators', () => {
   });
 
   it('B onboarding the same user_id creates B’s own user (created 1); A’s user is unchanged', async () => {
-    const response = await b.onboard(
-      userBody({
-        user_id: 1,
-        email: 'bob@example.com',
-        first_name: 'Bob',
-        tenant: [tenancyBody({ payment_reference: 'B-ONLY', amount: '500.00' })],
-      }),
+    const counts = await b.onboardOk(
+      userWithTenancies(
+        { user_id: 1, email: 'bob@example.com', first_name: 'Bob' },
+        { payment_reference: 'B-ONLY', amount: '500.00' },
+      ),
     );
-    assert.equal(response.status, 201, JSON.stringify(response.body));
-    assert.equal(response.body.created, 1);
-    assert.equal(response.body.updated, 0);
+    assert.equal(counts.created, 1);
+    assert.equal(counts.updated, 0);
     const ofA = await a.view('shared@example.com');
     assert.equal(ofA.user.first_name, 'Alice');
     assert.equal(ofA.user.email, 'Shared@Example.com');
@@ -87,28 +85,23 @@ describe('isolation between integrators', () => {
   });
 
   it('the same email under B is allowed (uniqueness is per integrator), in any case', async () => {
-    const response = await b.onboard(
-      userBody({
-        user_id: 2,
-        email: 'SHARED@example.com',
-        first_name: 'Bea',
-        tenant: [tenancyBody({ payment_reference: 'B-2' })],
-      }),
+    await b.onboardOk(
+      userWithTenancies(
+        { user_id: 2, email: 'SHARED@example.com', first_name: 'Bea' },
+        { payment_reference: 'B-2' },
+      ),
     );
-    assert.equal(response.status, 201, JSON.stringify(response.body));
     assert.equal((await b.view('shared@example.com')).user.first_name, 'Bea');
     assert.equal((await a.view('shared@example.com')).user.first_name, 'Alice', 'each logs in its own user');
   });
 
   it('A’s payment_reference is free under B (uniqueness is per integrator) and collides with nothing of A’s', async () => {
-    const response = await b.onboard(
-      userBody({
-        user_id: 3,
-        email: 'carol@example.com',
-        tenant: [tenancyBody({ payment_reference: 'SHARED-REF', amount: '750.00', address_1: 'B Street' })],
-      }),
+    await b.onboardOk(
+      userWithTenancies(
+        { user_id: 3, email: 'carol@example.com' },
+        { payment_reference: 'SHARED-REF', amount: '750.00', address_1: 'B Street' },
+      ),
     );
-    assert.equal(response.status, 201, JSON.stringify(response.body));
     const ofB = await b.view('carol@example.com', 'SHARED-REF');
     assert.equal(ofB.tenancy.amount, '750.00');
     assert.equal(ofB.tenancy.address_1, 'B Street');

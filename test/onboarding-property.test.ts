@@ -2,17 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { FREQUENCIES } from '../src/onboarding/schemas.ts';
-import {
-  type Answer,
-  type Api,
-  countRows,
-  deletePath,
-  integrationApi,
-  setPath,
-  UNLIMITED,
-} from './api-client.ts';
-import { tenancyBody, userBody } from './fixtures.ts';
-import { startTestApp, type TestApp } from './helpers.ts';
+import { type Answer, type Api, countRows, deletePath, setPath, startIntegration } from './api-client.ts';
+import { tenancyBody, twoInstallmentPlan, userBody, userWithTenancies } from './fixtures.ts';
+import type { TestApp } from './helpers.ts';
 
 /** Fixed: a failure reproduces with the same inputs on every machine. */
 const SEED = 20_260_301;
@@ -230,17 +222,7 @@ function toBody(seed: typeof userSeed extends fc.Arbitrary<infer T> ? T : never)
         payment_reference: reference.startsWith('own') ? `U${userId}-${reference}` : reference,
         address_1: address,
         start_rent_date: start,
-        ...(withPlan
-          ? {
-              installment_payment: {
-                total_amount: 2400,
-                installments: [
-                  { installment_number: 1, due_date: '2026-01-01', amount: 1200 },
-                  { installment_number: 2, due_date: '2026-07-01', amount: 1200 },
-                ],
-              },
-            }
-          : {}),
+        ...(withPlan ? { installment_payment: twoInstallmentPlan() } : {}),
       }),
     ],
   });
@@ -300,34 +282,36 @@ async function checkRequest(
   }
 }
 
+/** Checks the property for RUNS bodies drawn from `bodies`; returns how many times each status was answered. */
+async function checkProperty(
+  t: TestApp,
+  bodies: fc.Arbitrary<unknown>,
+  send: (body: unknown) => Promise<Answer>,
+): Promise<Map<number, number>> {
+  const statuses = new Map<number, number>();
+  await fc.assert(
+    fc.asyncProperty(bodies, (body) => checkRequest(t, () => send(body), statuses)),
+    { seed: SEED, numRuns: RUNS },
+  );
+  return statuses;
+}
+
 const summary = (statuses: Map<number, number>) => JSON.stringify(Object.fromEntries(statuses));
 
 describe('property: onboarding never answers 5xx, and a 4xx writes nothing', () => {
   let t: TestApp;
   let api: Api;
-  before(async () => {
-    t = await startTestApp();
-    api = integrationApi(t, await t.createIntegrator(UNLIMITED));
-  });
+  before(async () => ({ t, api } = await startIntegration()));
   after(() => t.close());
 
   it(`arbitrary JSON bodies (${RUNS} runs, seed ${SEED})`, async () => {
-    const statuses = new Map<number, number>();
-    await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.jsonValue(), fc.jsonValue({ stringUnit: 'binary' })), (body) =>
-        checkRequest(t, () => api.onboard(body), statuses),
-      ),
-      { seed: SEED, numRuns: RUNS },
-    );
+    const anyJson = fc.oneof(fc.jsonValue(), fc.jsonValue({ stringUnit: 'binary' }));
+    const statuses = await checkProperty(t, anyJson, (body) => api.onboard(body));
     assert.equal([...statuses.values()].reduce((a, b) => a + b, 0) >= RUNS, true);
   });
 
   it(`valid users with fields replaced or deleted, alone or in arrays (${RUNS} runs, seed ${SEED})`, async () => {
-    const statuses = new Map<number, number>();
-    await fc.assert(
-      fc.asyncProperty(onboardingBody, (body) => checkRequest(t, () => api.onboard(body), statuses)),
-      { seed: SEED, numRuns: RUNS },
-    );
+    const statuses = await checkProperty(t, onboardingBody, (body) => api.onboard(body));
     // Not vacuous: plenty of requests passed (creating and updating) and plenty failed.
     assert.ok((statuses.get(201) ?? 0) >= 100, summary(statuses));
     assert.ok((statuses.get(400) ?? 0) >= 100, summary(statuses));
@@ -340,22 +324,17 @@ describe('property: user-login never answers 5xx, and a 4xx writes nothing', () 
   const emails = ['one@example.com', 'ONE@example.com', 'two@example.com', 'nobody@example.com'];
   const references = ['L-1', 'L-2', 'L-3', 'l-1', 'NONE'];
   before(async () => {
-    t = await startTestApp();
-    api = integrationApi(t, await t.createIntegrator(UNLIMITED));
+    ({ t, api } = await startIntegration());
     await api.onboardOk([
-      userBody({
-        user_id: 1,
-        email: 'one@example.com',
-        tenant: [
-          tenancyBody({ payment_reference: 'L-1' }),
-          tenancyBody({ payment_reference: 'L-2', address_1: 'Old Road', is_active: false }),
-        ],
-      }),
-      userBody({
-        user_id: 2,
-        email: 'two@example.com',
-        tenant: [tenancyBody({ payment_reference: 'L-3', is_active: false })],
-      }),
+      userWithTenancies(
+        { user_id: 1, email: 'one@example.com' },
+        { payment_reference: 'L-1' },
+        { payment_reference: 'L-2', address_1: 'Old Road', is_active: false },
+      ),
+      userWithTenancies(
+        { user_id: 2, email: 'two@example.com' },
+        { payment_reference: 'L-3', is_active: false },
+      ),
     ]);
   });
   after(() => t.close());
@@ -385,11 +364,7 @@ describe('property: user-login never answers 5xx, and a 4xx writes nothing', () 
   );
 
   it(`arbitrary and near-valid bodies (${RUNS} runs, seed ${SEED})`, async () => {
-    const statuses = new Map<number, number>();
-    await fc.assert(
-      fc.asyncProperty(loginBody, (body) => checkRequest(t, () => api.login(body), statuses)),
-      { seed: SEED, numRuns: RUNS },
-    );
+    const statuses = await checkProperty(t, loginBody, (body) => api.login(body));
     for (const status of [200, 400, 404]) assert.ok((statuses.get(status) ?? 0) >= 20, summary(statuses));
   });
 });

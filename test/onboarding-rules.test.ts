@@ -1,12 +1,28 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DOCUMENT_FETCH_JOB } from '../src/documents/fetch-job.ts';
-import { type Api, countRows, integrationApi, internalUserId, UNLIMITED } from './api-client.ts';
-import { tenancyBody, userBody } from './fixtures.ts';
-import { startTestApp, type TestApp } from './helpers.ts';
-
-const REFERENCE_TAKEN =
-  'A tenancy with this payment_reference already exists. To update it, send the same user_id, start_rent_date and address_1.';
+import {
+  type Api,
+  assertAnswer,
+  assertFields,
+  assertWritesNothing,
+  EMAIL_TAKEN,
+  internalUserId,
+  ONE_USER_UPDATED,
+  PENDING_DOCUMENT,
+  REFERENCE_TAKEN,
+  rowsAddedBy,
+  startIntegration,
+} from './api-client.ts';
+import {
+  DEFAULT_BANK_ACCOUNT,
+  installment,
+  tenancyBody,
+  twoInstallmentPlan,
+  userBody,
+  userWithTenancies,
+} from './fixtures.ts';
+import type { TestApp } from './helpers.ts';
 
 interface DocumentRow {
   id: string;
@@ -36,11 +52,12 @@ async function fetchJobs(t: TestApp, documentId: string) {
 describe('onboarding rules: a user is matched on user_id', () => {
   let t: TestApp;
   let api: Api;
-  before(async () => {
-    t = await startTestApp();
-    api = integrationApi(t, await t.createIntegrator(UNLIMITED));
-  });
+  before(async () => ({ t, api } = await startIntegration()));
   after(() => t.close());
+
+  /** User `id` with an email and a payment_reference of its own. */
+  const numberedUser = (id: number) =>
+    userWithTenancies({ user_id: id, email: `u${id}@example.com` }, { payment_reference: `B-${id}` });
 
   it('201 answers exactly {message, created, updated}', async () => {
     const response = await api.onboard(userBody({ user_id: 1, email: 'first@example.com' }));
@@ -53,33 +70,21 @@ describe('onboarding rules: a user is matched on user_id', () => {
   });
 
   it('the same user_id updates the user: created 0, updated 1, every user field changed', async () => {
-    const body = userBody({
+    const changedFields = {
       user_id: 1,
       email: 'Renamed@Example.com',
       first_name: 'Augusta',
       last_name: 'King',
       phone_number: '+447700900999',
       date_of_birth: '1985-06-15',
-    });
-    const before = await countRows(t.db);
-    const response = await api.onboard(body);
-    assert.equal(response.status, 201, JSON.stringify(response.body));
-    assert.deepEqual(response.body, {
-      message: 'Onboarded 1 user: 0 created, 1 updated.',
-      created: 0,
-      updated: 1,
-    });
-    const after = await countRows(t.db);
-    assert.equal(after.users, before.users, 'no new user row');
-    assert.equal(after.tenancies, before.tenancies, 'the same tenancy, matched on its identity');
-
-    const view = await api.view('renamed@example.com');
-    assert.equal(view.user.user_id, 1);
-    assert.equal(view.user.email, 'Renamed@Example.com', 'stored as sent');
-    assert.equal(view.user.first_name, 'Augusta');
-    assert.equal(view.user.last_name, 'King');
-    assert.equal(view.user.phone_number, '+447700900999');
-    assert.equal(view.user.date_of_birth, '1985-06-15');
+    };
+    const added = await rowsAddedBy(t.db, async () =>
+      assertAnswer(await api.onboard(userBody(changedFields)), 201, ONE_USER_UPDATED),
+    );
+    assert.equal(added.users, 0, 'no new user row');
+    assert.equal(added.tenancies, 0, 'the same tenancy, matched on its identity');
+    // Logging in compares emails case-insensitively; the view shows the email stored as sent.
+    assertFields((await api.view('renamed@example.com')).user, changedFields);
   });
 
   it('after an email change the old email no longer logs in', async () => {
@@ -89,37 +94,22 @@ describe('onboarding rules: a user is matched on user_id', () => {
   });
 
   it('another user_id with the same email (any case) fails on email and writes nothing', async () => {
-    const before = await countRows(t.db);
-    for (const email of ['renamed@example.com', 'RENAMED@EXAMPLE.COM']) {
-      const response = await api.onboard(
-        userBody({ user_id: 2, email, tenant: [tenancyBody({ payment_reference: 'OTHER-2' })] }),
-      );
-      assert.equal(response.status, 400);
-      assert.deepEqual(response.body, { email: ['A user with this email already exists.'] });
-    }
-    assert.deepEqual(await countRows(t.db), before);
+    await assertWritesNothing(t.db, async () => {
+      for (const email of ['renamed@example.com', 'RENAMED@EXAMPLE.COM']) {
+        const response = await api.onboard(
+          userWithTenancies({ user_id: 2, email }, { payment_reference: 'OTHER-2' }),
+        );
+        assertAnswer(response, 400, { email: [EMAIL_TAKEN] });
+      }
+    });
   });
 
   it('a bulk of existing and new users counts each: created 3, updated 2', async () => {
-    await api.onboardOk(
-      userBody({
-        user_id: 20,
-        email: 'u20@example.com',
-        tenant: [tenancyBody({ payment_reference: 'B-20' })],
-      }),
-    );
+    await api.onboardOk(numberedUser(20));
     const users = [20, 1, 21, 22, 23].map((id) =>
-      id === 1
-        ? userBody({ user_id: 1, email: 'renamed@example.com' })
-        : userBody({
-            user_id: id,
-            email: `u${id}@example.com`,
-            tenant: [tenancyBody({ payment_reference: `B-${id}` })],
-          }),
+      id === 1 ? userBody({ user_id: 1, email: 'renamed@example.com' }) : numberedUser(id),
     );
-    const response = await api.onboard(users);
-    assert.equal(response.status, 201, JSON.stringify(response.body));
-    assert.deepEqual(response.body, {
+    assertAnswer(await api.onboard(users), 201, {
       message: 'Onboarded 5 users: 3 created, 2 updated.',
       created: 3,
       updated: 2,
@@ -127,18 +117,9 @@ describe('onboarding rules: a user is matched on user_id', () => {
   });
 
   it('an unchanged re-send counts as updated and changes no rows', async () => {
-    const body = userBody({
-      user_id: 20,
-      email: 'u20@example.com',
-      tenant: [tenancyBody({ payment_reference: 'B-20' })],
-    });
-    const before = await countRows(t.db);
-    assert.deepEqual(await api.onboardOk(body), {
-      message: 'Onboarded 1 user: 0 created, 1 updated.',
-      created: 0,
-      updated: 1,
-    });
-    assert.deepEqual(await countRows(t.db), before);
+    await assertWritesNothing(t.db, async () =>
+      assert.deepEqual(await api.onboardOk(numberedUser(20)), ONE_USER_UPDATED),
+    );
   });
 });
 
@@ -148,13 +129,7 @@ describe('onboarding rules: a tenancy is matched on (user, start_rent_date, paym
   const original = tenancyBody({
     payment_reference: 'T-1',
     is_primary: true,
-    installment_payment: {
-      total_amount: 2400,
-      installments: [
-        { installment_number: 1, due_date: '2026-01-01', amount: 1200 },
-        { installment_number: 2, due_date: '2026-07-01', amount: 1200 },
-      ],
-    },
+    installment_payment: twoInstallmentPlan(),
   });
   const second = tenancyBody({
     payment_reference: 'T-2',
@@ -167,20 +142,16 @@ describe('onboarding rules: a tenancy is matched on (user, start_rent_date, paym
     userBody({ user_id: 1, email: 'tenant@example.com', tenant });
 
   before(async () => {
-    t = await startTestApp();
-    api = integrationApi(t, await t.createIntegrator(UNLIMITED));
+    ({ t, api } = await startIntegration());
     await api.onboardOk(user([original, second]));
   });
   after(() => t.close());
 
   it('an existing tenancy updates only end_rent_date, amount and frequency; every other field sent is ignored', async () => {
-    const before = await countRows(t.db);
+    const mayChange = { end_rent_date: '2027-06-30', amount: '1350.50', frequency: 'every_3_month' };
     const changed = {
       ...original,
-      // may change:
-      end_rent_date: '2027-06-30',
-      amount: '1350.50',
-      frequency: 'every_3_month',
+      ...mayChange,
       // ignored for an existing tenancy:
       post_code: 'E1 6AN',
       city: 'Manchester',
@@ -192,147 +163,94 @@ describe('onboarding rules: a tenancy is matched on (user, start_rent_date, paym
       recipient_bank_account_number: '99999999',
       recipient_bank_account_name: 'Someone Else',
       agreement: 'https://docs.example/other-agreement.pdf',
-      installment_payment: {
-        total_amount: 100,
-        installments: [{ installment_number: 1, due_date: '2026-01-01', amount: 100 }],
-      },
+      installment_payment: { total_amount: 100, installments: [installment(1, '2026-01-01', 100)] },
     };
-    const response = await api.onboard(user([changed]));
-    assert.equal(response.status, 201, JSON.stringify(response.body));
-    assert.deepEqual(response.body, {
-      message: 'Onboarded 1 user: 0 created, 1 updated.',
-      created: 0,
-      updated: 1,
-    });
-    assert.deepEqual(await countRows(t.db), before, 'no new tenancy, no new document, no new fetch job');
+    await assertWritesNothing(
+      t.db,
+      async () => assertAnswer(await api.onboard(user([changed])), 201, ONE_USER_UPDATED),
+      'no new tenancy, no new document, no new fetch job',
+    );
 
     const view = await api.view('tenant@example.com', 'T-1');
-    assert.deepEqual(view.tenancy, {
-      post_code: 'SW1A 1AA',
-      address_1: '10 Downing Street',
-      city: 'London',
-      country: 'United Kingdom',
-      is_primary: true,
-      start_rent_date: '2026-01-01',
-      end_rent_date: '2027-06-30',
-      rent_due_day: 1,
-      amount: '1350.50',
-      frequency: 'every_3_month',
-      is_active: true,
-      payment_reference: 'T-1',
-      recipient_bank_sort_code: '12-34-56',
-      recipient_bank_account_number: '12345678',
-      recipient_bank_account_name: 'Landlord Ltd',
-      agreement: 'https://docs.example/agreement.pdf',
-      installment_payment: {
-        total_amount: 2400,
-        installments: [
-          { installment_number: 1, due_date: '2026-01-01', amount: 1200 },
-          { installment_number: 2, due_date: '2026-07-01', amount: 1200 },
-        ],
-      },
-      agreement_document: { state: 'pending', sha256: null, size_bytes: null, failure_reason: null },
-    });
-    assert.deepEqual(view.bank_account, {
-      sort_code: '12-34-56',
-      account_number: '12345678',
-      account_name: 'Landlord Ltd',
-    });
+    assert.deepEqual(view.tenancy, { ...original, ...mayChange, agreement_document: PENDING_DOCUMENT });
+    assert.deepEqual(view.bank_account, DEFAULT_BANK_ACCOUNT);
   });
 
   it('tenancies not named in the request are left as they are', async () => {
-    const view = await api.view('tenant@example.com', 'T-2');
-    assert.equal(view.tenancy.address_1, '1 Other Road');
-    assert.equal(view.tenancy.amount, '800.00');
-    assert.equal(view.tenancy.end_rent_date, '2026-12-31');
-    assert.equal(view.tenancy.is_active, true);
+    assertFields((await api.view('tenant@example.com', 'T-2')).tenancy, {
+      address_1: '1 Other Road',
+      amount: '800.00',
+      end_rent_date: '2026-12-31',
+      is_active: true,
+    });
   });
 
   it('a changed address_1 with a new payment_reference is a new tenancy; the old one stays', async () => {
-    const before = await countRows(t.db);
     const moved = {
       ...original,
       address_1: '11 Downing Street',
       payment_reference: 'T-3',
       amount: '2000.00',
     };
-    const response = await api.onboard(user([moved]));
-    assert.equal(response.status, 201, JSON.stringify(response.body));
-    assert.deepEqual(response.body, {
-      message: 'Onboarded 1 user: 0 created, 1 updated.',
-      created: 0,
-      updated: 1,
+    const added = await rowsAddedBy(t.db, async () =>
+      assertAnswer(await api.onboard(user([moved])), 201, ONE_USER_UPDATED),
+    );
+    assert.equal(added.tenancies, 1);
+    assert.equal(added.documents, 1, 'the new tenancy’s agreement');
+    assert.equal(added.jobs, 1, 'its fetch job');
+    assertFields((await api.view('tenant@example.com', 'T-3')).tenancy, {
+      address_1: '11 Downing Street',
+      amount: '2000.00',
     });
-    const after = await countRows(t.db);
-    assert.equal(after.tenancies - before.tenancies, 1);
-    assert.equal(after.documents - before.documents, 1, 'the new tenancy’s agreement');
-    assert.equal(after.jobs - before.jobs, 1, 'its fetch job');
-    const fresh = await api.view('tenant@example.com', 'T-3');
-    assert.equal(fresh.tenancy.address_1, '11 Downing Street');
-    assert.equal(fresh.tenancy.amount, '2000.00');
-    const old = await api.view('tenant@example.com', 'T-1');
-    assert.equal(old.tenancy.address_1, '10 Downing Street');
-    assert.equal(old.tenancy.amount, '1350.50');
+    assertFields((await api.view('tenant@example.com', 'T-1')).tenancy, {
+      address_1: '10 Downing Street',
+      amount: '1350.50',
+    });
   });
 
   it('a changed address_1 with the same payment_reference is a new tenancy reusing a reference: 400 on tenant.N.payment_reference', async () => {
-    const before = await countRows(t.db);
-    const response = await api.onboard(
-      user([
-        tenancyBody({ payment_reference: 'T-4', address_1: '4 New Street' }),
-        { ...original, address_1: '12 Downing Street' },
-      ]),
+    const tenancies = [
+      tenancyBody({ payment_reference: 'T-4', address_1: '4 New Street' }),
+      { ...original, address_1: '12 Downing Street' },
+    ];
+    await assertWritesNothing(
+      t.db,
+      async () =>
+        assertAnswer(await api.onboard(user(tenancies)), 400, {
+          'tenant.1.payment_reference': [REFERENCE_TAKEN],
+        }),
+      'T-4 was not written either',
     );
-    assert.equal(response.status, 400);
-    assert.deepEqual(response.body, { 'tenant.1.payment_reference': [REFERENCE_TAKEN] });
-    assert.deepEqual(await countRows(t.db), before, 'T-4 was not written either');
   });
 
   it('a changed start_rent_date with the same payment_reference is likewise refused', async () => {
     const response = await api.onboard(user([{ ...original, start_rent_date: '2026-01-02' }]));
-    assert.equal(response.status, 400);
-    assert.deepEqual(response.body, { 'tenant.0.payment_reference': [REFERENCE_TAKEN] });
+    assertAnswer(response, 400, { 'tenant.0.payment_reference': [REFERENCE_TAKEN] });
   });
 
   it('a new user reusing another user’s payment_reference: 400, in a single body and in an array body', async () => {
-    const before = await countRows(t.db);
-    const single = await api.onboard(
-      userBody({
-        user_id: 2,
-        email: 'second@example.com',
-        tenant: [tenancyBody({ payment_reference: 'T-2' })],
-      }),
-    );
-    assert.equal(single.status, 400);
-    assert.deepEqual(single.body, { 'tenant.0.payment_reference': [REFERENCE_TAKEN] });
-    const array = await api.onboard([
-      userBody({
-        user_id: 3,
-        email: 'third@example.com',
-        tenant: [tenancyBody({ payment_reference: 'T-30' })],
-      }),
-      userBody({ user_id: 2, email: 'second@example.com', tenant: [{ ...original }] }),
-    ]);
-    assert.equal(array.status, 400);
-    assert.deepEqual(array.body, { '1.tenant.0.payment_reference': [REFERENCE_TAKEN] });
-    assert.deepEqual(await countRows(t.db), before);
+    await assertWritesNothing(t.db, async () => {
+      const single = await api.onboard(
+        userWithTenancies({ user_id: 2, email: 'second@example.com' }, { payment_reference: 'T-2' }),
+      );
+      assertAnswer(single, 400, { 'tenant.0.payment_reference': [REFERENCE_TAKEN] });
+      const array = await api.onboard([
+        userWithTenancies({ user_id: 3, email: 'third@example.com' }, { payment_reference: 'T-30' }),
+        userWithTenancies({ user_id: 2, email: 'second@example.com' }, original),
+      ]);
+      assertAnswer(array, 400, { '1.tenant.0.payment_reference': [REFERENCE_TAKEN] });
+    });
   });
 
   it('another existing user sending the exact identity fields of someone else’s tenancy does not take it over', async () => {
     await api.onboardOk(
-      userBody({
-        user_id: 5,
-        email: 'five@example.com',
-        tenant: [tenancyBody({ payment_reference: 'T-5' })],
-      }),
+      userWithTenancies({ user_id: 5, email: 'five@example.com' }, { payment_reference: 'T-5' }),
     );
     const response = await api.onboard(
-      userBody({ user_id: 5, email: 'five@example.com', tenant: [{ ...second, amount: '1.00' }] }),
+      userWithTenancies({ user_id: 5, email: 'five@example.com' }, { ...second, amount: '1.00' }),
     );
-    assert.equal(response.status, 400);
-    assert.deepEqual(response.body, { 'tenant.0.payment_reference': [REFERENCE_TAKEN] });
-    const view = await api.view('tenant@example.com', 'T-2');
-    assert.equal(view.tenancy.amount, '800.00');
+    assertAnswer(response, 400, { 'tenant.0.payment_reference': [REFERENCE_TAKEN] });
+    assert.equal((await api.view('tenant@example.com', 'T-2')).tenancy.amount, '800.00');
   });
 });
 
@@ -346,25 +264,25 @@ describe('onboarding rules: documents and KYC links', () => {
     status: 'pending',
   };
   const user = (kycBody: Record<string, unknown>) =>
-    userBody({
-      user_id: 1,
-      email: 'kyc@example.com',
-      tenant: [tenancyBody({ payment_reference: 'K-1' })],
-      kyc: kycBody,
-    });
+    userWithTenancies({ user_id: 1, email: 'kyc@example.com', kyc: kycBody }, { payment_reference: 'K-1' });
+  const kycDocuments = () => documentsOf(t, api, 1);
+  const fetchedGenerations = async (documentId: string) =>
+    (await fetchJobs(t, documentId)).map((job) => job.generation);
 
-  before(async () => {
-    t = await startTestApp();
-    api = integrationApi(t, await t.createIntegrator(UNLIMITED));
-  });
+  /** Runs `action` and asserts it wrote no rows and left every KYC document as it was. */
+  async function assertKycDocumentsUnchangedBy(action: () => Promise<unknown>) {
+    const documentsBefore = await kycDocuments();
+    await assertWritesNothing(t.db, action);
+    assert.deepEqual(await kycDocuments(), documentsBefore);
+  }
+
+  before(async () => ({ t, api } = await startIntegration()));
   after(() => t.close());
 
   it('a new tenancy creates its agreement document (pending) and a document.fetch job, together', async () => {
-    const before = await countRows(t.db);
-    await api.onboardOk(user(kyc));
-    const after = await countRows(t.db);
-    assert.equal(after.documents - before.documents, 4, 'agreement + three KYC links');
-    assert.equal(after.jobs - before.jobs, 4, 'one fetch job per document');
+    const added = await rowsAddedBy(t.db, () => api.onboardOk(user(kyc)));
+    assert.equal(added.documents, 4, 'agreement + three KYC links');
+    assert.equal(added.jobs, 4, 'one fetch job per document');
 
     const [agreement] = await t.db.query<DocumentRow>(
       `SELECT d.id, d.kind, d.tenancy_id, d.source_url, d.generation, d.state FROM documents d
@@ -373,9 +291,11 @@ describe('onboarding rules: documents and KYC links', () => {
       [api.integratorId],
     );
     assert.ok(agreement);
-    assert.equal(agreement.state, 'pending');
-    assert.equal(agreement.generation, 1);
-    assert.equal(agreement.source_url, 'https://docs.example/agreement.pdf');
+    assertFields(agreement, {
+      state: 'pending',
+      generation: 1,
+      source_url: 'https://docs.example/agreement.pdf',
+    });
     const jobs = await fetchJobs(t, agreement.id);
     assert.deepEqual(
       jobs.map((j) => [j.generation, j.status]),
@@ -383,39 +303,23 @@ describe('onboarding rules: documents and KYC links', () => {
     );
 
     const view = await api.view('kyc@example.com');
-    assert.deepEqual(view.tenancy.agreement_document, {
-      state: 'pending',
-      sha256: null,
-      size_bytes: null,
-      failure_reason: null,
-    });
+    assert.deepEqual(view.tenancy.agreement_document, PENDING_DOCUMENT);
     assert.deepEqual(view.user.kyc, kyc);
-    const docs = await documentsOf(t, api, 1);
+    const docs = await kycDocuments();
     for (const kind of ['pii_front', 'pii_back', 'photo']) {
       assert.equal(docs[kind]?.generation, 1, kind);
       assert.equal(docs[kind]?.source_url, kyc[kind as keyof typeof kyc]);
-      assert.deepEqual(
-        (await fetchJobs(t, docs[kind]!.id)).map((j) => j.generation),
-        [1],
-      );
+      assert.deepEqual(await fetchedGenerations(docs[kind]!.id), [1]);
     }
   });
 
   it('KYC absent (kyc {}) leaves every member unchanged and fetches nothing again', async () => {
-    const before = await countRows(t.db);
-    const docsBefore = await documentsOf(t, api, 1);
-    await api.onboardOk(user({}));
-    assert.deepEqual(await countRows(t.db), before);
-    assert.deepEqual(await documentsOf(t, api, 1), docsBefore);
+    await assertKycDocumentsUnchangedBy(() => api.onboardOk(user({})));
     assert.deepEqual((await api.view('kyc@example.com')).user.kyc, kyc);
   });
 
   it('the same URL sent again is no change: no new generation, no new job', async () => {
-    const before = await countRows(t.db);
-    const docsBefore = await documentsOf(t, api, 1);
-    await api.onboardOk(user(kyc));
-    assert.deepEqual(await countRows(t.db), before);
-    assert.deepEqual(await documentsOf(t, api, 1), docsBefore);
+    await assertKycDocumentsUnchangedBy(() => api.onboardOk(user(kyc)));
   });
 
   it('null clears a member (and its document); the others stay', async () => {
@@ -427,15 +331,14 @@ describe('onboarding rules: documents and KYC links', () => {
       photo: kyc.photo,
       status: null,
     });
-    const docs = await documentsOf(t, api, 1);
-    assert.deepEqual(Object.keys(docs).sort(), ['photo', 'pii_front']);
+    assert.deepEqual(Object.keys(await kycDocuments()).sort(), ['photo', 'pii_front']);
     assert.deepEqual(Object.keys(view.user.kyc_documents).sort(), ['photo', 'pii_front']);
   });
 
   it('a new URL is a new fetch: the document’s generation bumps and a job for that generation exists', async () => {
-    const docBefore = (await documentsOf(t, api, 1)).pii_front!;
+    const docBefore = (await kycDocuments()).pii_front!;
     await api.onboardOk(user({ pii_front: 'https://docs.example/front-2.jpg' }));
-    const doc = (await documentsOf(t, api, 1)).pii_front!;
+    const doc = (await kycDocuments()).pii_front!;
     assert.equal(doc.id, docBefore.id, 'the same document row');
     assert.equal(doc.generation, docBefore.generation + 1);
     assert.equal(doc.state, 'pending');
@@ -454,50 +357,43 @@ describe('onboarding rules: documents and KYC links', () => {
   });
 
   it('a cleared member set again gets a fresh document and a fetch job', async () => {
-    const before = await countRows(t.db);
-    await api.onboardOk(user({ pii_back: 'https://docs.example/back-2.jpg', status: 'verified' }));
-    const after = await countRows(t.db);
-    assert.equal(after.documents - before.documents, 1);
-    assert.equal(after.jobs - before.jobs, 1);
-    const doc = (await documentsOf(t, api, 1)).pii_back!;
+    const added = await rowsAddedBy(t.db, () =>
+      api.onboardOk(user({ pii_back: 'https://docs.example/back-2.jpg', status: 'verified' })),
+    );
+    assert.equal(added.documents, 1);
+    assert.equal(added.jobs, 1);
+    const doc = (await kycDocuments()).pii_back!;
     assert.equal(doc.generation, 1);
     assert.equal(doc.source_url, 'https://docs.example/back-2.jpg');
-    assert.deepEqual(
-      (await fetchJobs(t, doc.id)).map((j) => j.generation),
-      [1],
-    );
+    assert.deepEqual(await fetchedGenerations(doc.id), [1]);
     const view = await api.view('kyc@example.com');
     assert.equal(view.user.kyc.pii_back, 'https://docs.example/back-2.jpg');
     assert.equal(view.user.kyc.status, 'verified');
   });
 
   it('an existing tenancy’s changed agreement URL is ignored: no new fetch', async () => {
-    const before = await countRows(t.db);
-    const response = await api.onboard(
-      userBody({
-        user_id: 1,
-        email: 'kyc@example.com',
-        tenant: [tenancyBody({ payment_reference: 'K-1', agreement: 'https://docs.example/v2.pdf' })],
-        kyc: {},
-      }),
-    );
-    assert.equal(response.status, 201);
-    assert.deepEqual(await countRows(t.db), before);
+    await assertWritesNothing(t.db, async () => {
+      const response = await api.onboard(
+        userWithTenancies(
+          { user_id: 1, email: 'kyc@example.com', kyc: {} },
+          { payment_reference: 'K-1', agreement: 'https://docs.example/v2.pdf' },
+        ),
+      );
+      assert.equal(response.status, 201);
+    });
     assert.equal((await api.view('kyc@example.com')).tenancy.agreement, 'https://docs.example/agreement.pdf');
   });
 
   it('a new user’s KYC null members create no documents', async () => {
-    const before = await countRows(t.db);
-    await api.onboardOk(
-      userBody({
-        user_id: 2,
-        email: 'nulls@example.com',
-        tenant: [tenancyBody({ payment_reference: 'K-2' })],
-        kyc: { pii_front: null, pii_back: null, photo: null },
-      }),
+    const added = await rowsAddedBy(t.db, () =>
+      api.onboardOk(
+        userWithTenancies(
+          { user_id: 2, email: 'nulls@example.com', kyc: { pii_front: null, pii_back: null, photo: null } },
+          { payment_reference: 'K-2' },
+        ),
+      ),
     );
-    const after = await countRows(t.db);
-    assert.equal(after.documents - before.documents, 1, 'only the agreement');
-    assert.equal(after.jobs - before.jobs, 1);
+    assert.equal(added.documents, 1, 'only the agreement');
+    assert.equal(added.jobs, 1);
   });
 });

@@ -2,20 +2,29 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FREQUENCIES } from '../src/onboarding/schemas.ts';
 import {
+  type Answer,
   type Api,
-  countRows,
+  assertAnswer,
+  assertError,
+  assertFields,
+  assertWritesNothing,
   DATE_MESSAGE,
   deletePath,
-  integrationApi,
+  EMAIL_TAKEN,
   ONBOARDING,
+  ONE_USER_CREATED,
+  REFERENCE_TAKEN,
+  rowsAddedBy,
+  send,
   setPath,
-  UNLIMITED,
+  startIntegration,
 } from './api-client.ts';
-import { manyUsers, tenancyBody, userBody } from './fixtures.ts';
-import { startTestApp, type TestApp } from './helpers.ts';
+import { installment, manyUsers, twoInstallmentPlan, userWithTenancies } from './fixtures.ts';
+import { type TestApp, tokenHeader } from './helpers.ts';
 
 type Path = readonly (string | number)[];
 type Body = Record<string, unknown>;
+type FieldErrors = Record<string, string[]>;
 
 let sequence = 0;
 
@@ -27,24 +36,30 @@ function fullUser(): { body: Body; n: number } {
   const n = ++sequence;
   return {
     n,
-    body: userBody({
-      user_id: 100_000 + n,
-      email: `valid-${n}@example.com`,
-      tenant: [
-        tenancyBody({
-          payment_reference: `VAL-${n}`,
-          installment_payment: {
-            total_amount: 2400,
-            installments: [
-              { installment_number: 1, due_date: '2026-01-01', amount: 1200 },
-              { installment_number: 2, due_date: '2026-07-01', amount: 1200 },
-            ],
-          },
-        }),
-      ],
-      kyc: { pii_front: 'https://docs.example/front.jpg', pii_back: null, photo: null, status: 'pending' },
-    }),
+    body: userWithTenancies(
+      {
+        user_id: 100_000 + n,
+        email: `valid-${n}@example.com`,
+        kyc: { pii_front: 'https://docs.example/front.jpg', pii_back: null, photo: null, status: 'pending' },
+      },
+      { payment_reference: `VAL-${n}`, installment_payment: twoInstallmentPlan() },
+    ),
   };
+}
+
+const fullUsers = (count: number) => Array.from({ length: count }, () => fullUser().body);
+
+/** Onboards a new full user after `change` has altered it. */
+function onboardFullUser(api: Api, change: (body: Body, n: number) => void = () => undefined) {
+  const { body, n } = fullUser();
+  change(body, n);
+  return api.onboard(body);
+}
+
+/** 201 creating the one user sent, or (given errors) 400 with exactly those field errors. */
+function assertOutcome(response: Answer, errors: FieldErrors | undefined) {
+  if (errors === undefined) assertAnswer(response, 201, ONE_USER_CREATED);
+  else assertAnswer(response, 400, errors);
 }
 
 const at = (path: Path, prefix?: number) => [...(prefix === undefined ? [] : [prefix]), ...path].join('.');
@@ -226,49 +241,21 @@ function casesFor(field: FieldSpec): Case[] {
   return cases;
 }
 
-async function expectCase(api: Api, mutate: (body: Body, n: number) => void, message?: string) {
-  const { body, n } = fullUser();
-  mutate(body, n);
-  return { response: await api.onboard(body), message };
-}
-
-function assertOutcome(
-  response: { status: number; body: unknown },
-  expected: Record<string, string[]> | undefined,
-) {
-  if (expected === undefined) {
-    assert.equal(response.status, 201, JSON.stringify(response.body));
-    assert.deepEqual(response.body, {
-      message: 'Onboarded 1 user: 1 created, 0 updated.',
-      created: 1,
-      updated: 0,
-    });
-    return;
-  }
-  assert.equal(response.status, 400, JSON.stringify(response.body));
-  assert.deepEqual(response.body, expected);
-}
-
 describe('onboarding validation: every field of every resource (table)', () => {
   let t: TestApp;
   let api: Api;
-  before(async () => {
-    t = await startTestApp();
-    api = integrationApi(t, await t.createIntegrator(UNLIMITED));
-  });
+  before(async () => ({ t, api } = await startIntegration()));
   after(() => t.close());
 
   it('the full valid user used by every case passes', async () => {
-    const { response } = await expectCase(api, () => undefined);
-    assertOutcome(response, undefined);
+    assertOutcome(await onboardFullUser(api), undefined);
   });
 
   for (const field of FIELDS) {
     for (const testCase of casesFor(field)) {
       it(`single object: ${testCase.name}`, async () => {
-        const { response } = await expectCase(api, testCase.mutate);
         assertOutcome(
-          response,
+          await onboardFullUser(api, testCase.mutate),
           testCase.message === undefined ? undefined : { [at(field.path)]: [testCase.message] },
         );
       });
@@ -276,46 +263,42 @@ describe('onboarding validation: every field of every resource (table)', () => {
     // A sample of each field in an array body: the error path starts with the item's index.
     const wrong = WRONG_TYPE[field.kind];
     it(`array body: ${at(field.path)} of item 3 of 5 with the wrong type fails at 3.${at(field.path)}`, async () => {
-      const items = Array.from({ length: 5 }, () => fullUser().body);
+      const items = fullUsers(5);
       setPath(items[3], field.path, wrong.value);
-      const response = await api.onboard(items);
-      assertOutcome(response, { [at(field.path, 3)]: [wrong.message] });
+      assertOutcome(await api.onboard(items), { [at(field.path, 3)]: [wrong.message] });
     });
     if (field.required) {
       it(`array body: ${at(field.path)} missing from item 0 of 2 fails at 0.${at(field.path)}`, async () => {
-        const items = [fullUser().body, fullUser().body];
+        const items = fullUsers(2);
         deletePath(items[0], field.path);
-        const response = await api.onboard(items);
-        assertOutcome(response, { [at(field.path, 0)]: ['This field is required.'] });
+        assertOutcome(await api.onboard(items), { [at(field.path, 0)]: ['This field is required.'] });
       });
     }
   }
 
   it('array body: the contract example path 3.tenant.0.post_code', async () => {
-    const items = Array.from({ length: 4 }, () => fullUser().body);
+    const items = fullUsers(4);
     setPath(items[3], [...TENANCY, 'post_code'], 'x'.repeat(61));
-    const response = await api.onboard(items);
-    assertOutcome(response, {
+    assertOutcome(await api.onboard(items), {
       '3.tenant.0.post_code': ['Ensure this field has no more than 60 characters.'],
     });
   });
 
   it('array body: errors of several items are all reported at once', async () => {
-    const items = Array.from({ length: 3 }, () => fullUser().body);
+    const items = fullUsers(3);
     setPath(items[0], ['email'], 'not-an-email');
     setPath(items[2], [...TENANCY, 'rent_due_day'], 32);
-    const response = await api.onboard(items);
-    assertOutcome(response, {
+    assertOutcome(await api.onboard(items), {
       '0.email': ['Enter a valid email address.'],
       '2.tenant.0.rent_due_day': ['Ensure this value is less than or equal to 31.'],
     });
   });
 
   it('whitespace-only strings fail required text fields', async () => {
-    const { body } = fullUser();
-    setPath(body, ['first_name'], '   ');
-    setPath(body, [...TENANCY, 'city'], '\t');
-    const response = await api.onboard(body);
+    const response = await onboardFullUser(api, (body) => {
+      setPath(body, ['first_name'], '   ');
+      setPath(body, [...TENANCY, 'city'], '\t');
+    });
     assertOutcome(response, {
       first_name: ['This field may not be blank.'],
       'tenant.0.city': ['This field may not be blank.'],
@@ -323,11 +306,11 @@ describe('onboarding validation: every field of every resource (table)', () => {
   });
 
   it('text PostgreSQL cannot store (NUL) or that is not Unicode is a field error, not a 500', async () => {
-    const { body } = fullUser();
-    setPath(body, ['last_name'], 'Love\u0000lace');
-    setPath(body, [...TENANCY, 'address_1'], 'Flat \ud800 1');
-    setPath(body, ['kyc', 'status'], 'pending\u0000');
-    const response = await api.onboard(body);
+    const response = await onboardFullUser(api, (body) => {
+      setPath(body, ['last_name'], 'Love\u0000lace');
+      setPath(body, [...TENANCY, 'address_1'], 'Flat \ud800 1');
+      setPath(body, ['kyc', 'status'], 'pending\u0000');
+    });
     assertOutcome(response, {
       last_name: ['Null characters are not allowed.'],
       'tenant.0.address_1': ['Enter valid Unicode text.'],
@@ -336,22 +319,53 @@ describe('onboarding validation: every field of every resource (table)', () => {
   });
 
   it('a paired surrogate (an emoji) is fine', async () => {
-    const { body } = fullUser();
-    setPath(body, ['first_name'], 'Ada 🏠');
-    assertOutcome(await api.onboard(body), undefined);
+    assertOutcome(await onboardFullUser(api, (body) => setPath(body, ['first_name'], 'Ada 🏠')), undefined);
   });
 });
 
 describe('onboarding validation: values (dates, amounts, ranges, enums, identifiers, installments)', () => {
   let t: TestApp;
   let api: Api;
-  before(async () => {
-    t = await startTestApp();
-    api = integrationApi(t, await t.createIntegrator(UNLIMITED));
-  });
+  before(async () => ({ t, api } = await startIntegration()));
   after(() => t.close());
 
-  const valueCases: { name: string; path: Path; value: unknown; message?: string; errorPath?: string }[] = [
+  const GREATER_THAN_0 = 'Ensure this value is greater than 0.';
+  const AT_LEAST_1 = 'Ensure this value is greater than or equal to 1.';
+  const TWO_DECIMALS = 'Ensure this value has at most 2 decimal places.';
+  const NOT_AN_AMOUNT = 'Enter the amount as a decimal string, e.g. "1200.00".';
+  const NOT_AN_INTEGER = 'A valid integer is required.';
+  const NOT_A_BOOLEAN = 'Must be a valid boolean.';
+  const NOT_AN_OBJECT = 'Expected an object.';
+
+  const AMOUNT: Path = [...TENANCY, 'amount'];
+  const DUE_DAY: Path = [...TENANCY, 'rent_due_day'];
+  const FREQUENCY: Path = [...TENANCY, 'frequency'];
+  const TOTAL_AMOUNT: Path = [...PLAN, 'total_amount'];
+  const INSTALLMENT_AMOUNT: Path = [...INSTALLMENT, 'amount'];
+
+  interface ValueCase {
+    name: string;
+    path: Path;
+    value: unknown;
+    /** undefined: the case passes with 201. */
+    errors?: FieldErrors;
+  }
+  const passes = (name: string, path: Path, value: unknown): ValueCase => ({ name, path, value });
+  /** Fails with `message` at `errorPath`, by default the path of the value itself. */
+  const fails = (
+    name: string,
+    path: Path,
+    value: unknown,
+    message: string,
+    errorPath = at(path),
+  ): ValueCase => ({
+    name,
+    path,
+    value,
+    errors: { [errorPath]: [message] },
+  });
+
+  const valueCases: ValueCase[] = [
     // Dates must be real calendar dates.
     ...[
       ['date_of_birth'],
@@ -359,263 +373,118 @@ describe('onboarding validation: values (dates, amounts, ranges, enums, identifi
       [...TENANCY, 'end_rent_date'],
       [...INSTALLMENT, 'due_date'],
     ].flatMap((path) => [
-      { name: `${at(path)} 2026-02-30 fails`, path, value: '2026-02-30', message: DATE_MESSAGE },
-      {
-        name: `${at(path)} 2026-02-29 fails (2026 is no leap year)`,
-        path,
-        value: '2026-02-29',
-        message: DATE_MESSAGE,
-      },
-      { name: `${at(path)} 2026-13-01 fails`, path, value: '2026-13-01', message: DATE_MESSAGE },
-      { name: `${at(path)} 0000-01-01 fails (no year 0)`, path, value: '0000-01-01', message: DATE_MESSAGE },
-      { name: `${at(path)} 2026-1-1 fails (not YYYY-MM-DD)`, path, value: '2026-1-1', message: DATE_MESSAGE },
-      { name: `${at(path)} 01/02/2026 fails`, path, value: '01/02/2026', message: DATE_MESSAGE },
-      {
-        name: `${at(path)} a date-time fails`,
-        path,
-        value: '2026-01-01T00:00:00Z',
-        message: DATE_MESSAGE,
-      },
+      fails(`${at(path)} 2026-02-30 fails`, path, '2026-02-30', DATE_MESSAGE),
+      fails(`${at(path)} 2026-02-29 fails (2026 is no leap year)`, path, '2026-02-29', DATE_MESSAGE),
+      fails(`${at(path)} 2026-13-01 fails`, path, '2026-13-01', DATE_MESSAGE),
+      fails(`${at(path)} 0000-01-01 fails (no year 0)`, path, '0000-01-01', DATE_MESSAGE),
+      fails(`${at(path)} 2026-1-1 fails (not YYYY-MM-DD)`, path, '2026-1-1', DATE_MESSAGE),
+      fails(`${at(path)} 01/02/2026 fails`, path, '01/02/2026', DATE_MESSAGE),
+      fails(`${at(path)} a date-time fails`, path, '2026-01-01T00:00:00Z', DATE_MESSAGE),
     ]),
-    { name: 'date_of_birth 2024-02-29 passes (leap year)', path: ['date_of_birth'], value: '2024-02-29' },
-    {
-      name: 'start_rent_date 2024-02-29 passes (leap year)',
-      path: [...TENANCY, 'start_rent_date'],
-      value: '2024-02-29',
-    },
-    {
-      name: 'installment due_date 2024-02-29 passes (leap year)',
-      path: [...INSTALLMENT, 'due_date'],
-      value: '2024-02-29',
-    },
+    passes('date_of_birth 2024-02-29 passes (leap year)', ['date_of_birth'], '2024-02-29'),
+    passes('start_rent_date 2024-02-29 passes (leap year)', [...TENANCY, 'start_rent_date'], '2024-02-29'),
+    passes('installment due_date 2024-02-29 passes (leap year)', [...INSTALLMENT, 'due_date'], '2024-02-29'),
     // end_rent_date >= start_rent_date (start is 2026-01-01).
-    {
-      name: 'end_rent_date before start_rent_date fails',
-      path: [...TENANCY, 'end_rent_date'],
-      value: '2025-12-31',
-      message: 'Ensure this date is on or after start_rent_date.',
-    },
-    {
-      name: 'end_rent_date equal to start_rent_date passes',
-      path: [...TENANCY, 'end_rent_date'],
-      value: '2026-01-01',
-    },
+    fails(
+      'end_rent_date before start_rent_date fails',
+      [...TENANCY, 'end_rent_date'],
+      '2025-12-31',
+      'Ensure this date is on or after start_rent_date.',
+    ),
+    passes('end_rent_date equal to start_rent_date passes', [...TENANCY, 'end_rent_date'], '2026-01-01'),
     // amount: a decimal string > 0 with at most 8 digits before the point and 2 after.
     ...(
       [
-        ['0', 'Ensure this value is greater than 0.'],
-        ['0.00', 'Ensure this value is greater than 0.'],
-        ['0.0', 'Ensure this value is greater than 0.'],
-        ['-1', 'Ensure this value is greater than 0.'],
-        ['-0.01', 'Ensure this value is greater than 0.'],
+        ['0', GREATER_THAN_0],
+        ['0.00', GREATER_THAN_0],
+        ['0.0', GREATER_THAN_0],
+        ['-1', GREATER_THAN_0],
+        ['-0.01', GREATER_THAN_0],
         ['1.234', 'Ensure that there are no more than 2 decimal places.'],
         ['123456789.00', 'Ensure that there are no more than 8 digits before the decimal point.'],
         ['123456789', 'Ensure that there are no more than 8 digits before the decimal point.'],
-        ['1,200.00', 'Enter the amount as a decimal string, e.g. "1200.00".'],
-        ['1e3', 'Enter the amount as a decimal string, e.g. "1200.00".'],
-        [' 1200.00', 'Enter the amount as a decimal string, e.g. "1200.00".'],
-        ['1200.', 'Enter the amount as a decimal string, e.g. "1200.00".'],
-        ['£1200', 'Enter the amount as a decimal string, e.g. "1200.00".'],
+        ['1,200.00', NOT_AN_AMOUNT],
+        ['1e3', NOT_AN_AMOUNT],
+        [' 1200.00', NOT_AN_AMOUNT],
+        ['1200.', NOT_AN_AMOUNT],
+        ['£1200', NOT_AN_AMOUNT],
       ] as const
-    ).map(([value, message]) => ({
-      name: `amount ${JSON.stringify(value)} fails`,
-      path: [...TENANCY, 'amount'],
-      value,
-      message,
-    })),
-    ...['12345678.99', '0.01', '1200', '1200.5', '1200.50', '00001200.00'].map((value) => ({
-      name: `amount ${JSON.stringify(value)} passes`,
-      path: [...TENANCY, 'amount'],
-      value,
-    })),
-    {
-      name: 'amount as a JSON number fails',
-      path: [...TENANCY, 'amount'],
-      value: 1200.5,
-      message: 'Not a valid string.',
-    },
+    ).map(([value, message]) => fails(`amount ${JSON.stringify(value)} fails`, AMOUNT, value, message)),
+    ...['12345678.99', '0.01', '1200', '1200.5', '1200.50', '00001200.00'].map((value) =>
+      passes(`amount ${JSON.stringify(value)} passes`, AMOUNT, value),
+    ),
+    fails('amount as a JSON number fails', AMOUNT, 1200.5, 'Not a valid string.'),
     // rent_due_day 1..31.
-    {
-      name: 'rent_due_day 0 fails',
-      path: [...TENANCY, 'rent_due_day'],
-      value: 0,
-      message: 'Ensure this value is greater than or equal to 1.',
-    },
-    {
-      name: 'rent_due_day 32 fails',
-      path: [...TENANCY, 'rent_due_day'],
-      value: 32,
-      message: 'Ensure this value is less than or equal to 31.',
-    },
-    {
-      name: 'rent_due_day 1.5 fails',
-      path: [...TENANCY, 'rent_due_day'],
-      value: 1.5,
-      message: 'A valid integer is required.',
-    },
-    { name: 'rent_due_day 1 passes', path: [...TENANCY, 'rent_due_day'], value: 1 },
-    { name: 'rent_due_day 31 passes', path: [...TENANCY, 'rent_due_day'], value: 31 },
+    fails('rent_due_day 0 fails', DUE_DAY, 0, AT_LEAST_1),
+    fails('rent_due_day 32 fails', DUE_DAY, 32, 'Ensure this value is less than or equal to 31.'),
+    fails('rent_due_day 1.5 fails', DUE_DAY, 1.5, NOT_AN_INTEGER),
+    passes('rent_due_day 1 passes', DUE_DAY, 1),
+    passes('rent_due_day 31 passes', DUE_DAY, 31),
     // frequency: one of the enum.
-    ...FREQUENCIES.map((value) => ({
-      name: `frequency ${value} passes`,
-      path: [...TENANCY, 'frequency'],
-      value,
-    })),
-    ...['monthly', 'EVERY_1_MONTH', 'every_6_month'].map((value) => ({
-      name: `frequency ${value} fails`,
-      path: [...TENANCY, 'frequency'],
-      value,
-      message: CHOICE_MESSAGE,
-    })),
+    ...FREQUENCIES.map((value) => passes(`frequency ${value} passes`, FREQUENCY, value)),
+    ...['monthly', 'EVERY_1_MONTH', 'every_6_month'].map((value) =>
+      fails(`frequency ${value} fails`, FREQUENCY, value, CHOICE_MESSAGE),
+    ),
     // user_id: a positive safe integer.
-    {
-      name: 'user_id 0 fails',
-      path: ['user_id'],
-      value: 0,
-      message: 'Ensure this value is greater than or equal to 1.',
-    },
-    {
-      name: 'user_id -1 fails',
-      path: ['user_id'],
-      value: -1,
-      message: 'Ensure this value is greater than or equal to 1.',
-    },
-    { name: 'user_id 1.5 fails', path: ['user_id'], value: 1.5, message: 'A valid integer is required.' },
-    { name: 'user_id "5" fails', path: ['user_id'], value: '5', message: 'A valid integer is required.' },
-    {
-      name: 'user_id 2^53 fails',
-      path: ['user_id'],
-      value: 2 ** 53,
-      message: `Ensure this value is less than or equal to ${Number.MAX_SAFE_INTEGER}.`,
-    },
-    { name: 'user_id null fails', path: ['user_id'], value: null, message: 'A valid integer is required.' },
+    fails('user_id 0 fails', ['user_id'], 0, AT_LEAST_1),
+    fails('user_id -1 fails', ['user_id'], -1, AT_LEAST_1),
+    fails('user_id 1.5 fails', ['user_id'], 1.5, NOT_AN_INTEGER),
+    fails('user_id "5" fails', ['user_id'], '5', NOT_AN_INTEGER),
+    fails(
+      'user_id 2^53 fails',
+      ['user_id'],
+      2 ** 53,
+      `Ensure this value is less than or equal to ${Number.MAX_SAFE_INTEGER}.`,
+    ),
+    fails('user_id null fails', ['user_id'], null, NOT_AN_INTEGER),
     // is_primary / is_active: JSON booleans only.
-    {
-      name: 'is_active 1 fails',
-      path: [...TENANCY, 'is_active'],
-      value: 1,
-      message: 'Must be a valid boolean.',
-    },
-    {
-      name: 'is_primary null fails',
-      path: [...TENANCY, 'is_primary'],
-      value: null,
-      message: 'Must be a valid boolean.',
-    },
+    fails('is_active 1 fails', [...TENANCY, 'is_active'], 1, NOT_A_BOOLEAN),
+    fails('is_primary null fails', [...TENANCY, 'is_primary'], null, NOT_A_BOOLEAN),
     // tenant: at least one item.
-    { name: 'tenant [] fails', path: ['tenant'], value: [], message: 'This list may not be empty.' },
-    {
-      name: 'tenant [null] fails',
-      path: ['tenant'],
-      value: [null],
-      message: 'Expected an object.',
-      errorPath: 'tenant.0',
-    },
+    fails('tenant [] fails', ['tenant'], [], 'This list may not be empty.'),
+    fails('tenant [null] fails', ['tenant'], [null], NOT_AN_OBJECT, 'tenant.0'),
     // kyc: the object is required, its members are not.
-    { name: 'kyc {} passes', path: ['kyc'], value: {} },
-    { name: 'kyc null fails', path: ['kyc'], value: null, message: 'Expected an object.' },
+    passes('kyc {} passes', ['kyc'], {}),
+    fails('kyc null fails', ['kyc'], null, NOT_AN_OBJECT),
     // URLs: http(s) only, no credentials.
     ...[
       [...TENANCY, 'agreement'],
       ['kyc', 'pii_front'],
     ].flatMap((path) => [
-      {
-        name: `${at(path)} relative URL fails`,
+      fails(`${at(path)} relative URL fails`, path, '/agreement.pdf', 'Enter a valid URL.'),
+      fails(`${at(path)} ftp URL fails`, path, 'ftp://docs.example/a.pdf', 'Enter an http or https URL.'),
+      fails(
+        `${at(path)} URL with credentials fails`,
         path,
-        value: '/agreement.pdf',
-        message: 'Enter a valid URL.',
-      },
-      {
-        name: `${at(path)} ftp URL fails`,
-        path,
-        value: 'ftp://docs.example/a.pdf',
-        message: 'Enter an http or https URL.',
-      },
-      {
-        name: `${at(path)} URL with credentials fails`,
-        path,
-        value: 'https://user:secret@docs.example/a.pdf',
-        message: 'URLs with credentials are not allowed.',
-      },
-      { name: `${at(path)} http URL passes`, path, value: 'http://docs.example/a.pdf' },
+        'https://user:secret@docs.example/a.pdf',
+        'URLs with credentials are not allowed.',
+      ),
+      passes(`${at(path)} http URL passes`, path, 'http://docs.example/a.pdf'),
     ]),
     // Installment payment and installments.
-    {
-      name: 'installment_payment {} passes',
-      path: PLAN,
-      value: {},
-    },
-    {
-      name: 'installments [] passes',
-      path: [...PLAN, 'installments'],
-      value: [],
-    },
-    {
-      name: 'installment_payment null fails',
-      path: PLAN,
-      value: null,
-      message: 'Expected an object.',
-    },
-    {
-      name: 'total_amount 0 fails',
-      path: [...PLAN, 'total_amount'],
-      value: 0,
-      message: 'Ensure this value is greater than 0.',
-    },
-    {
-      name: 'total_amount with 3 decimals fails',
-      path: [...PLAN, 'total_amount'],
-      value: 2400.001,
-      message: 'Ensure this value has at most 2 decimal places.',
-    },
-    { name: 'total_amount 2400.5 passes', path: [...PLAN, 'total_amount'], value: 2400.5 },
-    {
-      name: 'installment amount 0 fails',
-      path: [...INSTALLMENT, 'amount'],
-      value: 0,
-      message: 'Ensure this value is greater than 0.',
-    },
-    {
-      name: 'installment amount -5 fails',
-      path: [...INSTALLMENT, 'amount'],
-      value: -5,
-      message: 'Ensure this value is greater than 0.',
-    },
-    {
-      name: 'installment amount with 3 decimals fails',
-      path: [...INSTALLMENT, 'amount'],
-      value: 1.234,
-      message: 'Ensure this value has at most 2 decimal places.',
-    },
-    {
-      name: 'installment amount 1e-9 fails (not rounded to zero)',
-      path: [...INSTALLMENT, 'amount'],
-      value: 1e-9,
-      message: 'Ensure this value has at most 2 decimal places.',
-    },
-    {
-      name: 'installment amount 12.340000001 fails (not rounded to 12.34)',
-      path: [...INSTALLMENT, 'amount'],
-      value: 12.340000001,
-      message: 'Ensure this value has at most 2 decimal places.',
-    },
-    { name: 'installment amount 0.01 passes', path: [...INSTALLMENT, 'amount'], value: 0.01 },
-    {
-      name: 'installment_number 0 fails',
-      path: [...INSTALLMENT, 'installment_number'],
-      value: 0,
-      message: 'Ensure this value is greater than or equal to 1.',
-    },
+    passes('installment_payment {} passes', PLAN, {}),
+    passes('installments [] passes', [...PLAN, 'installments'], []),
+    fails('installment_payment null fails', PLAN, null, NOT_AN_OBJECT),
+    fails('total_amount 0 fails', TOTAL_AMOUNT, 0, GREATER_THAN_0),
+    fails('total_amount with 3 decimals fails', TOTAL_AMOUNT, 2400.001, TWO_DECIMALS),
+    passes('total_amount 2400.5 passes', TOTAL_AMOUNT, 2400.5),
+    fails('installment amount 0 fails', INSTALLMENT_AMOUNT, 0, GREATER_THAN_0),
+    fails('installment amount -5 fails', INSTALLMENT_AMOUNT, -5, GREATER_THAN_0),
+    fails('installment amount with 3 decimals fails', INSTALLMENT_AMOUNT, 1.234, TWO_DECIMALS),
+    fails('installment amount 1e-9 fails (not rounded to zero)', INSTALLMENT_AMOUNT, 1e-9, TWO_DECIMALS),
+    fails(
+      'installment amount 12.340000001 fails (not rounded to 12.34)',
+      INSTALLMENT_AMOUNT,
+      12.340000001,
+      TWO_DECIMALS,
+    ),
+    passes('installment amount 0.01 passes', INSTALLMENT_AMOUNT, 0.01),
+    fails('installment_number 0 fails', [...INSTALLMENT, 'installment_number'], 0, AT_LEAST_1),
   ];
 
   for (const c of valueCases) {
     it(c.name, async () => {
-      const { body } = fullUser();
-      setPath(body, c.path, c.value);
-      assertOutcome(
-        await api.onboard(body),
-        c.message === undefined ? undefined : { [c.errorPath ?? at(c.path)]: [c.message] },
-      );
+      assertOutcome(await onboardFullUser(api, (body) => setPath(body, c.path, c.value)), c.errors);
     });
   }
 
@@ -631,150 +500,94 @@ describe('onboarding validation: values (dates, amounts, ranges, enums, identifi
   });
 
   const planOf = (installments: unknown[]) => ({ total_amount: 3600, installments });
-  const installmentCases: { name: string; installments: unknown[]; errors: Record<string, string[]> }[] = [
+  const INSTALLMENTS = 'tenant.0.installment_payment.installments';
+  const expectedNumber = (n: number) => `Installments are numbered 1, 2, 3, … without gaps: expected ${n}.`;
+  const notAfter = (previous: number, dueDate: string) =>
+    `Due dates must ascend: this one is not after installment ${previous}'s (${dueDate}).`;
+  const [JAN, FEB, MAR] = ['2026-01-01', '2026-02-01', '2026-03-01'];
+  const FIRST_TWO_RENUMBERED = {
+    [`${INSTALLMENTS}.0.installment_number`]: [expectedNumber(1)],
+    [`${INSTALLMENTS}.1.installment_number`]: [expectedNumber(2)],
+  };
+  const installmentCases: { name: string; installments: unknown[]; errors: FieldErrors }[] = [
     {
       name: 'numbering with a gap (1, 3)',
-      installments: [
-        { installment_number: 1, due_date: '2026-01-01', amount: 1200 },
-        { installment_number: 3, due_date: '2026-02-01', amount: 1200 },
-      ],
-      errors: {
-        'tenant.0.installment_payment.installments.1.installment_number': [
-          'Installments are numbered 1, 2, 3, … without gaps: expected 2.',
-        ],
-      },
+      installments: [installment(1, JAN, 1200), installment(3, FEB, 1200)],
+      errors: { [`${INSTALLMENTS}.1.installment_number`]: [expectedNumber(2)] },
     },
     {
       name: 'numbering not starting at 1 (2, 3)',
-      installments: [
-        { installment_number: 2, due_date: '2026-01-01', amount: 1200 },
-        { installment_number: 3, due_date: '2026-02-01', amount: 1200 },
-      ],
-      errors: {
-        'tenant.0.installment_payment.installments.0.installment_number': [
-          'Installments are numbered 1, 2, 3, … without gaps: expected 1.',
-        ],
-        'tenant.0.installment_payment.installments.1.installment_number': [
-          'Installments are numbered 1, 2, 3, … without gaps: expected 2.',
-        ],
-      },
+      installments: [installment(2, JAN, 1200), installment(3, FEB, 1200)],
+      errors: FIRST_TWO_RENUMBERED,
     },
     {
       name: 'numbering out of order (2, 1)',
-      installments: [
-        { installment_number: 2, due_date: '2026-01-01', amount: 1200 },
-        { installment_number: 1, due_date: '2026-02-01', amount: 1200 },
-      ],
-      errors: {
-        'tenant.0.installment_payment.installments.0.installment_number': [
-          'Installments are numbered 1, 2, 3, … without gaps: expected 1.',
-        ],
-        'tenant.0.installment_payment.installments.1.installment_number': [
-          'Installments are numbered 1, 2, 3, … without gaps: expected 2.',
-        ],
-      },
+      installments: [installment(2, JAN, 1200), installment(1, FEB, 1200)],
+      errors: FIRST_TWO_RENUMBERED,
     },
     {
       name: 'due dates not ascending (equal)',
-      installments: [
-        { installment_number: 1, due_date: '2026-01-01', amount: 1200 },
-        { installment_number: 2, due_date: '2026-01-01', amount: 1200 },
-      ],
-      errors: {
-        'tenant.0.installment_payment.installments.1.due_date': [
-          "Due dates must ascend: this one is not after installment 1's (2026-01-01).",
-        ],
-      },
+      installments: [installment(1, JAN, 1200), installment(2, JAN, 1200)],
+      errors: { [`${INSTALLMENTS}.1.due_date`]: [notAfter(1, JAN)] },
     },
     {
       name: 'due dates descending',
-      installments: [
-        { installment_number: 1, due_date: '2026-01-01', amount: 1200 },
-        { installment_number: 2, due_date: '2026-03-01', amount: 1200 },
-        { installment_number: 3, due_date: '2026-02-01', amount: 1200 },
-      ],
-      errors: {
-        'tenant.0.installment_payment.installments.2.due_date': [
-          "Due dates must ascend: this one is not after installment 2's (2026-03-01).",
-        ],
-      },
+      installments: [installment(1, JAN, 1200), installment(2, MAR, 1200), installment(3, FEB, 1200)],
+      errors: { [`${INSTALLMENTS}.2.due_date`]: [notAfter(2, MAR)] },
     },
     {
       name: 'an amount of 0 in the third installment',
-      installments: [
-        { installment_number: 1, due_date: '2026-01-01', amount: 1200 },
-        { installment_number: 2, due_date: '2026-02-01', amount: 1200 },
-        { installment_number: 3, due_date: '2026-03-01', amount: 0 },
-      ],
-      errors: {
-        'tenant.0.installment_payment.installments.2.amount': ['Ensure this value is greater than 0.'],
-      },
+      installments: [installment(1, JAN, 1200), installment(2, FEB, 1200), installment(3, MAR, 0)],
+      errors: { [`${INSTALLMENTS}.2.amount`]: [GREATER_THAN_0] },
     },
     {
       name: 'an amount with 3 decimals in the second installment',
-      installments: [
-        { installment_number: 1, due_date: '2026-01-01', amount: 1200 },
-        { installment_number: 2, due_date: '2026-02-01', amount: 1200.005 },
-      ],
-      errors: {
-        'tenant.0.installment_payment.installments.1.amount': [
-          'Ensure this value has at most 2 decimal places.',
-        ],
-      },
+      installments: [installment(1, JAN, 1200), installment(2, FEB, 1200.005)],
+      errors: { [`${INSTALLMENTS}.1.amount`]: [TWO_DECIMALS] },
     },
   ];
   for (const c of installmentCases) {
     it(`installments: ${c.name} fails`, async () => {
-      const { body } = fullUser();
-      setPath(body, PLAN, planOf(c.installments));
-      assertOutcome(await api.onboard(body), c.errors);
+      assertOutcome(
+        await onboardFullUser(api, (body) => setPath(body, PLAN, planOf(c.installments))),
+        c.errors,
+      );
     });
   }
 
   it('installments: 1..3 with ascending dates and amounts > 0 pass', async () => {
-    const { body } = fullUser();
-    setPath(
-      body,
-      PLAN,
-      planOf([
-        { installment_number: 1, due_date: '2026-01-01', amount: 1200 },
-        { installment_number: 2, due_date: '2026-01-02', amount: 1200.5 },
-        { installment_number: 3, due_date: '2026-12-31', amount: 0.01 },
-      ]),
-    );
-    assertOutcome(await api.onboard(body), undefined);
+    const installments = [
+      installment(1, '2026-01-01', 1200),
+      installment(2, '2026-01-02', 1200.5),
+      installment(3, '2026-12-31', 0.01),
+    ];
+    assertOutcome(await onboardFullUser(api, (body) => setPath(body, PLAN, planOf(installments))), undefined);
   });
 
   it('unknown fields are ignored at every level (201)', async () => {
-    const { body } = fullUser();
-    body.nickname = 'Ada';
-    setPath(body, [...TENANCY, 'floor'], 3);
-    setPath(body, [...PLAN, 'currency'], 'GBP');
-    setPath(body, [...INSTALLMENT, 'note'], { any: ['thing'] });
-    setPath(body, ['kyc', 'selfie_taken_at'], '2026-01-01');
-    assertOutcome(await api.onboard(body), undefined);
+    const response = await onboardFullUser(api, (body) => {
+      body.nickname = 'Ada';
+      setPath(body, [...TENANCY, 'floor'], 3);
+      setPath(body, [...PLAN, 'currency'], 'GBP');
+      setPath(body, [...INSTALLMENT, 'note'], { any: ['thing'] });
+      setPath(body, ['kyc', 'selfie_taken_at'], '2026-01-01');
+    });
+    assertOutcome(response, undefined);
   });
 
   it('an unknown field holding text PostgreSQL could not store is ignored too', async () => {
-    const { body } = fullUser();
-    body.note = 'a\u0000b\ud800';
-    assertOutcome(await api.onboard(body), undefined);
+    assertOutcome(await onboardFullUser(api, (body) => setPath(body, ['note'], 'a\u0000b\ud800')), undefined);
   });
 });
 
 describe('onboarding validation: uniqueness of email, user_id and payment_reference', () => {
   let t: TestApp;
   let api: Api;
+  const user = (user_id: number, email: string, payment_reference: string) =>
+    userWithTenancies({ user_id, email }, { payment_reference });
   before(async () => {
-    t = await startTestApp();
-    api = integrationApi(t, await t.createIntegrator(UNLIMITED));
-    await api.onboardOk(
-      userBody({
-        user_id: 1,
-        email: 'Case.Sensitive@Example.com',
-        tenant: [tenancyBody({ payment_reference: 'TAKEN-1' })],
-      }),
-    );
+    ({ t, api } = await startIntegration());
+    await api.onboardOk(user(1, 'Case.Sensitive@Example.com', 'TAKEN-1'));
   });
   after(() => t.close());
 
@@ -784,67 +597,39 @@ describe('onboarding validation: uniqueness of email, user_id and payment_refere
     'Case.Sensitive@Example.com',
   ]) {
     it(`another user_id with the same email in any case (${email}) fails on email`, async () => {
-      const response = await api.onboard(
-        userBody({ user_id: 2, email, tenant: [tenancyBody({ payment_reference: 'FREE-2' })] }),
-      );
-      assertOutcome(response, { email: ['A user with this email already exists.'] });
+      assertOutcome(await api.onboard(user(2, email, 'FREE-2')), { email: [EMAIL_TAKEN] });
     });
   }
 
   it('the same user_id may change the case of its own email', async () => {
-    const response = await api.onboard(
-      userBody({
-        user_id: 1,
-        email: 'case.sensitive@example.com',
-        tenant: [tenancyBody({ payment_reference: 'TAKEN-1' })],
-      }),
-    );
+    const response = await api.onboard(user(1, 'case.sensitive@example.com', 'TAKEN-1'));
     assert.equal(response.status, 201, JSON.stringify(response.body));
     assert.equal(response.body.updated, 1);
   });
 
   it('two users of one request with the same email in different case fail on the second', async () => {
     const response = await api.onboard([
-      userBody({
-        user_id: 10,
-        email: 'twin@example.com',
-        tenant: [tenancyBody({ payment_reference: 'T-10' })],
-      }),
-      userBody({
-        user_id: 11,
-        email: 'TWIN@example.com',
-        tenant: [tenancyBody({ payment_reference: 'T-11' })],
-      }),
+      user(10, 'twin@example.com', 'T-10'),
+      user(11, 'TWIN@example.com', 'T-11'),
     ]);
     assertOutcome(response, { '1.email': ['Another user in this request has this email.'] });
   });
 
   it('the same user_id twice in one request fails on the second', async () => {
     const response = await api.onboard([
-      userBody({
-        user_id: 12,
-        email: 'a12@example.com',
-        tenant: [tenancyBody({ payment_reference: 'T-12' })],
-      }),
-      userBody({
-        user_id: 12,
-        email: 'a12@example.com',
-        tenant: [tenancyBody({ payment_reference: 'T-12b' })],
-      }),
+      user(12, 'a12@example.com', 'T-12'),
+      user(12, 'a12@example.com', 'T-12b'),
     ]);
     assertOutcome(response, { '1.user_id': ['Duplicate user_id in this request.'] });
   });
 
   it('the same payment_reference twice in one request fails on the second', async () => {
     const response = await api.onboard(
-      userBody({
-        user_id: 13,
-        email: 'a13@example.com',
-        tenant: [
-          tenancyBody({ payment_reference: 'T-13' }),
-          tenancyBody({ payment_reference: 'T-13', address_1: 'Elsewhere' }),
-        ],
-      }),
+      userWithTenancies(
+        { user_id: 13, email: 'a13@example.com' },
+        { payment_reference: 'T-13' },
+        { payment_reference: 'T-13', address_1: 'Elsewhere' },
+      ),
     );
     assertOutcome(response, {
       'tenant.1.payment_reference': ['Duplicate payment_reference in this request.'],
@@ -852,29 +637,25 @@ describe('onboarding validation: uniqueness of email, user_id and payment_refere
   });
 
   it('a new user with a payment_reference already stored fails on that path', async () => {
-    const response = await api.onboard(
-      userBody({
-        user_id: 14,
-        email: 'a14@example.com',
-        tenant: [tenancyBody({ payment_reference: 'TAKEN-1' })],
-      }),
-    );
-    assertOutcome(response, {
-      'tenant.0.payment_reference': [
-        'A tenancy with this payment_reference already exists. To update it, send the same user_id, start_rent_date and address_1.',
-      ],
-    });
+    const response = await api.onboard(user(14, 'a14@example.com', 'TAKEN-1'));
+    assertOutcome(response, { 'tenant.0.payment_reference': [REFERENCE_TAKEN] });
   });
 });
 
 describe('onboarding validation: the body as a whole', () => {
   let t: TestApp;
   let api: Api;
-  before(async () => {
-    t = await startTestApp();
-    api = integrationApi(t, await t.createIntegrator(UNLIMITED));
-  });
+  before(async () => ({ t, api } = await startIntegration()));
   after(() => t.close());
+
+  /** POST to onboarding with the integrator's token and only these headers and payload. */
+  const postOnboarding = (headers: Record<string, string>, payload?: string) =>
+    send(t, {
+      method: 'POST',
+      url: ONBOARDING,
+      headers: { ...tokenHeader(api.serverToken), ...headers },
+      payload,
+    });
 
   const NOT_A_USER = 'Expected a User object or an array of 1 to 500 User objects.';
   for (const [name, body, message] of [
@@ -890,28 +671,23 @@ describe('onboarding validation: the body as a whole', () => {
   }
 
   it('501 users fail with non_field_errors and write nothing', async () => {
-    const before = await countRows(t.db);
-    const response = await api.onboard(manyUsers(501, 1, 'over'));
-    assertOutcome(response, {
-      non_field_errors: ['Ensure this list has no more than 500 users; send more in further requests.'],
-    });
-    assert.deepEqual(await countRows(t.db), before);
+    await assertWritesNothing(t.db, async () =>
+      assertOutcome(await api.onboard(manyUsers(501, 1, 'over')), {
+        non_field_errors: ['Ensure this list has no more than 500 users; send more in further requests.'],
+      }),
+    );
   });
 
   it('500 users pass in one request', async () => {
-    const before = await countRows(t.db);
-    const response = await api.onboard(manyUsers(500, 1, 'max'));
-    assert.equal(response.status, 201, JSON.stringify(response.body));
-    assert.deepEqual(response.body, {
-      message: 'Onboarded 500 users: 500 created, 0 updated.',
-      created: 500,
-      updated: 0,
-    });
-    const after = await countRows(t.db);
-    assert.equal(after.users - before.users, 500);
-    assert.equal(after.tenancies - before.tenancies, 500);
-    assert.equal(after.documents - before.documents, 500, 'one agreement document per tenancy');
-    assert.equal(after.jobs - before.jobs, 500, 'one fetch job per document');
+    const added = await rowsAddedBy(t.db, async () =>
+      assertAnswer(await api.onboard(manyUsers(500, 1, 'max')), 201, {
+        message: 'Onboarded 500 users: 500 created, 0 updated.',
+        created: 500,
+        updated: 0,
+      }),
+    );
+    // One agreement document per tenancy, one fetch job per document.
+    assertFields(added, { users: 500, tenancies: 500, documents: 500, jobs: 500 });
   });
 
   it('an array item that is not an object fails at its index', async () => {
@@ -936,13 +712,7 @@ describe('onboarding validation: the body as a whole', () => {
   });
 
   it('no body at all fails with non_field_errors', async () => {
-    const response = await t.app.inject({
-      method: 'POST',
-      url: ONBOARDING,
-      headers: { authorization: `Token ${api.serverToken}` },
-    });
-    assert.equal(response.statusCode, 400);
-    assert.deepEqual(response.json(), { non_field_errors: [NOT_A_USER] });
+    assertAnswer(await postOnboarding({}), 400, { non_field_errors: [NOT_A_USER] });
   });
 
   for (const [name, payload] of [
@@ -951,68 +721,43 @@ describe('onboarding validation: the body as a whole', () => {
     ['trailing comma', '[{"user_id": 1},]'],
   ] as const) {
     it(`malformed JSON (${name}) gives {"error": "invalid_json", "detail"}`, async () => {
-      const response = await t.app.inject({
-        method: 'POST',
-        url: ONBOARDING,
-        headers: { authorization: `Token ${api.serverToken}`, 'content-type': 'application/json' },
-        payload,
-      });
-      assert.equal(response.statusCode, 400);
-      const body = response.json();
-      assert.deepEqual(Object.keys(body).sort(), ['detail', 'error']);
-      assert.equal(body.error, 'invalid_json');
-      assert.match(body.detail, /not valid JSON/);
+      const response = await postOnboarding({ 'content-type': 'application/json' }, payload);
+      assertError(response, 400, 'invalid_json', /not valid JSON/);
     });
   }
 
   for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
     it(`a wrong content type (${contentType}) gives {"error": "unsupported_content_type", "detail"}`, async () => {
-      const response = await t.app.inject({
-        method: 'POST',
-        url: ONBOARDING,
-        headers: { authorization: `Token ${api.serverToken}`, 'content-type': contentType },
-        payload: JSON.stringify(fullUser().body),
-      });
-      assert.equal(response.statusCode, 400);
-      const body = response.json();
-      assert.deepEqual(Object.keys(body).sort(), ['detail', 'error']);
-      assert.equal(body.error, 'unsupported_content_type');
+      const response = await postOnboarding({ 'content-type': contentType }, JSON.stringify(fullUser().body));
+      assertError(response, 400, 'unsupported_content_type');
     });
   }
 
   it('application/json with a charset is accepted', async () => {
-    const response = await t.app.inject({
-      method: 'POST',
-      url: ONBOARDING,
-      headers: {
-        authorization: `Token ${api.serverToken}`,
-        'content-type': 'application/json; charset=utf-8',
-      },
-      payload: JSON.stringify(fullUser().body),
-    });
-    assert.equal(response.statusCode, 201, response.body);
+    const response = await postOnboarding(
+      { 'content-type': 'application/json; charset=utf-8' },
+      JSON.stringify(fullUser().body),
+    );
+    assert.equal(response.status, 201, JSON.stringify(response.body));
   });
 });
 
 describe('onboarding validation: a bulk body with one bad item writes nothing', () => {
   let t: TestApp;
   let api: Api;
+  const existingUser = userWithTenancies(
+    { user_id: 1, email: 'existing@example.com' },
+    { payment_reference: 'OLD-1' },
+  );
   before(async () => {
-    t = await startTestApp();
-    api = integrationApi(t, await t.createIntegrator(UNLIMITED));
-    await api.onboardOk(
-      userBody({
-        user_id: 1,
-        email: 'existing@example.com',
-        tenant: [tenancyBody({ payment_reference: 'OLD-1' })],
-      }),
-    );
+    ({ t, api } = await startIntegration());
+    await api.onboardOk(existingUser);
   });
   after(() => t.close());
 
   const bulk = (prefix: string) => manyUsers(5, 1_000, prefix);
 
-  const badItems: { name: string; spoil: (items: Body[]) => void; errors: Record<string, string[]> }[] = [
+  const badItems: { name: string; spoil: (items: Body[]) => void; errors: FieldErrors }[] = [
     {
       name: 'a schema error in item 3',
       spoil: (items) => setPath(items[3], [...TENANCY, 'rent_due_day'], 0),
@@ -1026,53 +771,37 @@ describe('onboarding validation: a bulk body with one bad item writes nothing', 
     {
       name: 'a stored payment_reference reused by item 4 (found only in the database)',
       spoil: (items) => setPath(items[4], [...TENANCY, 'payment_reference'], 'OLD-1'),
-      errors: {
-        '4.tenant.0.payment_reference': [
-          'A tenancy with this payment_reference already exists. To update it, send the same user_id, start_rent_date and address_1.',
-        ],
-      },
+      errors: { '4.tenant.0.payment_reference': [REFERENCE_TAKEN] },
     },
     {
       name: 'a stored email reused by item 2 under another user_id (found only in the database)',
       spoil: (items) => setPath(items[2], ['email'], 'EXISTING@example.com'),
-      errors: { '2.email': ['A user with this email already exists.'] },
+      errors: { '2.email': [EMAIL_TAKEN] },
     },
   ];
 
   for (const c of badItems) {
     it(`${c.name}: 400 on that item's path, no rows in users, tenancies, documents or jobs`, async () => {
-      const before = await countRows(t.db);
-      const items = bulk(c.name.replace(/\W+/g, '').slice(0, 12));
-      c.spoil(items);
-      assertOutcome(await api.onboard(items), c.errors);
-      assert.deepEqual(await countRows(t.db), before);
+      await assertWritesNothing(t.db, async () => {
+        const items = bulk(c.name.replace(/\W+/g, '').slice(0, 12));
+        c.spoil(items);
+        assertOutcome(await api.onboard(items), c.errors);
+      });
     });
   }
 
   it('the same bulk without the bad item writes all five users', async () => {
-    const before = await countRows(t.db);
-    const response = await api.onboard(bulk('clean'));
-    assert.equal(response.status, 201, JSON.stringify(response.body));
-    const after = await countRows(t.db);
-    assert.equal(after.users - before.users, 5);
-    assert.equal(after.tenancies - before.tenancies, 5);
-    assert.equal(after.documents - before.documents, 5);
-    assert.equal(after.jobs - before.jobs, 5);
+    const added = await rowsAddedBy(t.db, async () => {
+      const response = await api.onboard(bulk('clean'));
+      assert.equal(response.status, 201, JSON.stringify(response.body));
+    });
+    assertFields(added, { users: 5, tenancies: 5, documents: 5, jobs: 5 });
   });
 
   it('an update of an existing user in a bulk with a bad item is rolled back too', async () => {
     const items = [
-      userBody({
-        user_id: 1,
-        email: 'existing@example.com',
-        first_name: 'Changed',
-        tenant: [tenancyBody({ payment_reference: 'OLD-1' })],
-      }),
-      userBody({
-        user_id: 2,
-        email: 'new2@example.com',
-        tenant: [tenancyBody({ payment_reference: 'OLD-1' })],
-      }),
+      { ...existingUser, first_name: 'Changed' },
+      userWithTenancies({ user_id: 2, email: 'new2@example.com' }, { payment_reference: 'OLD-1' }),
     ];
     const response = await api.onboard(items);
     assert.equal(response.status, 400);

@@ -4,41 +4,41 @@ import { sha256Hex } from '../src/platform/ids.ts';
 import {
   type Answer,
   type Api,
+  assertAnswer,
+  assertError,
+  assertWritesNothing,
   CLIENT_SESSION,
   countRows,
-  integrationApi,
   ONBOARDING,
+  PENDING_DOCUMENT,
+  send,
   sessionPath,
-  UNLIMITED,
+  startIntegration,
   USER_LOGIN,
 } from './api-client.ts';
-import { tenancyBody, userBody } from './fixtures.ts';
-import { startTestApp, type TestApp, tokenHeader } from './helpers.ts';
+import {
+  DEFAULT_BANK_ACCOUNT,
+  tenancyBody,
+  twoInstallmentPlan,
+  userBody,
+  userWithTenancies,
+} from './fixtures.ts';
+import { type TestApp, tokenHeader } from './helpers.ts';
 
 const MINUTE = 60_000;
 const TOKEN = /^rp_ust_[A-Za-z0-9]{43}$/;
-
-function assertError(response: Answer, status: number, code: string, detail?: RegExp) {
-  assert.equal(response.status, status, JSON.stringify(response.body));
-  assert.deepEqual(Object.keys(response.body).sort(), ['detail', 'error']);
-  assert.equal(response.body.error, code);
-  assert.equal(typeof response.body.detail, 'string');
-  if (detail) assert.match(response.body.detail, detail);
-}
 
 describe('user-login', () => {
   let t: TestApp;
   let api: Api;
   before(async () => {
-    t = await startTestApp();
-    api = integrationApi(t, await t.createIntegrator(UNLIMITED));
+    ({ t, api } = await startIntegration());
     await api.onboardOk([
       userBody({ user_id: 1, email: 'Tenant@Example.com' }),
-      userBody({
-        user_id: 2,
-        email: 'inactive@example.com',
-        tenant: [tenancyBody({ payment_reference: 'OLD-2', is_active: false })],
-      }),
+      userWithTenancies(
+        { user_id: 2, email: 'inactive@example.com' },
+        { payment_reference: 'OLD-2', is_active: false },
+      ),
     ]);
   });
   after(() => t.close());
@@ -85,9 +85,9 @@ describe('user-login', () => {
   }
 
   it('unknown email: 404 {"error": "not_found", "detail"} and no session', async () => {
-    const before = await countRows(t.db);
-    assertError(await api.login({ email: 'nobody@example.com' }), 404, 'not_found');
-    assert.deepEqual(await countRows(t.db), before);
+    await assertWritesNothing(t.db, async () =>
+      assertError(await api.login({ email: 'nobody@example.com' }), 404, 'not_found'),
+    );
   });
 
   const badBodies: [string, unknown, Record<string, string[]>][] = [
@@ -130,16 +130,16 @@ describe('user-login', () => {
   ];
   for (const [name, body, errors] of badBodies) {
     it(`${name}: 400 field error`, async () => {
-      const response = await api.login(body);
-      assert.equal(response.status, 400, JSON.stringify(response.body));
-      assert.deepEqual(response.body, errors);
+      assertAnswer(await api.login(body), 400, errors);
     });
   }
 
   it('a user without an active tenancy: 400 {"error": "no_active_tenancy", "detail"}', async () => {
-    const before = await countRows(t.db);
-    assertError(await api.login({ email: 'inactive@example.com' }), 400, 'no_active_tenancy');
-    assert.deepEqual(await countRows(t.db), before, 'no session');
+    await assertWritesNothing(
+      t.db,
+      async () => assertError(await api.login({ email: 'inactive@example.com' }), 400, 'no_active_tenancy'),
+      'no session',
+    );
   });
 
   it('stores the token hashed only', async () => {
@@ -166,75 +166,50 @@ describe('user-login: which tenancy the session pays for', () => {
   let api: Api;
   const reference = async (email: string, paymentReference?: string) =>
     (await api.view(email, paymentReference)).tenancy.payment_reference;
+  const one = { user_id: 1, email: 'one@example.com' };
+  const two = { user_id: 2, email: 'two@example.com' };
+  const three = { user_id: 3, email: 'three@example.com' };
 
   before(async () => {
-    t = await startTestApp();
-    api = integrationApi(t, await t.createIntegrator(UNLIMITED));
+    ({ t, api } = await startIntegration());
     // User 1: a primary active tenancy, then (later) a newer non-primary active one and an inactive one.
-    await api.onboardOk(
-      userBody({
-        user_id: 1,
-        email: 'one@example.com',
-        tenant: [tenancyBody({ payment_reference: 'P-PRIMARY', is_primary: true })],
-      }),
-    );
+    await api.onboardOk(userWithTenancies(one, { payment_reference: 'P-PRIMARY', is_primary: true }));
     t.clock.advance(MINUTE);
     await api.onboardOk(
-      userBody({
-        user_id: 1,
-        email: 'one@example.com',
-        tenant: [
-          tenancyBody({ payment_reference: 'P-NEWER', address_1: '2 Newer Road', is_primary: false }),
-          tenancyBody({
-            payment_reference: 'P-INACTIVE',
-            address_1: '3 Old Road',
-            is_primary: false,
-            is_active: false,
-          }),
-        ],
-      }),
+      userWithTenancies(
+        one,
+        { payment_reference: 'P-NEWER', address_1: '2 Newer Road', is_primary: false },
+        { payment_reference: 'P-INACTIVE', address_1: '3 Old Road', is_primary: false, is_active: false },
+      ),
     );
     // User 2: no primary active tenancy (the primary one is inactive): the newest active one wins.
     await api.onboardOk(
-      userBody({
-        user_id: 2,
-        email: 'two@example.com',
-        tenant: [
-          tenancyBody({ payment_reference: 'Q-OLDER', is_primary: false }),
-          tenancyBody({
-            payment_reference: 'Q-PRIMARY-ENDED',
-            address_1: '9 Ended Road',
-            is_primary: true,
-            is_active: false,
-          }),
-        ],
-      }),
+      userWithTenancies(
+        two,
+        { payment_reference: 'Q-OLDER', is_primary: false },
+        {
+          payment_reference: 'Q-PRIMARY-ENDED',
+          address_1: '9 Ended Road',
+          is_primary: true,
+          is_active: false,
+        },
+      ),
     );
     t.clock.advance(MINUTE);
     await api.onboardOk(
-      userBody({
-        user_id: 2,
-        email: 'two@example.com',
-        tenant: [
-          tenancyBody({ payment_reference: 'Q-NEWEST', address_1: '5 Newest Road', is_primary: false }),
-        ],
+      userWithTenancies(two, {
+        payment_reference: 'Q-NEWEST',
+        address_1: '5 Newest Road',
+        is_primary: false,
       }),
     );
     // User 3: two non-primary active tenancies onboarded in one request.
     await api.onboardOk(
-      userBody({
-        user_id: 3,
-        email: 'three@example.com',
-        tenant: [
-          tenancyBody({ payment_reference: 'R-LATER', start_rent_date: '2026-06-01', is_primary: false }),
-          tenancyBody({
-            payment_reference: 'R-EARLIER',
-            start_rent_date: '2026-01-01',
-            address_1: 'x',
-            is_primary: false,
-          }),
-        ],
-      }),
+      userWithTenancies(
+        three,
+        { payment_reference: 'R-LATER', start_rent_date: '2026-06-01', is_primary: false },
+        { payment_reference: 'R-EARLIER', start_rent_date: '2026-01-01', address_1: 'x', is_primary: false },
+      ),
     );
   });
   after(() => t.close());
@@ -257,65 +232,40 @@ describe('user-login: which tenancy the session pays for', () => {
     assert.equal(await reference('two@example.com', 'Q-OLDER'), 'Q-OLDER');
   });
 
+  const loginAsOne = (payment_reference: string) => api.login({ email: one.email, payment_reference });
+
   it('named but inactive: 400 no_active_tenancy', async () => {
-    assertError(
-      await api.login({ email: 'one@example.com', payment_reference: 'P-INACTIVE' }),
-      400,
-      'no_active_tenancy',
-      /P-INACTIVE/,
-    );
+    assertError(await loginAsOne('P-INACTIVE'), 400, 'no_active_tenancy', /P-INACTIVE/);
   });
 
-  it('named but unknown: 404 not_found', async () => {
-    assertError(await api.login({ email: 'one@example.com', payment_reference: 'NOPE' }), 404, 'not_found');
-  });
-
-  it('named but another user’s: 404 not_found, as unknown', async () => {
-    assertError(
-      await api.login({ email: 'one@example.com', payment_reference: 'Q-NEWEST' }),
-      404,
-      'not_found',
-    );
-  });
-
-  it('the reference is matched exactly (case matters)', async () => {
-    assertError(
-      await api.login({ email: 'one@example.com', payment_reference: 'p-newer' }),
-      404,
-      'not_found',
-    );
-  });
+  for (const [name, paymentReference] of [
+    ['named but unknown: 404 not_found', 'NOPE'],
+    ['named but another user’s: 404 not_found, as unknown', 'Q-NEWEST'],
+    ['the reference is matched exactly (case matters)', 'p-newer'],
+  ] as const) {
+    it(name, async () => {
+      assertError(await loginAsOne(paymentReference), 404, 'not_found');
+    });
+  }
 });
 
 describe('session query: GET /api/third-party/session/{session_id}/', () => {
   let t: TestApp;
   let api: Api;
+  const tenancyWithPlan = { payment_reference: 'PLAN-1', installment_payment: twoInstallmentPlan(1200.25) };
+  const userWithPlan = userWithTenancies(
+    {
+      user_id: 1,
+      email: 'tenant@example.com',
+      kyc: { pii_front: 'https://docs.example/front.jpg', status: 'verified' },
+    },
+    tenancyWithPlan,
+  );
   before(async () => {
-    t = await startTestApp();
-    api = integrationApi(t, await t.createIntegrator(UNLIMITED));
+    ({ t, api } = await startIntegration());
     await api.onboardOk([
-      userBody({
-        user_id: 1,
-        email: 'tenant@example.com',
-        kyc: { pii_front: 'https://docs.example/front.jpg', status: 'verified' },
-        tenant: [
-          tenancyBody({
-            payment_reference: 'PLAN-1',
-            installment_payment: {
-              total_amount: 2400.5,
-              installments: [
-                { installment_number: 1, due_date: '2026-01-01', amount: 1200.25 },
-                { installment_number: 2, due_date: '2026-07-01', amount: 1200.25 },
-              ],
-            },
-          }),
-        ],
-      }),
-      userBody({
-        user_id: 2,
-        email: 'noplan@example.com',
-        tenant: [tenancyBody({ payment_reference: 'NOPLAN-2' })],
-      }),
+      userWithPlan,
+      userWithTenancies({ user_id: 2, email: 'noplan@example.com' }, { payment_reference: 'NOPLAN-2' }),
     ]);
   });
   after(() => t.close());
@@ -353,17 +303,12 @@ describe('session query: GET /api/third-party/session/{session_id}/', () => {
       'phone_number',
       'user_id',
     ]);
+    // Exactly what was onboarded: no field dropped, renamed or reformatted; KYC members not sent are null.
+    const { tenant: _tenancies, ...userFields } = userWithPlan;
     assert.deepEqual(body.user, {
-      user_id: 1,
-      email: 'tenant@example.com',
-      first_name: 'Ada',
-      last_name: 'Lovelace',
-      phone_number: '+447700900123',
-      date_of_birth: '1990-12-10',
+      ...userFields,
       kyc: { pii_front: 'https://docs.example/front.jpg', pii_back: null, photo: null, status: 'verified' },
-      kyc_documents: {
-        pii_front: { state: 'pending', sha256: null, size_bytes: null, failure_reason: null },
-      },
+      kyc_documents: { pii_front: PENDING_DOCUMENT },
     });
     assert.deepEqual(Object.keys(body.tenancy).sort(), [
       'address_1',
@@ -385,37 +330,8 @@ describe('session query: GET /api/third-party/session/{session_id}/', () => {
       'rent_due_day',
       'start_rent_date',
     ]);
-    assert.deepEqual(body.tenancy, {
-      post_code: 'SW1A 1AA',
-      address_1: '10 Downing Street',
-      city: 'London',
-      country: 'United Kingdom',
-      is_primary: true,
-      start_rent_date: '2026-01-01',
-      end_rent_date: '2026-12-31',
-      rent_due_day: 1,
-      amount: '1200.00',
-      frequency: 'every_1_month',
-      is_active: true,
-      payment_reference: 'PLAN-1',
-      recipient_bank_sort_code: '12-34-56',
-      recipient_bank_account_number: '12345678',
-      recipient_bank_account_name: 'Landlord Ltd',
-      agreement: 'https://docs.example/agreement.pdf',
-      installment_payment: {
-        total_amount: 2400.5,
-        installments: [
-          { installment_number: 1, due_date: '2026-01-01', amount: 1200.25 },
-          { installment_number: 2, due_date: '2026-07-01', amount: 1200.25 },
-        ],
-      },
-      agreement_document: { state: 'pending', sha256: null, size_bytes: null, failure_reason: null },
-    });
-    assert.deepEqual(body.bank_account, {
-      sort_code: '12-34-56',
-      account_number: '12345678',
-      account_name: 'Landlord Ltd',
-    });
+    assert.deepEqual(body.tenancy, { ...tenancyBody(tenancyWithPlan), agreement_document: PENDING_DOCUMENT });
+    assert.deepEqual(body.bank_account, DEFAULT_BANK_ACCOUNT);
   });
 
   it('installment_payment is absent when the tenancy has none', async () => {
@@ -467,11 +383,7 @@ describe('Client API: GET /api/client/session', () => {
   let t: TestApp;
   let api: Api;
   before(async () => {
-    t = await startTestApp();
-    api = integrationApi(
-      t,
-      await t.createIntegrator({ ...UNLIMITED, fees: { card: { percent: '1.4', fixed: '0.20' } } }),
-    );
+    ({ t, api } = await startIntegration({ fees: { card: { percent: '1.4', fixed: '0.20' } } }));
     await api.onboardOk(userBody({ user_id: 1, email: 'tenant@example.com' }));
   });
   after(() => t.close());
@@ -513,21 +425,20 @@ describe('Client API: GET /api/client/session', () => {
     assertError(await api.clientSession(`rp_ust_${'A'.repeat(43)}`), 401, 'session_expired');
   });
 
+  const assertUnauthorized = (response: Answer) => {
+    assert.equal(response.status, 401);
+    assert.equal(response.body.error, 'unauthorized');
+  };
+
   it('no Authorization header: 401', async () => {
-    const response = await t.app.inject({ method: 'GET', url: CLIENT_SESSION });
-    assert.equal(response.statusCode, 401);
-    assert.equal(response.json().error, 'unauthorized');
+    assertUnauthorized(await send(t, { method: 'GET', url: CLIENT_SESSION }));
   });
 
   it('the server token on the Client API: 401, with either scheme', async () => {
     assertError(await api.clientSession(api.serverToken), 401, 'unauthorized', /server token/);
-    const response = await t.app.inject({
-      method: 'GET',
-      url: CLIENT_SESSION,
-      headers: tokenHeader(api.serverToken),
-    });
-    assert.equal(response.statusCode, 401);
-    assert.equal(response.json().error, 'unauthorized');
+    assertUnauthorized(
+      await send(t, { method: 'GET', url: CLIENT_SESSION, headers: tokenHeader(api.serverToken) }),
+    );
   });
 
   it('a real user session token on the Integration API: 401 on every endpoint, with either scheme', async () => {
