@@ -9,6 +9,7 @@ import { healthRoutes } from './health/routes.ts';
 import { IntegratorService } from './integrators/service.ts';
 import { OnboardingService } from './onboarding/service.ts';
 import { operatorApi } from './operator/plugin.ts';
+import { PaymentService } from './payments/service.ts';
 import { type Clock, systemClock } from './platform/clock/clock.ts';
 import type { Config } from './platform/config/config.ts';
 import { type Db, openDatabase } from './platform/db/db.ts';
@@ -20,6 +21,9 @@ import { installValidation } from './platform/http/validation.ts';
 import { randomBase62 } from './platform/ids.ts';
 import { createLogger } from './platform/log/logger.ts';
 import { installMetrics } from './platform/metrics/metrics.ts';
+import { createPaymentProcessor } from './processors/create.ts';
+import { sandboxProcessorRoutes } from './processors/sandbox/plugin.ts';
+import { SandboxProcessor } from './processors/sandbox/processor.ts';
 import { sandboxDocuments } from './sandbox/sample-documents.ts';
 import { SessionService } from './sessions/service.ts';
 import './platform/context.ts';
@@ -67,6 +71,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  const processor = createPaymentProcessor(config, db, clock);
   app.decorate('ctx', {
     config,
     db,
@@ -75,6 +80,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     integrators: new IntegratorService(db, clock, config.serviceEnv),
     onboarding: new OnboardingService(db, clock),
     sessions: new SessionService(db, clock, config.userTokenTtlSeconds, config.sessionTtlSeconds),
+    processor,
+    payments: new PaymentService(db, clock, processor),
   });
 
   installValidation(app);
@@ -121,6 +128,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(operatorApi, { prefix: '/api/operator' });
   await app.register(clientApi, { prefix: '/api/client' });
   if (config.serviceEnv === 'sandbox') await app.register(sandboxDocuments);
+  if (config.serviceEnv === 'sandbox' && processor instanceof SandboxProcessor) {
+    await app.register(sandboxProcessorRoutes(processor));
+  }
 
   app.addHook('onClose', async () => {
     redis?.disconnect();

@@ -1,8 +1,11 @@
 import { DOCUMENT_FETCH_JOB, documentFetchHandler } from './documents/fetch-job.ts';
 import { FileDocumentStore } from './documents/storage.ts';
 import { RETIRE_SERVER_TOKEN_JOB, retireServerToken } from './integrators/service.ts';
+import { paymentNotificationHandler, paymentReconcileHandler } from './payments/jobs.ts';
+import { PAYMENT_RECONCILE_JOB } from './payments/service.ts';
 import type { Config } from './platform/config/config.ts';
 import type { JobHandler } from './platform/jobs/queue.ts';
+import { PAYMENT_NOTIFICATION_JOB } from './processors/processor.ts';
 
 /** Every job kind the service knows and its handler. Workers claim only kinds listed here. */
 export function jobHandlers(config: Config): Record<string, JobHandler> {
@@ -12,5 +15,7 @@ export function jobHandlers(config: Config): Record<string, JobHandler> {
       store: new FileDocumentStore(config.documentsDir),
       allowPrivate: config.allowPrivateDocumentHosts,
     }),
+    [PAYMENT_NOTIFICATION_JOB]: paymentNotificationHandler(config),
+    [PAYMENT_RECONCILE_JOB]: paymentReconcileHandler(config),
   };
 }

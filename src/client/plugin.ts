@@ -3,6 +3,8 @@ import { SERVER_TOKEN_PREFIX, USER_SESSION_TOKEN_PREFIX } from '../integrators/t
 import { parseAuthorization } from '../platform/http/auth.ts';
 import { ApiError } from '../platform/http/errors.ts';
 import type { ClientContext } from '../sessions/service.ts';
+import { createPaymentRoute } from './routes/create-payment.ts';
+import { getPaymentRoute } from './routes/get-payment.ts';
 import { clientSessionRoute } from './routes/session.ts';
 
 declare module 'fastify' {
@@ -34,4 +36,6 @@ export const clientApi: FastifyPluginAsync = async (app) => {
     request.client = await app.ctx.sessions.authenticateClient(token);
   });
   await app.register(clientSessionRoute);
+  await app.register(createPaymentRoute);
+  await app.register(getPaymentRoute);
 };

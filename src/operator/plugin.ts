@@ -3,6 +3,7 @@ import { operatorAuth } from './credentials.ts';
 import { createIntegratorRoute } from './routes/integrators-create.ts';
 import { readIntegratorsRoutes } from './routes/integrators-read.ts';
 import { updateIntegratorRoute } from './routes/integrators-update.ts';
+import { refundPaymentRoute } from './routes/payments-refund.ts';
 
 /** The Operator API under /api/operator: the rentpay CLI is its client. */
 export const operatorApi: FastifyPluginAsync = async (app) => {
@@ -10,4 +11,5 @@ export const operatorApi: FastifyPluginAsync = async (app) => {
   await app.register(createIntegratorRoute);
   await app.register(updateIntegratorRoute);
   await app.register(readIntegratorsRoutes);
+  await app.register(refundPaymentRoute);
 };

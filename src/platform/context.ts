@@ -1,6 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { IntegratorService } from '../integrators/service.ts';
 import type { OnboardingService } from '../onboarding/service.ts';
+import type { PaymentService } from '../payments/service.ts';
+import type { PaymentProcessor } from '../processors/processor.ts';
 import type { SessionService } from '../sessions/service.ts';
 import type { Clock } from './clock/clock.ts';
 import type { Config } from './config/config.ts';
@@ -15,6 +17,8 @@ export interface AppContext {
   integrators: IntegratorService;
   onboarding: OnboardingService;
   sessions: SessionService;
+  processor: PaymentProcessor;
+  payments: PaymentService;
 }
 
 declare module 'fastify' {

@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { FREQUENCIES } from '../onboarding/schemas.ts';
+import { PaymentView, paymentView } from '../payments/view.ts';
 import { Timestamp } from '../platform/http/schemas.ts';
 import { formatPence } from '../platform/money.ts';
 import { type DocumentState, type SessionDetail, type SessionStatus, sessionStatus } from './service.ts';
@@ -76,9 +77,7 @@ export const SessionView = Type.Object(
       account_number: Type.String(),
       account_name: Type.String(),
     }),
-    payments: Type.Array(Type.Object({}, { additionalProperties: true }), {
-      description: 'Payments made in this session (see Payment).',
-    }),
+    payments: Type.Array(PaymentView, { description: 'Payments made in this session, oldest first.' }),
   },
   { title: 'Session' },
 );
@@ -94,7 +93,7 @@ function documentView(doc: DocumentState | undefined): Static<typeof DocumentVie
 }
 
 export function sessionView(detail: SessionDetail, now: Date): SessionView {
-  const { session, user, tenancy, documents } = detail;
+  const { session, user, tenancy, documents, payments } = detail;
   const status: SessionStatus = sessionStatus(session, now);
   const plan = tenancy.installment_plan;
   const kycDocuments: Record<string, Static<typeof DocumentView>> = {};
@@ -155,6 +154,6 @@ export function sessionView(detail: SessionDetail, now: Date): SessionView {
       account_number: String(tenancy.recipient_bank_account_number),
       account_name: String(tenancy.recipient_bank_account_name),
     },
-    payments: [],
+    payments: payments.map(paymentView),
   };
 }

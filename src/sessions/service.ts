@@ -1,5 +1,6 @@
 import type { Integrator } from '../integrators/service.ts';
 import { hashToken, USER_SESSION_TOKEN_PREFIX } from '../integrators/tokens.ts';
+import type { PaymentRow } from '../payments/view.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db } from '../platform/db/db.ts';
 import { ApiError } from '../platform/http/errors.ts';
@@ -41,6 +42,7 @@ export interface SessionDetail {
     installment_plan: InstallmentPlan | null;
   };
   documents: DocumentState[];
+  payments: PaymentRow[];
 }
 
 export interface InstallmentPlan {
@@ -153,6 +155,7 @@ export class SessionService {
       usr: SessionDetail['user'];
       tenancy: SessionDetail['tenancy'];
       documents: DocumentState[] | null;
+      payments: PaymentRow[] | null;
     }>(
       `SELECT to_jsonb(s) AS session,
               to_jsonb(u) || jsonb_build_object('date_of_birth', u.date_of_birth::text) AS usr,
@@ -161,7 +164,9 @@ export class SessionService {
               (SELECT jsonb_agg(jsonb_build_object('kind', d.kind, 'state', d.state, 'sha256', d.sha256,
                                                    'size_bytes', d.size_bytes, 'failure_reason', d.failure_reason))
                  FROM documents d
-                WHERE d.tenancy_id = t.id OR (d.user_id = u.id AND d.kind <> 'agreement')) AS documents
+                WHERE d.tenancy_id = t.id OR (d.user_id = u.id AND d.kind <> 'agreement')) AS documents,
+              (SELECT jsonb_agg(to_jsonb(p) ORDER BY p.created_at, p.id)
+                 FROM payments p WHERE p.session_id = s.id) AS payments
          FROM sessions s
          JOIN users u ON u.id = s.user_id
          JOIN tenancies t ON t.id = s.tenancy_id
@@ -169,7 +174,13 @@ export class SessionService {
       [sessionId, integratorId],
     );
     if (!row) return undefined;
-    return { session: row.session, user: row.usr, tenancy: row.tenancy, documents: row.documents ?? [] };
+    return {
+      session: row.session,
+      user: row.usr,
+      tenancy: row.tenancy,
+      documents: row.documents ?? [],
+      payments: row.payments ?? [],
+    };
   }
 
   /** Client API authentication: a live user session token, with what the page needs to render. */

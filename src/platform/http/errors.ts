@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   conflict: 409,
   payload_too_large: 413,
   unprocessable: 422,
+  idempotency_mismatch: 422,
   rate_limited: 429,
   internal_error: 500,
   unavailable: 503,

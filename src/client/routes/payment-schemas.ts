@@ -1,0 +1,15 @@
+import { Type } from 'typebox';
+import { NextActionView, type PaymentRow, PaymentView, paymentView } from '../../payments/view.ts';
+
+/** The Client API's Payment: the contract's Payment plus what the page must do next (3DS, redirect, QR). */
+export const ClientPayment = Type.Object(
+  {
+    ...PaymentView.properties,
+    next_action: Type.Union([NextActionView, Type.Null()]),
+  },
+  { title: 'ClientPayment' },
+);
+
+export function clientPayment(row: PaymentRow) {
+  return { ...paymentView(row), next_action: row.status === 'requires_action' ? row.next_action : null };
+}

@@ -1,0 +1,112 @@
+import { type Static, Type } from 'typebox';
+import { PAYMENT_METHODS } from '../integrators/service.ts';
+import { Timestamp } from '../platform/http/schemas.ts';
+import { formatPence } from '../platform/money.ts';
+import type { NextAction, PaymentStatus } from '../processors/processor.ts';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+  Type.Union([schema, Type.Null()]);
+
+const Money = Type.String({ pattern: '^\\d+\\.\\d{2}$', examples: ['1200.00'] });
+
+/** Contract §2 Payment: the same shape in the session query, webhooks and SDK results. */
+export const PaymentView = Type.Object(
+  {
+    payment_id: Type.String(),
+    status: Type.Union([
+      Type.Literal('requires_action'),
+      Type.Literal('processing'),
+      Type.Literal('succeeded'),
+      Type.Literal('failed'),
+      Type.Literal('canceled'),
+    ]),
+    pure_amount: Money,
+    fee: Money,
+    amount: Money,
+    currency: Type.Literal('GBP'),
+    method: Type.Union(PAYMENT_METHODS.map((m) => Type.Literal(m))),
+    card: Nullable(
+      Type.Object({
+        brand: Type.String(),
+        last4: Type.String(),
+        exp_month: Type.Integer(),
+        exp_year: Type.Integer(),
+      }),
+    ),
+    reference: Type.String(),
+    session_id: Type.String(),
+    schedule_id: Nullable(Type.String()),
+    installment_number: Nullable(Type.Integer()),
+    failure_code: Nullable(Type.String()),
+    failure_message: Nullable(Type.String()),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { title: 'Payment' },
+);
+export type PaymentView = Static<typeof PaymentView>;
+
+export const NextActionView = Type.Object({
+  type: Type.Union([Type.Literal('three_ds'), Type.Literal('redirect'), Type.Literal('qr')]),
+  url: Type.String(),
+});
+
+export interface PaymentRow {
+  id: string;
+  integrator_id: string;
+  session_id: string;
+  user_id: string;
+  tenancy_id: string;
+  status: PaymentStatus;
+  pure_amount_pence: number;
+  fee_pence: number;
+  amount_pence: number;
+  refunded_pence: number;
+  currency: 'GBP';
+  method: PaymentView['method'];
+  card_brand: string | null;
+  card_last4: string | null;
+  card_exp_month: number | null;
+  card_exp_year: number | null;
+  reference: string;
+  schedule_id: string | null;
+  installment_number: number | null;
+  failure_code: string | null;
+  failure_message: string | null;
+  idempotency_key: string;
+  processor: string;
+  processor_token: string;
+  processor_payment_id: string | null;
+  next_action: NextAction | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+export function paymentView(row: PaymentRow): PaymentView {
+  return {
+    payment_id: row.id,
+    status: row.status,
+    pure_amount: formatPence(Number(row.pure_amount_pence)),
+    fee: formatPence(Number(row.fee_pence)),
+    amount: formatPence(Number(row.amount_pence)),
+    currency: 'GBP',
+    method: row.method,
+    card:
+      row.card_brand && row.card_last4
+        ? {
+            brand: row.card_brand,
+            last4: row.card_last4,
+            exp_month: Number(row.card_exp_month),
+            exp_year: Number(row.card_exp_year),
+          }
+        : null,
+    reference: row.reference,
+    session_id: row.session_id,
+    schedule_id: row.schedule_id,
+    installment_number: row.installment_number,
+    failure_code: row.failure_code,
+    failure_message: row.failure_message,
+    created_at: new Date(row.created_at).toISOString(),
+    updated_at: new Date(row.updated_at).toISOString(),
+  };
+}

@@ -1,0 +1,56 @@
+/** The sandbox's test cards (contract §5) and the checks a card form makes. */
+
+export type CardBehaviour =
+  | 'succeed'
+  | 'three_ds_first'
+  | 'three_ds_always'
+  | 'card_declined'
+  | 'insufficient_funds'
+  | 'expired_card'
+  | 'incorrect_cvc';
+
+export const TEST_CARDS: Record<string, CardBehaviour> = {
+  '4242424242424242': 'succeed',
+  '5555555555554444': 'succeed',
+  '4000000000003220': 'three_ds_first',
+  '4000002760003184': 'three_ds_always',
+  '4000000000000002': 'card_declined',
+  '4000000000009995': 'insufficient_funds',
+  '4000000000000069': 'expired_card',
+  '4000000000000127': 'incorrect_cvc',
+};
+
+export const DECLINE_MESSAGES: Record<string, string> = {
+  card_declined: 'Your card was declined.',
+  insufficient_funds: 'Your card has insufficient funds.',
+  expired_card: 'Your card has expired.',
+  incorrect_cvc: "Your card's security code is incorrect.",
+  authentication_failed: 'The card issuer could not authenticate this payment.',
+  authentication_required: 'This card needs the cardholder to authenticate each payment.',
+};
+
+export function luhnValid(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let digit = Number(digits[digits.length - 1 - i]);
+    if (i % 2 === 1) {
+      digit *= 2;
+      if (digit > 9) digit -= 9;
+    }
+    sum += digit;
+  }
+  return sum % 10 === 0;
+}
+
+export function cardBrand(digits: string): string {
+  if (/^4/.test(digits)) return 'visa';
+  if (/^(5[1-5]|2(2[2-9]|[3-6]\d|7[01]|720))/.test(digits)) return 'mastercard';
+  if (/^3[47]/.test(digits)) return 'amex';
+  if (/^62/.test(digits)) return 'unionpay';
+  return 'unknown';
+}
+
+/** Any valid card number that is not a listed test card simply succeeds. */
+export function behaviourOf(digits: string): CardBehaviour {
+  return TEST_CARDS[digits] ?? 'succeed';
+}
