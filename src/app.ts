@@ -65,9 +65,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // Errors raised before routing (bad percent-encoding, an over-long path segment) get the contract's shape too.
     frameworkErrors: (error, _request, reply) => {
       const status = error.statusCode === 414 ? 414 : 400;
-      (reply as FastifyReply)
-        .code(status)
-        .send({ error: 'invalid_request', detail: `The request URL is not valid: ${error.message}` });
+      (reply as FastifyReply).code(status).send({
+        error: 'invalid_request',
+        // The URL itself is not echoed: its query string may carry a token.
+        detail:
+          status === 414
+            ? 'A path segment is longer than the router accepts (100 characters).'
+            : 'The request path is not valid (for example, broken percent-encoding).',
+      });
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

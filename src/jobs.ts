@@ -1,4 +1,5 @@
 import { DOCUMENT_FETCH_JOB, documentFetchHandler } from './documents/fetch-job.ts';
+import { DOCUMENT_PURGE_JOB, documentPurgeHandler } from './documents/purge-job.ts';
 import { FileDocumentStore } from './documents/storage.ts';
 import { RETIRE_SERVER_TOKEN_JOB, retireServerToken } from './integrators/service.ts';
 import { paymentNotificationHandler, paymentReconcileHandler } from './payments/jobs.ts';
@@ -9,12 +10,11 @@ import { PAYMENT_NOTIFICATION_JOB } from './processors/processor.ts';
 
 /** Every job kind the service knows and its handler. Workers claim only kinds listed here. */
 export function jobHandlers(config: Config): Record<string, JobHandler> {
+  const store = new FileDocumentStore(config.documentsDir);
   return {
     [RETIRE_SERVER_TOKEN_JOB]: retireServerToken,
-    [DOCUMENT_FETCH_JOB]: documentFetchHandler({
-      store: new FileDocumentStore(config.documentsDir),
-      allowPrivate: config.allowPrivateDocumentHosts,
-    }),
+    [DOCUMENT_FETCH_JOB]: documentFetchHandler({ store, allowPrivate: config.allowPrivateDocumentHosts }),
+    [DOCUMENT_PURGE_JOB]: documentPurgeHandler(store),
     [PAYMENT_NOTIFICATION_JOB]: paymentNotificationHandler(config),
     [PAYMENT_RECONCILE_JOB]: paymentReconcileHandler(config),
   };

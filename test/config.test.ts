@@ -87,6 +87,11 @@ describe('configuration', () => {
       /PAYMENT_PROCESSOR must name a real payment processor/,
     ],
     ['PAYMENT_PROCESSOR', { PAYMENT_PROCESSOR: 'acme' }, /PAYMENT_PROCESSOR must be "sandbox"/],
+    [
+      'USER_TOKEN_TTL_SECONDS',
+      { USER_TOKEN_TTL_SECONDS: '3600', SESSION_TTL_SECONDS: '1800' },
+      /USER_TOKEN_TTL_SECONDS must not be longer than SESSION_TTL_SECONDS/,
+    ],
   ];
   for (const [variable, env, message] of cases) {
     it(`names ${variable} when it is wrong (${JSON.stringify(env)})`, () => {

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { jobHandlers } from '../src/jobs.ts';
 import { Worker } from '../src/platform/jobs/queue.ts';
@@ -138,6 +140,13 @@ describe('first tenant, end to end', () => {
     const { session_id } = await (await post('/user-login/', { email: 'kyc@example.com' })).json();
     assert.equal((await getSession(session_id)).user.kyc_documents.photo.state, 'stored');
 
+    const [stored] = await t.db.query<{ storage_key: string }>(
+      `SELECT d.storage_key FROM documents d JOIN users u ON u.id = d.user_id
+        WHERE u.external_id = 503 AND d.kind = 'photo'`,
+    );
+    const oldFile = path.join(t.config.documentsDir, stored!.storage_key);
+    assert.ok(fs.existsSync(oldFile));
+
     const updated = await post('/onboarding/', user(`${baseUrl}/healthz?photo=2`));
     assert.deepEqual(await updated.json(), {
       message: 'Onboarded 1 user: 0 created, 1 updated.',
@@ -157,5 +166,54 @@ describe('first tenant, end to end', () => {
       'failed',
       'the new URL was fetched (and is not an image)',
     );
+    assert.ok(!fs.existsSync(oldFile), 'the replaced KYC file is deleted');
+  });
+
+  it('a cleared KYC link deletes its stored file once the purge job runs', async () => {
+    const sample = `${baseUrl}/sandbox/documents/sample-agreement.pdf`;
+    const user = (pii_front: string | null) =>
+      userBody({
+        user_id: 504,
+        email: 'clear@example.com',
+        tenant: [tenancyBody({ payment_reference: 'E2E-4', agreement: sample })],
+        kyc: { pii_front },
+      });
+    assert.equal((await post('/onboarding/', user(sample))).status, 201);
+    await runJobs();
+    const [stored] = await t.db.query<{ storage_key: string }>(
+      `SELECT d.storage_key FROM documents d JOIN users u ON u.id = d.user_id
+        WHERE u.external_id = 504 AND d.kind = 'pii_front'`,
+    );
+    const file = path.join(t.config.documentsDir, stored!.storage_key);
+    assert.ok(fs.existsSync(file));
+    assert.equal((await post('/onboarding/', user(null))).status, 201);
+    assert.ok(fs.existsSync(file), 'kept until the purge job runs after commit');
+    await runJobs();
+    assert.ok(!fs.existsSync(file));
+    const [purge] = await t.db.query<{ status: string }>(
+      `SELECT status FROM jobs WHERE kind = 'document.purge' AND payload->>'storage_key' = $1`,
+      [stored!.storage_key],
+    );
+    assert.equal(purge?.status, 'succeeded');
+  });
+
+  it('an expired user token on the Client API answers 401 session_expired with a Bearer challenge', async () => {
+    const onboarded = await post(
+      '/onboarding/',
+      userBody({
+        user_id: 505,
+        email: 'exp@example.com',
+        tenant: [tenancyBody({ payment_reference: 'E2E-5', agreement: `${baseUrl}/healthz` })],
+      }),
+    );
+    assert.equal(onboarded.status, 201);
+    const { token } = await (await post('/user-login/', { email: 'exp@example.com' })).json();
+    t.clock.advance(15 * 60_000);
+    const response = await fetch(`${baseUrl}/api/client/session`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    assert.equal(response.status, 401);
+    assert.equal(response.headers.get('www-authenticate'), 'Bearer');
+    assert.equal((await response.json()).error, 'session_expired');
   });
 });

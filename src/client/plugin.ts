@@ -33,7 +33,13 @@ export const clientApi: FastifyPluginAsync = async (app) => {
     if (!token.startsWith(USER_SESSION_TOKEN_PREFIX)) {
       throw new ApiError('unauthorized', 'Invalid user session token.', BEARER);
     }
-    request.client = await app.ctx.sessions.authenticateClient(token);
+    try {
+      request.client = await app.ctx.sessions.authenticateClient(token);
+    } catch (error) {
+      if (error instanceof ApiError && error.statusCode === 401)
+        throw new ApiError(error.code, error.detail, BEARER);
+      throw error;
+    }
   });
   await app.register(clientSessionRoute);
   await app.register(createPaymentRoute);

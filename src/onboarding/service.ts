@@ -1,4 +1,5 @@
 import { DOCUMENT_FETCH_JOB } from '../documents/fetch-job.ts';
+import { purgeJob } from '../documents/purge-job.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { type FieldErrors, FieldValidationError } from '../platform/http/errors.ts';
@@ -218,6 +219,14 @@ export class OnboardingService {
         );
         for (const doc of documentInserts) jobs.push(fetchJob(String(doc.id), 1));
       }
+      // Files of documents being replaced or cleared are deleted once this commits (see document.purge).
+      const replacedFiles = await tx.query<{ storage_key: string }>(
+        `SELECT d.storage_key FROM documents d
+           JOIN jsonb_to_recordset($1::jsonb) AS x(user_id text, kind text) ON d.user_id = x.user_id AND d.kind = x.kind
+          WHERE d.storage_key IS NOT NULL`,
+        [[...documentChanges, ...documentDeletes]],
+      );
+      for (const { storage_key } of replacedFiles) jobs.push(purgeJob(storage_key));
       if (documentChanges.length > 0) {
         const changed = await tx.query<{ id: string; generation: number }>(
           `UPDATE documents d SET source_url = x.url, generation = d.generation + 1, state = 'pending', sha256 = NULL,

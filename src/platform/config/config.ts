@@ -125,6 +125,14 @@ export function loadConfig(env: Env = process.env): Config {
       `must be "sandbox" in a sandbox deployment (got "${paymentProcessor}")`,
     );
   }
+  const userTokenTtlSeconds = readInt(env, 'USER_TOKEN_TTL_SECONDS', 900, 60, 86_400);
+  const sessionTtlSeconds = readInt(env, 'SESSION_TTL_SECONDS', 1800, 60, 86_400);
+  if (userTokenTtlSeconds > sessionTtlSeconds) {
+    throw new ConfigError(
+      'USER_TOKEN_TTL_SECONDS',
+      `must not be longer than SESSION_TTL_SECONDS (${userTokenTtlSeconds} > ${sessionTtlSeconds})`,
+    );
+  }
   return {
     port,
     host,
@@ -142,8 +150,8 @@ export function loadConfig(env: Env = process.env): Config {
       : dataDir.startsWith('memory://')
         ? path.join(os.tmpdir(), `rentpay-documents-${process.pid}`)
         : path.join(dataDir, 'documents'),
-    userTokenTtlSeconds: readInt(env, 'USER_TOKEN_TTL_SECONDS', 900, 60, 86_400),
-    sessionTtlSeconds: readInt(env, 'SESSION_TTL_SECONDS', 1800, 60, 86_400),
+    userTokenTtlSeconds,
+    sessionTtlSeconds,
     shutdownTimeoutMs: readInt(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     workerPollIntervalMs: readInt(env, 'WORKER_POLL_INTERVAL_MS', 500, 10, 60_000),
     workerConcurrency: readInt(env, 'WORKER_CONCURRENCY', 8, 1, 256),
