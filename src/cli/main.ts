@@ -11,7 +11,7 @@ program
   .description(
     'rentpay: rent payments for property platforms.\n\n' +
       'Server commands (serve, worker, migrate) read their configuration from the environment; see the README.\n' +
-      'Operator commands (integrator ...) call the Operator API of a running deployment.',
+      'Operator commands (integrator ..., payments ...) call the Operator API of a running deployment.',
   )
   .showHelpAfterError();
 
@@ -263,6 +263,194 @@ withOperatorOptions(integrator.command('show <integrator_id>').description('Show
     );
   },
 );
+
+interface PaymentOut {
+  payment_id: string;
+  integrator_id: string;
+  status: string;
+  pure_amount: string;
+  fee: string;
+  amount: string;
+  refunded: string;
+  currency: string;
+  method: string;
+  card: { brand: string; last4: string; exp_month: number; exp_year: number } | null;
+  reference: string;
+  session_id: string;
+  schedule_id: string | null;
+  installment_number: number | null;
+  failure_code: string | null;
+  failure_message: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+interface RefundOut {
+  refund_id: string;
+  payment_id: string;
+  amount: string;
+  status: string;
+  created_at: string;
+  payment: Omit<PaymentOut, 'integrator_id' | 'refunded'>;
+}
+
+const PAYMENT_STATUSES = ['requires_action', 'processing', 'succeeded', 'failed', 'canceled'];
+
+function paymentStatus(value: string): string {
+  if (!PAYMENT_STATUSES.includes(value)) {
+    throw new CliError(`--status "${value}": choose one of ${PAYMENT_STATUSES.join(', ')}`);
+  }
+  return value;
+}
+
+function pence(amount: string): number {
+  const [pounds = '0', fraction = '0'] = amount.split('.');
+  return Number(pounds) * 100 + Number(fraction.padEnd(2, '0'));
+}
+
+function pounds(value: number): string {
+  return `${Math.floor(value / 100)}.${String(value % 100).padStart(2, '0')}`;
+}
+
+/** Columns padded to their widest cell; the last column is not padded. */
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
+  return [header, ...rows]
+    .map((row) =>
+      row
+        .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+function printPayment(payment: PaymentOut, json: boolean | undefined): void {
+  if (json) {
+    process.stdout.write(`${JSON.stringify(payment)}\n`);
+    return;
+  }
+  const card = payment.card
+    ? ` (${payment.card.brand} ending ${payment.card.last4}, expires ${String(payment.card.exp_month).padStart(2, '0')}/${payment.card.exp_year})`
+    : '';
+  const left = pence(payment.amount) - pence(payment.refunded);
+  const lines = [
+    `payment_id             ${payment.payment_id}`,
+    `status                 ${payment.status}`,
+    `amount                 ${payment.amount} ${payment.currency} (${payment.pure_amount} + fee ${payment.fee})`,
+    `refunded               ${payment.refunded}${payment.status === 'succeeded' ? ` (${pounds(left)} left to refund)` : ''}`,
+    `method                 ${payment.method}${card}`,
+    `reference              ${payment.reference}`,
+    `integrator_id          ${payment.integrator_id}`,
+    `session_id             ${payment.session_id}`,
+  ];
+  if (payment.schedule_id) {
+    lines.push(
+      `schedule               ${payment.schedule_id}, installment ${payment.installment_number ?? '-'}`,
+    );
+  }
+  if (payment.failure_code) {
+    lines.push(`failure                ${payment.failure_code}: ${payment.failure_message ?? ''}`);
+  }
+  lines.push(`created_at             ${payment.created_at}`, `updated_at             ${payment.updated_at}`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+const payments = program.command('payments').description('List, show and refund payments');
+
+withOperatorOptions(
+  payments
+    .command('list')
+    .description('List payments, newest first')
+    .option('--integrator <integrator_id>', 'only this integrator’s payments')
+    .option(
+      '--status <status>',
+      `only payments in this status: ${PAYMENT_STATUSES.join(', ')}`,
+      paymentStatus,
+    )
+    .option('--session <session_id>', 'only the payments of this session')
+    .option('--limit <n>', 'at most this many, 1 to 100 (default 20)', positiveInt)
+    .option('--starting-after <payment_id>', 'the page after this payment (for paging through older ones)'),
+).action(async (options) => {
+  const query = new URLSearchParams();
+  if (options.integrator) query.set('integrator_id', options.integrator);
+  if (options.status) query.set('status', options.status);
+  if (options.session) query.set('session_id', options.session);
+  if (options.limit) query.set('limit', String(options.limit));
+  if (options.startingAfter) query.set('starting_after', options.startingAfter);
+  const path = query.size > 0 ? `/payments?${query}` : '/payments';
+  const page = await client(options).request<{ data: PaymentOut[]; has_more: boolean }>('GET', path);
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(page)}\n`);
+    return;
+  }
+  if (page.data.length === 0) {
+    process.stdout.write('No payments.\n');
+    return;
+  }
+  const rows = page.data.map((p) => [
+    p.payment_id,
+    p.status,
+    p.amount,
+    p.refunded,
+    p.method,
+    p.created_at,
+    p.integrator_id,
+  ]);
+  const lines = [
+    table(['PAYMENT_ID', 'STATUS', 'AMOUNT', 'REFUNDED', 'METHOD', 'CREATED_AT', 'INTEGRATOR'], rows),
+  ];
+  if (page.has_more) {
+    lines.push('', `More: run again with --starting-after ${page.data.at(-1)!.payment_id}`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+});
+
+withOperatorOptions(payments.command('show <payment_id>').description('Show one payment')).action(
+  async (paymentId: string, options) => {
+    printPayment(
+      await client(options).request<PaymentOut>('GET', `/payments/${encodeURIComponent(paymentId)}`),
+      options.json,
+    );
+  },
+);
+
+withOperatorOptions(
+  payments
+    .command('refund <payment_id>')
+    .description('Refund a succeeded payment: everything not refunded yet, or --amount of it')
+    .option('--amount <decimal>', 'pounds to refund, e.g. 100.00 (default: all that is left)'),
+).action(async (paymentId: string, options) => {
+  const api = client(options);
+  const path = `/payments/${encodeURIComponent(paymentId)}`;
+  const refund = await api.request<RefundOut>(
+    'POST',
+    `${path}/refunds`,
+    options.amount === undefined ? {} : { amount: options.amount },
+  );
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(refund)}\n`);
+    return;
+  }
+  const lines = [
+    `refund_id              ${refund.refund_id}`,
+    `payment_id             ${refund.payment_id}`,
+    `amount                 ${refund.amount} ${refund.payment.currency}`,
+    `status                 ${refund.status}`,
+    `created_at             ${refund.created_at}`,
+  ];
+  // The refund is done; the totals are a courtesy and their absence is not a failure.
+  try {
+    const payment = await api.request<PaymentOut>('GET', path);
+    const left = pence(payment.amount) - pence(payment.refunded);
+    lines.push(
+      `payment                ${payment.amount} ${payment.currency}, refunded ${payment.refunded}, ${pounds(left)} left`,
+    );
+  } catch {
+    lines.push(`payment                ${refund.payment.amount} ${refund.payment.currency}`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+});
 
 try {
   await program.parseAsync(process.argv);

@@ -3,6 +3,8 @@ import { operatorAuth } from './credentials.ts';
 import { createIntegratorRoute } from './routes/integrators-create.ts';
 import { readIntegratorsRoutes } from './routes/integrators-read.ts';
 import { updateIntegratorRoute } from './routes/integrators-update.ts';
+import { getPaymentRoute } from './routes/payments-get.ts';
+import { listPaymentsRoute } from './routes/payments-list.ts';
 import { refundPaymentRoute } from './routes/payments-refund.ts';
 
 /** The Operator API under /api/operator: the rentpay CLI is its client. */
@@ -11,5 +13,7 @@ export const operatorApi: FastifyPluginAsync = async (app) => {
   await app.register(createIntegratorRoute);
   await app.register(updateIntegratorRoute);
   await app.register(readIntegratorsRoutes);
+  await app.register(listPaymentsRoute);
+  await app.register(getPaymentRoute);
   await app.register(refundPaymentRoute);
 };
