@@ -256,6 +256,28 @@ describe('payments through the Client API with the sandbox processor', () => {
     assert.equal(twice.status, 409, 'a challenge is answered once');
   });
 
+  it('while a payment waits for 3DS, another attempt in the session is refused: never two charges', async () => {
+    const session = await newSession();
+    const waiting = await pay(t, session.token, {
+      card_token: await cardToken(t, PAN.threeDsAlways),
+      idempotency_key: newKey(),
+    });
+    assert.equal(waiting.body.status, 'requires_action');
+    const second = await pay(t, session.token, {
+      card_token: await cardToken(t, PAN.visa),
+      idempotency_key: newKey(),
+    });
+    assert.equal(second.status, 409);
+    assert.match(second.body.detail, /waiting for authentication/);
+    const url = new URL(waiting.body.next_action.url);
+    assert.equal((await answer(t, { method: 'POST', url: `${url.pathname}/authorise` })).status, 202);
+    await runJobs(t);
+    assert.equal(
+      await count(t, "payments WHERE session_id = $1 AND status = 'succeeded'", [session.session_id]),
+      1,
+    );
+  });
+
   it('3DS card: Fail makes the payment failed with authentication_failed', async () => {
     const session = await newSession();
     const response = await pay(t, session.token, {
@@ -377,8 +399,9 @@ describe('payments through the Client API with the sandbox processor', () => {
       assert.equal(response.status, 400, `${bad}: ${JSON.stringify(response.body)}`);
       assert.ok(response.body.pure_amount, bad);
     }
-    for (const good of ['1.00', '1', '100000.00', '100000']) {
-      const response = await pay(t, session.token, {
+    // Each accepted payment waits for 3DS and so holds its session: one fresh session per amount.
+    for (const good of ['1.00', '1', '100000']) {
+      const response = await pay(t, (await newSession()).token, {
         card_token: token,
         pure_amount: good,
         idempotency_key: newKey(),
@@ -390,6 +413,7 @@ describe('payments through the Client API with the sandbox processor', () => {
       pure_amount: '100000.00',
       idempotency_key: newKey(),
     });
+    assert.equal(max.status, 201);
     assert.equal(max.body.fee, '1450.00');
     assert.equal(max.body.amount, '101450.00');
   });

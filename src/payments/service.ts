@@ -84,7 +84,8 @@ export class PaymentService {
         if (raced) return { raced };
         const [state] = await tx.query<{ completed: boolean; in_flight: string | null }>(
           `SELECT s.completed_at IS NOT NULL AS completed,
-                (SELECT p.id FROM payments p WHERE p.session_id = s.id AND p.status = 'processing' LIMIT 1) AS in_flight
+                (SELECT p.id FROM payments p
+                  WHERE p.session_id = s.id AND p.status IN ('processing', 'requires_action') LIMIT 1) AS in_flight
            FROM sessions s WHERE s.id = $1`,
           [session.id],
         );
@@ -94,11 +95,13 @@ export class PaymentService {
             'This session has already been paid; log in again for another payment.',
           );
         }
-        // A second attempt under another key while one is with the processor would be a second charge.
+        // A second attempt under another key while one is with the processor, or waiting for 3DS that may
+        // still be completed, could become a second charge.
         if (state?.in_flight) {
           throw new ApiError(
             'conflict',
-            `Payment ${state.in_flight} of this session is being processed; wait for its outcome before paying again.`,
+            `Payment ${state.in_flight} of this session is waiting for authentication or being processed; ` +
+              'complete it, or wait for its outcome, before paying again.',
           );
         }
         const [row] = await tx.query<PaymentRow>(
