@@ -1,9 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { jobHandlers } from '../src/jobs.ts';
-import { Worker } from '../src/platform/jobs/queue.ts';
-import { createLogger } from '../src/platform/log/logger.ts';
-import { startTestApp, type TestApp, tokenHeader } from './helpers.ts';
+import { runJobs, startTestApp, type TestApp, tokenHeader } from './helpers.ts';
 
 const WHOAMI = '/api/third-party/integrator/';
 const ROTATE = '/api/third-party/rotate-token/';
@@ -35,15 +32,6 @@ function assert401(
   assert.equal(body.error, 'unauthorized');
   assert.match(String(body.detail), detail);
   assert.equal(response.headers['www-authenticate'], 'Token');
-}
-
-function runWorker(t: TestApp): Promise<number> {
-  return new Worker({
-    db: t.db,
-    clock: t.clock,
-    log: createLogger('silent'),
-    handlers: jobHandlers(t.config),
-  }).drain();
 }
 
 describe('Integration API authentication: happy path', () => {
@@ -253,13 +241,13 @@ describe('token rotation', () => {
           [id],
         )
       )[0]?.n;
-    await runWorker(t);
+    await runJobs(t);
     assert.equal(await count(), 2, 'nothing retired during the grace period');
     t.clock.advance(60_000);
-    await runWorker(t);
+    await runJobs(t);
     assert.equal(await count(), 1, 'expired token removed');
     assert401(await whoami(t, `Token ${first}`), /Invalid or expired token/);
-    await runWorker(t);
+    await runJobs(t);
     assert.equal(await count(), 1, 'running again changes nothing');
   });
 

@@ -1,29 +1,11 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { promisify } from 'node:util';
 import { type Answer, type Api, assertError, integrationApi, send, UNLIMITED } from './api-client.ts';
 import { tenancyBody, userBody } from './fixtures.ts';
-import { OPERATOR_TOKEN, startTestApp, type TestApp } from './helpers.ts';
+import { OPERATOR_TOKEN, runCli, startTestApp, type TestApp } from './helpers.ts';
 
-const run = promisify(execFile);
-const BIN = path.resolve('bin/rentpay.mjs');
 const SUCCESS_CARD = '4242424242424242';
 const DECLINE_CARD = '4000000000000002';
-
-async function rentpay(args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
-      env: { ...process.env, ...env },
-      timeout: 60_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 function operator(t: TestApp, url: string, token = OPERATOR_TOKEN): Promise<Answer> {
   return send(t, {
@@ -99,16 +81,16 @@ describe('rentpay payments: Operator API and CLI', () => {
   after(() => t.close());
 
   it('--help lists the payments commands and their options', async () => {
-    const top = await rentpay(['--help']);
+    const top = await runCli(['--help']);
     assert.equal(top.code, 0);
     assert.match(top.stdout, /\bpayments\b/);
-    const sub = await rentpay(['payments', '--help']);
+    const sub = await runCli(['payments', '--help']);
     for (const command of ['list', 'show', 'refund'])
       assert.match(sub.stdout, new RegExp(`\\b${command}\\b`));
-    const list = await rentpay(['payments', 'list', '--help']);
+    const list = await runCli(['payments', 'list', '--help']);
     for (const option of ['--integrator', '--status', '--session', '--limit', '--starting-after', '--json'])
       assert.ok(list.stdout.includes(option), option);
-    const refund = await rentpay(['payments', 'refund', '--help']);
+    const refund = await runCli(['payments', 'refund', '--help']);
     for (const option of ['--amount', '--json', '--url', '--token'])
       assert.ok(refund.stdout.includes(option), option);
   });
@@ -119,7 +101,7 @@ describe('rentpay payments: Operator API and CLI', () => {
     assert.equal(payment.status, 'succeeded');
     assert.equal(payment.amount, '1217.40');
 
-    const text = await rentpay(['payments', 'list'], env);
+    const text = await runCli(['payments', 'list'], env);
     assert.equal(text.code, 0, text.stderr);
     const [header, first] = text.stdout.split('\n');
     assert.match(header!, /^PAYMENT_ID\s+STATUS\s+AMOUNT\s+REFUNDED\s+METHOD\s+CREATED_AT\s+INTEGRATOR$/);
@@ -133,7 +115,7 @@ describe('rentpay payments: Operator API and CLI', () => {
       acme.integratorId,
     ]);
 
-    const json = await rentpay(['payments', 'list', '--json', '--integrator', acme.integratorId], env);
+    const json = await runCli(['payments', 'list', '--json', '--integrator', acme.integratorId], env);
     assert.equal(json.code, 0, json.stderr);
     const page = JSON.parse(json.stdout);
     assert.equal(page.has_more, false);
@@ -142,7 +124,7 @@ describe('rentpay payments: Operator API and CLI', () => {
     assert.equal(page.data[0].refunded, '0.00');
     assert.deepEqual(page.data[0].card, { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2030 });
 
-    const shown = await rentpay(['payments', 'show', payment.payment_id], env);
+    const shown = await runCli(['payments', 'show', payment.payment_id], env);
     assert.equal(shown.code, 0, shown.stderr);
     assert.match(shown.stdout, /status\s+succeeded\n/);
     assert.match(shown.stdout, /amount\s+1217\.40 GBP \(1200\.00 \+ fee 17\.40\)\n/);
@@ -304,7 +286,7 @@ describe('rentpay payments: Operator API and CLI', () => {
     const payment = await pay(await newSession(acme));
     const id = payment.payment_id;
 
-    const partial = await rentpay(['payments', 'refund', id, '--amount', '100.00'], env);
+    const partial = await runCli(['payments', 'refund', id, '--amount', '100.00'], env);
     assert.equal(partial.code, 0, partial.stderr);
     assert.match(partial.stdout, /^refund_id\s+ref_[A-Za-z0-9]+\n/);
     assert.match(partial.stdout, new RegExp(`payment_id\\s+${id}\\n`));
@@ -312,20 +294,20 @@ describe('rentpay payments: Operator API and CLI', () => {
     assert.match(partial.stdout, /status\s+succeeded\n/);
     assert.match(partial.stdout, /payment\s+1217\.40 GBP, refunded 100\.00, 1117\.40 left\n$/);
 
-    const tooMuch = await rentpay(['payments', 'refund', id, '--amount', '1117.41'], env);
+    const tooMuch = await runCli(['payments', 'refund', id, '--amount', '1117.41'], env);
     assert.equal(tooMuch.code, 2);
     assert.equal(
       tooMuch.stderr,
       'rentpay: 400 invalid request:\n  amount: Enter an amount from 0.01 to 1117.40.\n',
     );
-    const notAnAmount = await rentpay(['payments', 'refund', id, '--amount', '12.345'], env);
+    const notAnAmount = await runCli(['payments', 'refund', id, '--amount', '12.345'], env);
     assert.equal(notAnAmount.code, 2);
     assert.equal(
       notAnAmount.stderr,
       'rentpay: 400 invalid request:\n  amount: Enter an amount in pounds, e.g. "100.00".\n',
     );
 
-    const rest = await rentpay(['payments', 'refund', id, '--json'], env);
+    const rest = await runCli(['payments', 'refund', id, '--json'], env);
     assert.equal(rest.code, 0, rest.stderr);
     const refund = JSON.parse(rest.stdout);
     assert.match(refund.refund_id, /^ref_/);
@@ -334,20 +316,20 @@ describe('rentpay payments: Operator API and CLI', () => {
     assert.equal(refund.status, 'succeeded');
     assert.equal(refund.payment.payment_id, id);
 
-    const nothingLeft = await rentpay(['payments', 'refund', id], env);
+    const nothingLeft = await runCli(['payments', 'refund', id], env);
     assert.equal(nothingLeft.code, 2);
     assert.equal(
       nothingLeft.stderr,
       'rentpay: 409 conflict: This payment has been refunded in full already.\n',
     );
-    const unknown = await rentpay(['payments', 'refund', 'pay_nope'], env);
+    const unknown = await runCli(['payments', 'refund', 'pay_nope'], env);
     assert.equal(unknown.code, 2);
     assert.equal(unknown.stderr, 'rentpay: 404 not_found: No payment pay_nope.\n');
-    const unknownShow = await rentpay(['payments', 'show', 'pay_nope'], env);
+    const unknownShow = await runCli(['payments', 'show', 'pay_nope'], env);
     assert.equal(unknownShow.code, 2);
     assert.equal(unknownShow.stderr, 'rentpay: 404 not_found: No payment pay_nope.\n');
 
-    const shown = JSON.parse((await rentpay(['payments', 'show', id, '--json'], env)).stdout);
+    const shown = JSON.parse((await runCli(['payments', 'show', id, '--json'], env)).stdout);
     assert.equal(shown.refunded, '1217.40');
     assert.equal(shown.status, 'succeeded', 'a refund leaves the payment succeeded; refunded says how much');
     const events = await t.db.query<{ n: number }>(
@@ -358,10 +340,10 @@ describe('rentpay payments: Operator API and CLI', () => {
   });
 
   it('refused without the operator token', async () => {
-    const noToken = await rentpay(['payments', 'list', '--url', url], { RENTPAY_OPERATOR_TOKEN: '' });
+    const noToken = await runCli(['payments', 'list', '--url', url], { RENTPAY_OPERATOR_TOKEN: '' });
     assert.equal(noToken.code, 2);
     assert.equal(noToken.stderr, 'rentpay: No operator token: pass --token or set RENTPAY_OPERATOR_TOKEN.\n');
-    const wrong = await rentpay([
+    const wrong = await runCli([
       'payments',
       'refund',
       'pay_x',
@@ -372,7 +354,7 @@ describe('rentpay payments: Operator API and CLI', () => {
     ]);
     assert.equal(wrong.code, 2);
     assert.equal(wrong.stderr, 'rentpay: 401 unauthorized: Invalid operator token.\n');
-    const badStatus = await rentpay(['payments', 'list', '--status', 'paid'], env);
+    const badStatus = await runCli(['payments', 'list', '--status', 'paid'], env);
     assert.equal(badStatus.code, 2);
     assert.match(badStatus.stderr, /--status "paid": choose one of requires_action, processing/);
 

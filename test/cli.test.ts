@@ -1,27 +1,18 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { promisify } from 'node:util';
-import { createTestDatabase, OPERATOR_TOKEN, startTestApp, type TestApp, tokenHeader } from './helpers.ts';
-
-const run = promisify(execFile);
-const BIN = path.resolve('bin/rentpay.mjs');
-
-async function rentpay(args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
-      env: { ...process.env, ...env },
-      timeout: 60_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+import {
+  createTestDatabase,
+  OPERATOR_TOKEN,
+  RENTPAY_BIN,
+  runCli,
+  startTestApp,
+  type TestApp,
+  tokenHeader,
+} from './helpers.ts';
 
 describe('rentpay CLI against a running server', () => {
   let t: TestApp;
@@ -33,14 +24,14 @@ describe('rentpay CLI against a running server', () => {
   after(() => t.close());
 
   it('--help explains every command', async () => {
-    const { code, stdout } = await rentpay(['--help']);
+    const { code, stdout } = await runCli(['--help']);
     assert.equal(code, 0);
     for (const command of ['serve', 'worker', 'migrate', 'integrator'])
       assert.match(stdout, new RegExp(`\\b${command}\\b`));
-    const sub = await rentpay(['integrator', '--help']);
+    const sub = await runCli(['integrator', '--help']);
     for (const command of ['create', 'update', 'list', 'show'])
       assert.match(sub.stdout, new RegExp(`\\b${command}\\b`));
-    const create = await rentpay(['integrator', 'create', '--help']);
+    const create = await runCli(['integrator', 'create', '--help']);
     for (const option of [
       '--name',
       '--webhook-url',
@@ -56,7 +47,7 @@ describe('rentpay CLI against a running server', () => {
   });
 
   it('integrator create --json prints one JSON object whose server token works', async () => {
-    const { code, stdout } = await rentpay([
+    const { code, stdout } = await runCli([
       'integrator',
       'create',
       '--name',
@@ -89,7 +80,7 @@ describe('rentpay CLI against a running server', () => {
   });
 
   it('integrator create in text form prints the three values; token from RENTPAY_OPERATOR_TOKEN', async () => {
-    const { code, stdout } = await rentpay(['integrator', 'create', '--name', 'Text Co', '--url', url], {
+    const { code, stdout } = await runCli(['integrator', 'create', '--name', 'Text Co', '--url', url], {
       RENTPAY_OPERATOR_TOKEN: OPERATOR_TOKEN,
     });
     assert.equal(code, 0);
@@ -100,7 +91,7 @@ describe('rentpay CLI against a running server', () => {
 
   it('integrator update, show and list', async () => {
     const { id } = await t.createIntegrator({ name: 'Old', webhook_url: 'https://a.example/h' });
-    const updated = await rentpay(
+    const updated = await runCli(
       [
         'integrator',
         'update',
@@ -122,13 +113,13 @@ describe('rentpay CLI against a running server', () => {
     assert.equal(body.webhook_url, null);
     assert.equal(body.rate_limit_per_second, 20);
     assert.equal(body.rate_limit_burst, 40);
-    const shown = await rentpay(['integrator', 'show', id], {
+    const shown = await runCli(['integrator', 'show', id], {
       RENTPAY_OPERATOR_TOKEN: OPERATOR_TOKEN,
       RENTPAY_URL: url,
     });
     assert.match(shown.stdout, /name\s+New/);
     assert.match(shown.stdout, /rate limit\s+20\/s, burst 40/);
-    const listed = await rentpay(['integrator', 'list', '--json'], {
+    const listed = await runCli(['integrator', 'list', '--json'], {
       RENTPAY_OPERATOR_TOKEN: OPERATOR_TOKEN,
       RENTPAY_URL: url,
     });
@@ -136,7 +127,7 @@ describe('rentpay CLI against a running server', () => {
   });
 
   it('says clearly what is wrong: bad token, bad input, no server, no token', async () => {
-    const wrong = await rentpay([
+    const wrong = await runCli([
       'integrator',
       'list',
       '--url',
@@ -146,7 +137,7 @@ describe('rentpay CLI against a running server', () => {
     ]);
     assert.equal(wrong.code, 2);
     assert.match(wrong.stderr, /401 unauthorized: Invalid operator token/);
-    const invalid = await rentpay(
+    const invalid = await runCli(
       ['integrator', 'create', '--name', 'x', '--allowed-origin', 'nope', '--url', url],
       {
         RENTPAY_OPERATOR_TOKEN: OPERATOR_TOKEN,
@@ -154,15 +145,12 @@ describe('rentpay CLI against a running server', () => {
     );
     assert.equal(invalid.code, 2);
     assert.match(invalid.stderr, /400 invalid request:\n\s+allowed_origins\.0: Enter an origin/);
-    const badFee = await rentpay(
-      ['integrator', 'create', '--name', 'x', '--fee', 'card=lots', '--url', url],
-      {
-        RENTPAY_OPERATOR_TOKEN: OPERATOR_TOKEN,
-      },
-    );
+    const badFee = await runCli(['integrator', 'create', '--name', 'x', '--fee', 'card=lots', '--url', url], {
+      RENTPAY_OPERATOR_TOKEN: OPERATOR_TOKEN,
+    });
     assert.equal(badFee.code, 2);
     assert.match(badFee.stderr, /--fee "card=lots": write METHOD=PERCENT%\+FIXED/);
-    const down = await rentpay([
+    const down = await runCli([
       'integrator',
       'list',
       '--url',
@@ -172,7 +160,7 @@ describe('rentpay CLI against a running server', () => {
     ]);
     assert.equal(down.code, 2);
     assert.match(down.stderr, /Cannot reach http:\/\/127\.0\.0\.1:9/);
-    const noToken = await rentpay(['integrator', 'list', '--url', url], { RENTPAY_OPERATOR_TOKEN: '' });
+    const noToken = await runCli(['integrator', 'list', '--url', url], { RENTPAY_OPERATOR_TOKEN: '' });
     assert.equal(noToken.code, 2);
     assert.match(noToken.stderr, /No operator token/);
   });
@@ -180,7 +168,7 @@ describe('rentpay CLI against a running server', () => {
 
 /** Starts `rentpay serve` and resolves with its stdout once the start-up banner is complete. */
 function startServe(env: Record<string, string>): Promise<{ child: ChildProcess; banner: string }> {
-  const child = spawn(process.execPath, [BIN, 'serve'], {
+  const child = spawn(process.execPath, [RENTPAY_BIN, 'serve'], {
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -237,7 +225,7 @@ describe('rentpay serve (the quick start)', () => {
       });
       assert.equal(whoami.status, 200);
       assert.equal((await whoami.json()).name, 'Demo platform');
-      const listed = await rentpay([
+      const listed = await runCli([
         'integrator',
         'list',
         '--url',

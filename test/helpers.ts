@@ -1,14 +1,18 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../src/app.ts';
+import { jobHandlers } from '../src/jobs.ts';
 import { FakeClock } from '../src/platform/clock/clock.ts';
 import { type Config, loadConfig } from '../src/platform/config/config.ts';
 import { type Db, openDatabase } from '../src/platform/db/db.ts';
 import { randomBase62 } from '../src/platform/ids.ts';
+import { Worker } from '../src/platform/jobs/queue.ts';
 import { createLogger } from '../src/platform/log/logger.ts';
 
 /** Set by .ci/run for the second pass: the same suites then run on the real PostgreSQL. */
@@ -139,4 +143,34 @@ export async function startTestApp(
 
 export function tokenHeader(token: string): Record<string, string> {
   return { authorization: `Token ${token}` };
+}
+
+/** Runs every due job once with the service's real handlers, on the app's database and fake clock. */
+export function runJobs(t: Pick<TestApp, 'db' | 'clock' | 'config'>): Promise<number> {
+  return new Worker({
+    db: t.db,
+    clock: t.clock,
+    log: createLogger('silent'),
+    handlers: jobHandlers(t.config),
+  }).drain();
+}
+
+export const RENTPAY_BIN = path.resolve('bin/rentpay.mjs');
+const execFileAsync = promisify(execFile);
+
+/** Runs the `rentpay` CLI as a user would; resolves with its exit code and output, whatever the code. */
+export async function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await execFileAsync(process.execPath, [RENTPAY_BIN, ...args], {
+      env: { ...process.env, ...env },
+      timeout: 60_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
 }

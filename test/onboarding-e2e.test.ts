@@ -3,11 +3,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { jobHandlers } from '../src/jobs.ts';
-import { Worker } from '../src/platform/jobs/queue.ts';
-import { createLogger } from '../src/platform/log/logger.ts';
 import { tenancyBody, userBody } from './fixtures.ts';
-import { startTestApp, type TestApp, tokenHeader } from './helpers.ts';
+import { runJobs, startTestApp, type TestApp, tokenHeader } from './helpers.ts';
 
 /**
  * The integrator's whole first-tenant flow over real HTTP: onboard with an installment plan, let the worker fetch
@@ -35,13 +32,6 @@ describe('first tenant, end to end', () => {
     fetch(`${baseUrl}/api/third-party${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
   const getSession = async (sessionId: string) =>
     (await fetch(`${baseUrl}/api/third-party/session/${sessionId}/`, { headers })).json();
-  const runJobs = () =>
-    new Worker({
-      db: t.db,
-      clock: t.clock,
-      log: createLogger('silent'),
-      handlers: jobHandlers(t.config),
-    }).drain();
 
   it('onboard with an installment plan, fetch the agreement, log in, read the session back', async () => {
     const agreement = `${baseUrl}/sandbox/documents/sample-agreement.pdf`;
@@ -79,7 +69,7 @@ describe('first tenant, end to end', () => {
     const pending = await getSession(session_id);
     assert.equal(pending.tenancy.agreement_document.state, 'pending');
 
-    assert.equal(await runJobs(), 2, 'the agreement and the KYC photo are fetched');
+    assert.equal(await runJobs(t), 2, 'the agreement and the KYC photo are fetched');
     const session = await getSession(session_id);
     assert.equal(session.status, 'active');
     assert.deepEqual(session.tenancy.agreement_document, {
@@ -114,7 +104,7 @@ describe('first tenant, end to end', () => {
       }),
     );
     assert.equal(onboarded.status, 201);
-    await runJobs();
+    await runJobs(t);
     const { session_id } = await (await post('/user-login/', { email: 'not-pdf@example.com' })).json();
     const session = await getSession(session_id);
     assert.equal(session.tenancy.agreement_document.state, 'failed');
@@ -136,7 +126,7 @@ describe('first tenant, end to end', () => {
         kyc: { photo },
       });
     assert.equal((await post('/onboarding/', user(first))).status, 201);
-    await runJobs();
+    await runJobs(t);
     const { session_id } = await (await post('/user-login/', { email: 'kyc@example.com' })).json();
     assert.equal((await getSession(session_id)).user.kyc_documents.photo.state, 'stored');
 
@@ -158,7 +148,7 @@ describe('first tenant, end to end', () => {
       'pending',
       'reset for the new URL',
     );
-    await runJobs();
+    await runJobs(t);
     const after = await getSession(session_id);
     assert.equal(after.user.kyc.photo, `${baseUrl}/healthz?photo=2`);
     assert.equal(
@@ -179,7 +169,7 @@ describe('first tenant, end to end', () => {
         kyc: { pii_front },
       });
     assert.equal((await post('/onboarding/', user(sample))).status, 201);
-    await runJobs();
+    await runJobs(t);
     const [stored] = await t.db.query<{ storage_key: string }>(
       `SELECT d.storage_key FROM documents d JOIN users u ON u.id = d.user_id
         WHERE u.external_id = 504 AND d.kind = 'pii_front'`,
@@ -188,7 +178,7 @@ describe('first tenant, end to end', () => {
     assert.ok(fs.existsSync(file));
     assert.equal((await post('/onboarding/', user(null))).status, 201);
     assert.ok(fs.existsSync(file), 'kept until the purge job runs after commit');
-    await runJobs();
+    await runJobs(t);
     assert.ok(!fs.existsSync(file));
     const [purge] = await t.db.query<{ status: string }>(
       `SELECT status FROM jobs WHERE kind = 'document.purge' AND payload->>'storage_key' = $1`,

@@ -2,15 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { InjectOptions } from 'fastify';
-import { jobHandlers } from '../src/jobs.ts';
 import { MAX_PURE_AMOUNT_PENCE, MIN_PURE_AMOUNT_PENCE, paymentAmounts } from '../src/payments/fees.ts';
 import { PaymentService } from '../src/payments/service.ts';
-import { Worker } from '../src/platform/jobs/queue.ts';
-import { createLogger } from '../src/platform/log/logger.ts';
 import type { PaymentProcessor } from '../src/processors/processor.ts';
 import { type Answer, type Api, integrationApi, UNLIMITED } from './api-client.ts';
 import { tenancyBody, userBody } from './fixtures.ts';
-import { OPERATOR_TOKEN, startTestApp, type TestApp } from './helpers.ts';
+import { OPERATOR_TOKEN, runJobs, startTestApp, type TestApp } from './helpers.ts';
 
 const PAN = {
   visa: '4242424242424242',
@@ -84,15 +81,6 @@ function getPayment(t: TestApp, userToken: string, paymentId: string): Promise<A
     url: `/api/client/payments/${paymentId}`,
     headers: { authorization: `Bearer ${userToken}` },
   });
-}
-
-function runJobs(t: TestApp): Promise<number> {
-  return new Worker({
-    db: t.db,
-    clock: t.clock,
-    log: createLogger('silent'),
-    handlers: jobHandlers(t.config),
-  }).drain();
 }
 
 async function count(t: TestApp, sql: string, params: unknown[] = []): Promise<number> {
