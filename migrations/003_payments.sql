@@ -67,7 +67,7 @@ CREATE TABLE sandbox_charges (
   token_id text NOT NULL REFERENCES sandbox_tokens (id),
   amount_pence bigint NOT NULL,
   off_session boolean NOT NULL DEFAULT false,
-  status text NOT NULL CHECK (status IN ('authorised', 'action_required', 'refused')),
+  status text NOT NULL CHECK (status IN ('authorised', 'action_required', 'refused', 'cancelled')),
   authenticated boolean NOT NULL DEFAULT false,
   refusal_code text,
   refunded_pence bigint NOT NULL DEFAULT 0,

@@ -2,8 +2,12 @@ import { DOCUMENT_FETCH_JOB, documentFetchHandler } from './documents/fetch-job.
 import { DOCUMENT_PURGE_JOB, documentPurgeHandler } from './documents/purge-job.ts';
 import { FileDocumentStore } from './documents/storage.ts';
 import { RETIRE_SERVER_TOKEN_JOB, retireServerToken } from './integrators/service.ts';
-import { paymentNotificationHandler, paymentReconcileHandler } from './payments/jobs.ts';
-import { PAYMENT_RECONCILE_JOB } from './payments/service.ts';
+import {
+  paymentExpireHandler,
+  paymentNotificationHandler,
+  paymentReconcileHandler,
+} from './payments/jobs.ts';
+import { PAYMENT_EXPIRE_JOB, PAYMENT_RECONCILE_JOB } from './payments/service.ts';
 import type { Config } from './platform/config/config.ts';
 import type { JobHandler } from './platform/jobs/queue.ts';
 import { PAYMENT_NOTIFICATION_JOB } from './processors/processor.ts';
@@ -17,5 +21,6 @@ export function jobHandlers(config: Config): Record<string, JobHandler> {
     [DOCUMENT_PURGE_JOB]: documentPurgeHandler(store),
     [PAYMENT_NOTIFICATION_JOB]: paymentNotificationHandler(config),
     [PAYMENT_RECONCILE_JOB]: paymentReconcileHandler(config),
+    [PAYMENT_EXPIRE_JOB]: paymentExpireHandler(config),
   };
 }

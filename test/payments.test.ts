@@ -266,6 +266,57 @@ describe('payments through the Client API with the sandbox processor', () => {
     );
   });
 
+  it('cancel: a payment waiting for 3DS is withdrawn; a late Authorise cannot charge; the session can pay again', async () => {
+    const session = await newSession();
+    const waiting = await pay(t, session.token, {
+      card_token: await cardToken(t, PAN.threeDsAlways),
+      idempotency_key: newKey(),
+    });
+    const cancel = () =>
+      answer(t, {
+        method: 'POST',
+        url: `/api/client/payments/${waiting.body.payment_id}/cancel`,
+        headers: { authorization: `Bearer ${session.token}` },
+      });
+    const canceled = await cancel();
+    assert.equal(canceled.status, 200);
+    assert.equal(canceled.body.status, 'canceled');
+    const url = new URL(waiting.body.next_action.url);
+    assert.equal((await answer(t, { method: 'POST', url: `${url.pathname}/authorise` })).status, 409);
+    assert.equal((await cancel()).status, 409, 'only a waiting payment can be canceled');
+    const retry = await pay(t, session.token, {
+      card_token: await cardToken(t, PAN.visa),
+      idempotency_key: newKey(),
+    });
+    assert.equal(retry.body.status, 'succeeded');
+    assert.equal(
+      await count(t, "payments WHERE session_id = $1 AND status = 'succeeded'", [session.session_id]),
+      1,
+    );
+  });
+
+  it('a 3DS challenge nobody answers is canceled when its session expires', async () => {
+    const session = await newSession();
+    const waiting = await pay(t, session.token, {
+      card_token: await cardToken(t, PAN.threeDsAlways),
+      idempotency_key: newKey(),
+    });
+    await runJobs(t);
+    assert.equal(
+      (await getPayment(t, session.token, waiting.body.payment_id)).body.status,
+      'requires_action',
+    );
+    t.clock.advance(30 * 60_000);
+    await runJobs(t);
+    const [row] = await t.db.query<{ status: string }>('SELECT status FROM payments WHERE id = $1', [
+      waiting.body.payment_id,
+    ]);
+    assert.equal(row?.status, 'canceled');
+    const url = new URL(waiting.body.next_action.url);
+    assert.equal((await answer(t, { method: 'POST', url: `${url.pathname}/authorise` })).status, 409);
+    t.clock.advance(-30 * 60_000);
+  });
+
   it('3DS card: Fail makes the payment failed with authentication_failed', async () => {
     const session = await newSession();
     const response = await pay(t, session.token, {
@@ -439,6 +490,7 @@ describe('payments through the Client API with the sandbox processor', () => {
       },
       complete: (id) => real.complete(id),
       refund: (request) => real.refund(request),
+      cancel: (id) => real.cancel(id),
       parseNotification: (body) => real.parseNotification(body),
       saveCard: (paymentToken) => real.saveCard(paymentToken),
       chargeOffSession: (request) => real.chargeOffSession(request),

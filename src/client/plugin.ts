@@ -3,6 +3,7 @@ import { SERVER_TOKEN_PREFIX, USER_SESSION_TOKEN_PREFIX } from '../integrators/t
 import { parseAuthorization } from '../platform/http/auth.ts';
 import { ApiError } from '../platform/http/errors.ts';
 import type { ClientContext } from '../sessions/service.ts';
+import { cancelPaymentRoute } from './routes/cancel-payment.ts';
 import { createPaymentRoute } from './routes/create-payment.ts';
 import { getPaymentRoute } from './routes/get-payment.ts';
 import { clientSessionRoute } from './routes/session.ts';
@@ -44,4 +45,5 @@ export const clientApi: FastifyPluginAsync = async (app) => {
   await app.register(clientSessionRoute);
   await app.register(createPaymentRoute);
   await app.register(getPaymentRoute);
+  await app.register(cancelPaymentRoute);
 };

@@ -17,6 +17,15 @@ export function paymentNotificationHandler(config: Config): JobHandler {
   };
 }
 
+/** Payload `{payment_id}`; does nothing unless the payment still waits for the customer. */
+export function paymentExpireHandler(config: Config): JobHandler {
+  return async (ctx) => {
+    const paymentId = String(ctx.job.payload.payment_id);
+    const payment = await paymentService(config, ctx).cancel(paymentId);
+    ctx.log.info({ payment_id: paymentId, status: payment?.status }, 'payment expiry checked');
+  };
+}
+
 /** Payload `{payment_id}`. */
 export function paymentReconcileHandler(config: Config): JobHandler {
   return async (ctx) => {

@@ -17,6 +17,8 @@ import { type PaymentRow, paymentView } from './view.ts';
 
 /** Payload `{payment_id}`: re-asks the processor about a payment left `processing` (a crash, a timeout). */
 export const PAYMENT_RECONCILE_JOB = 'payment.reconcile';
+/** Payload `{payment_id}`: at its session's expiry, withdraws a payment still waiting for the customer. */
+export const PAYMENT_EXPIRE_JOB = 'payment.expire';
 /** How long a payment may stay `processing` before the reconciliation job asks the processor again. */
 export const RECONCILE_AFTER_MS = 2 * 60_000;
 
@@ -138,12 +140,30 @@ export class PaymentService {
           { payment_id: id },
           { runAt: new Date(now.getTime() + RECONCILE_AFTER_MS), dedupeKey: `payment-reconcile:${id}` },
         );
+        // A 3DS challenge nobody answers must not stay open past its session: a late answer would charge.
+        await enqueueJob(
+          tx,
+          this.clock,
+          PAYMENT_EXPIRE_JOB,
+          { payment_id: id },
+          { runAt: new Date(session.expires_at), dedupeKey: `payment-expire:${id}` },
+        );
         return { inserted: row! };
       },
     );
     // Another request with the same key got in while we were looking up the card.
     if ('raced' in attempt) return { payment: checkReplay(attempt.raced, input), replayed: true };
     return { payment: await this.#authorise(attempt.inserted), replayed: false };
+  }
+
+  /**
+   * Withdraws a payment waiting for the customer (the page's "cancel", or its session's expiry): the processor
+   * first, so a late Authorise cannot charge, then our row. If the customer answered first, that outcome wins.
+   */
+  async cancel(paymentId: string): Promise<PaymentRow | undefined> {
+    const [payment] = await this.db.query<PaymentRow>('SELECT * FROM payments WHERE id = $1', [paymentId]);
+    if (payment?.status !== 'requires_action' || !payment.processor_payment_id) return payment;
+    return this.applyOutcome(paymentId, await this.processor.cancel(payment.processor_payment_id));
   }
 
   async get(sessionId: string, paymentId: string): Promise<PaymentRow | undefined> {

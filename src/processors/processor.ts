@@ -63,6 +63,11 @@ export interface PaymentProcessor {
   /** Where a payment stands now, e.g. after 3DS or an APM redirect, or when reconciling. */
   complete(processorPaymentId: string): Promise<ProcessorOutcome>;
   refund(request: RefundRequest): Promise<RefundOutcome>;
+  /**
+   * Withdraws a payment still waiting for the customer (3DS, an APM page), so a late answer cannot charge.
+   * Returns where the payment stands: `cancelled`, or its outcome if the customer answered first.
+   */
+  cancel(processorPaymentId: string): Promise<ProcessorOutcome>;
   parseNotification(body: unknown): ProcessorNotification | undefined;
   /** Makes a token reusable off-session (for saved cards and schedules). Not used by the engine yet. */
   saveCard(paymentToken: string): Promise<{ reusableToken: string; card: CardDetails }>;

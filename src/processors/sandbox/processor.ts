@@ -35,7 +35,7 @@ interface TokenRow {
 
 interface ChargeRow {
   id: string;
-  status: 'authorised' | 'action_required' | 'refused';
+  status: 'authorised' | 'action_required' | 'refused' | 'cancelled';
   refusal_code: string | null;
 }
 
@@ -134,6 +134,15 @@ export class SandboxProcessor implements PaymentProcessor {
     );
     if (!charge) throw new Error(`Unknown sandbox charge ${processorPaymentId}`);
     return this.#outcome(charge);
+  }
+
+  async cancel(processorPaymentId: string): Promise<ProcessorOutcome> {
+    await this.db.query(
+      `UPDATE sandbox_charges SET status = 'cancelled', updated_at = $2
+        WHERE id = $1 AND status = 'action_required'`,
+      [processorPaymentId, this.clock.now()],
+    );
+    return this.complete(processorPaymentId);
   }
 
   async refund(request: RefundRequest): Promise<RefundOutcome> {
@@ -278,6 +287,8 @@ export class SandboxProcessor implements PaymentProcessor {
           processorPaymentId: charge.id,
           action: { type: 'three_ds', url: `${this.publicUrl}/sandbox/3ds/${charge.id}` },
         };
+      case 'cancelled':
+        return { status: 'cancelled', processorPaymentId: charge.id };
       case 'refused': {
         const code = charge.refusal_code ?? 'card_declined';
         return {
