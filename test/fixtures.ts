@@ -73,3 +73,27 @@ export function manyUsers(n: number, start = 1, prefix = 'bulk'): Record<string,
     );
   });
 }
+
+/** The keys of a Payment in contract §2, sorted; each surface adds its own (next_action, integrator_id, ...). */
+export const CONTRACT_PAYMENT_KEYS = [
+  'amount',
+  'card',
+  'created_at',
+  'currency',
+  'failure_code',
+  'failure_message',
+  'fee',
+  'installment_number',
+  'method',
+  'payment_id',
+  'pure_amount',
+  'reference',
+  'schedule_id',
+  'session_id',
+  'status',
+  'updated_at',
+] as const;
+
+export function paymentKeys(...extra: string[]): string[] {
+  return [...CONTRACT_PAYMENT_KEYS, ...extra].sort();
+}

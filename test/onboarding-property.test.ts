@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { FREQUENCIES } from '../src/onboarding/schemas.ts';
+import { FREQUENCIES, TENANCY_TEXT_FIELDS } from '../src/onboarding/schemas.ts';
 import { type Answer, type Api, countRows, deletePath, setPath, startIntegration } from './api-client.ts';
 import { tenancyBody, twoInstallmentPlan, userBody, userWithTenancies } from './fixtures.ts';
 import type { TestApp } from './helpers.ts';
@@ -143,16 +143,7 @@ const TEXT_PATHS: readonly (readonly (string | number)[])[] = [
   ['last_name'],
   ['phone_number'],
   ['kyc', 'status'],
-  ...[
-    'post_code',
-    'address_1',
-    'city',
-    'country',
-    'payment_reference',
-    'recipient_bank_sort_code',
-    'recipient_bank_account_number',
-    'recipient_bank_account_name',
-  ].map((field) => [...TENANCY, field]),
+  ...TENANCY_TEXT_FIELDS.map((field) => [...TENANCY, field]),
 ];
 const textMutation: fc.Arbitrary<Mutation> = fc.record({
   path: fc.constantFrom(...TEXT_PATHS),

@@ -6,7 +6,7 @@ import { MAX_PURE_AMOUNT_PENCE, MIN_PURE_AMOUNT_PENCE, paymentAmounts } from '..
 import { PaymentService } from '../src/payments/service.ts';
 import type { PaymentProcessor } from '../src/processors/processor.ts';
 import { type Answer, type Api, integrationApi, UNLIMITED } from './api-client.ts';
-import { tenancyBody, userBody } from './fixtures.ts';
+import { paymentKeys, tenancyBody, userBody } from './fixtures.ts';
 import { OPERATOR_TOKEN, runJobs, startTestApp, type TestApp } from './helpers.ts';
 
 const PAN = {
@@ -22,25 +22,7 @@ const DECLINES: Record<string, string> = {
   '4000000000000127': 'incorrect_cvc',
 };
 const CVC = '987';
-const PAYMENT_KEYS = [
-  'amount',
-  'card',
-  'created_at',
-  'currency',
-  'failure_code',
-  'failure_message',
-  'fee',
-  'installment_number',
-  'method',
-  'next_action',
-  'payment_id',
-  'pure_amount',
-  'reference',
-  'schedule_id',
-  'session_id',
-  'status',
-  'updated_at',
-];
+const PAYMENT_KEYS = paymentKeys('next_action');
 
 async function answer(t: TestApp, options: InjectOptions): Promise<Answer> {
   const response = await t.app.inject(options);

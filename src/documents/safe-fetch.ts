@@ -148,17 +148,31 @@ function failedConnection(error: Error, listener: ConnectionListener | undefined
  * injectable policy first, so a refusal carries the address for the failure reason and a caller's policy (a
  * test treating one loopback address as public) can be applied with the library's rule lifted.
  */
+/** Refuses a literal address the policy rejects; otherwise connects with the policy checking every DNS answer. */
+function policyConnection<S>(
+  isAllowed: AddressPolicy,
+  options: net.TcpNetConnectOpts,
+  listener: ConnectionListener | undefined,
+  connect: (options: net.TcpNetConnectOpts, listener?: ConnectionListener) => S,
+): S | net.Socket {
+  const refused = refusedLiteral(options.host, isAllowed);
+  if (refused) return failedConnection(refused, listener);
+  return connect({ ...options, lookup: policyLookup(isAllowed) }, listener);
+}
+
+function libraryOptions(libraryStrict: boolean) {
+  return { keepAlive: false, allowPrivateIPAddress: !libraryStrict, allowMetaIPAddress: !libraryStrict };
+}
+
 class PolicyHttpAgent extends RequestFilteringHttpAgent {
   constructor(
     private readonly isAllowed: AddressPolicy,
     libraryStrict: boolean,
   ) {
-    super({ keepAlive: false, allowPrivateIPAddress: !libraryStrict, allowMetaIPAddress: !libraryStrict });
+    super(libraryOptions(libraryStrict));
   }
   override createConnection(options: net.TcpNetConnectOpts, listener?: ConnectionListener) {
-    const refused = refusedLiteral(options.host, this.isAllowed);
-    if (refused) return failedConnection(refused, listener);
-    return super.createConnection({ ...options, lookup: policyLookup(this.isAllowed) }, listener);
+    return policyConnection(this.isAllowed, options, listener, (o, l) => super.createConnection(o, l));
   }
 }
 
@@ -167,12 +181,10 @@ class PolicyHttpsAgent extends RequestFilteringHttpsAgent {
     private readonly isAllowed: AddressPolicy,
     libraryStrict: boolean,
   ) {
-    super({ keepAlive: false, allowPrivateIPAddress: !libraryStrict, allowMetaIPAddress: !libraryStrict });
+    super(libraryOptions(libraryStrict));
   }
   override createConnection(options: net.TcpNetConnectOpts, listener?: ConnectionListener) {
-    const refused = refusedLiteral(options.host, this.isAllowed);
-    if (refused) return failedConnection(refused, listener);
-    return super.createConnection({ ...options, lookup: policyLookup(this.isAllowed) }, listener);
+    return policyConnection(this.isAllowed, options, listener, (o, l) => super.createConnection(o, l));
   }
 }
 

@@ -49,6 +49,18 @@ export const InstallmentPayment = Type.Object(
   { title: 'InstallmentPayment' },
 );
 
+/** The tenancy's required free-text fields: each must be non-blank and storable text. */
+export const TENANCY_TEXT_FIELDS = [
+  'post_code',
+  'address_1',
+  'city',
+  'country',
+  'payment_reference',
+  'recipient_bank_sort_code',
+  'recipient_bank_account_number',
+  'recipient_bank_account_name',
+] as const;
+
 export const Tenancy = Type.Object(
   {
     post_code: text(60),

@@ -1,7 +1,7 @@
 import { type FieldErrors, FieldValidationError, fieldErrorsFromAjv } from '../platform/http/errors.ts';
 import { compileBodyValidator } from '../platform/http/validation.ts';
 import { parsePence } from '../platform/money.ts';
-import { MAX_USERS_PER_REQUEST, User, type UserInput } from './schemas.ts';
+import { MAX_USERS_PER_REQUEST, TENANCY_TEXT_FIELDS, User, type UserInput } from './schemas.ts';
 
 const validateUser = compileBodyValidator(User);
 
@@ -103,16 +103,7 @@ function checkUser(user: UserInput, prefix: string, errors: FieldErrors): void {
   }
   user.tenant.forEach((tenancy, j) => {
     const t = (path: string) => at(`tenant.${j}.${path}`);
-    for (const field of [
-      'post_code',
-      'address_1',
-      'city',
-      'country',
-      'payment_reference',
-      'recipient_bank_sort_code',
-      'recipient_bank_account_number',
-      'recipient_bank_account_name',
-    ] as const) {
+    for (const field of TENANCY_TEXT_FIELDS) {
       if (BLANK.test(tenancy[field])) add(errors, t(field), 'This field may not be blank.');
       text(`tenant.${j}.${field}`, tenancy[field]);
     }
@@ -155,8 +146,9 @@ function checkUser(user: UserInput, prefix: string, errors: FieldErrors): void {
 }
 
 /**
- * Validates an onboarding body: one User or an array of 1 to 500. Returns the users, or throws every field
- * error at once with dotted paths from the request root (`3.tenant.0.post_code` in an array body).
+ * Validates an onboarding body: one User or an array of 1 to 500. Returns the users, or throws the field errors
+ * with dotted paths from the request root (`3.tenant.0.post_code` in an array body): every schema error of every
+ * user at once; the rules between fields are checked only on users whose schema passed.
  */
 export function validateOnboardingBody(body: unknown): UserInput[] {
   const isArray = Array.isArray(body);

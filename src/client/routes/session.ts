@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { PAYMENT_METHODS } from '../../integrators/service.ts';
+import { MAX_PURE_AMOUNT_PENCE, MIN_PURE_AMOUNT_PENCE } from '../../payments/fees.ts';
 import { ErrorResponse, Timestamp } from '../../platform/http/schemas.ts';
 import { formatBps, formatPence } from '../../platform/money.ts';
 
@@ -78,7 +79,10 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
           end_rent_date: tenancy.end_rent_date,
         },
         currency: 'GBP' as const,
-        limits: { min_amount: '1.00', max_amount: '100000.00' },
+        limits: {
+          min_amount: formatPence(MIN_PURE_AMOUNT_PENCE),
+          max_amount: formatPence(MAX_PURE_AMOUNT_PENCE),
+        },
         fees,
         features: { apms: true, wallets: true, recurring: true, savedCards: true },
       };

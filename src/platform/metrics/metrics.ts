@@ -21,25 +21,16 @@ export function installMetrics(app: FastifyInstance, db: Db, clock: Clock): Regi
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
-  new Gauge({
+  const jobs = new Gauge({
     name: 'rentpay_jobs',
     help: 'Background jobs by status (succeeded jobs are not counted).',
     labelNames: ['status'],
     registers: [registry],
-    async collect() {
-      const stats = await queueStats(db, clock);
-      this.set({ status: 'pending' }, stats.pending);
-      this.set({ status: 'running' }, stats.running);
-      this.set({ status: 'failed' }, stats.failed);
-    },
   });
-  new Gauge({
+  const oldestDueAge = new Gauge({
     name: 'rentpay_jobs_oldest_due_age_seconds',
     help: 'How long the oldest due, unclaimed job has been waiting.',
     registers: [registry],
-    async collect() {
-      this.set((await queueStats(db, clock)).oldestPendingAgeSeconds);
-    },
   });
 
   app.addHook('onResponse', async (request, reply) => {
@@ -54,6 +45,12 @@ export function installMetrics(app: FastifyInstance, db: Db, clock: Clock): Regi
   });
 
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+    // One queue query per scrape feeds both job gauges.
+    const stats = await queueStats(db, clock);
+    jobs.set({ status: 'pending' }, stats.pending);
+    jobs.set({ status: 'running' }, stats.running);
+    jobs.set({ status: 'failed' }, stats.failed);
+    oldestDueAge.set(stats.oldestPendingAgeSeconds);
     reply.header('content-type', registry.contentType);
     return registry.metrics();
   });
