@@ -113,6 +113,8 @@ export class Worker {
   readonly #clock: Clock;
   readonly #log: Logger;
   readonly #handlers: Record<string, JobHandler>;
+  /** The kinds this worker claims, as a PostgreSQL text[] literal (our own constant names, no quoting needed). */
+  readonly #kinds: string;
   readonly #concurrency: number;
   readonly #pollIntervalMs: number;
   #running = false;
@@ -126,6 +128,9 @@ export class Worker {
     this.#clock = options.clock;
     this.#log = options.log;
     this.#handlers = options.handlers;
+    this.#kinds = `{${Object.keys(options.handlers)
+      .map((kind) => `"${kind}"`)
+      .join(',')}}`;
     this.#concurrency = options.concurrency ?? 8;
     this.#pollIntervalMs = options.pollIntervalMs ?? 500;
     this.name = options.name ?? `${os.hostname()}:${process.pid}:${randomBase62(6)}`;
@@ -137,7 +142,6 @@ export class Worker {
    */
   async claim(limit = this.#concurrency): Promise<JobRow[]> {
     const now = this.#clock.now();
-    const kinds = Object.keys(this.#handlers);
     return this.#db.query<JobRow>(
       `UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_by = $1,
               locked_until = $2, updated_at = $3
@@ -149,13 +153,7 @@ export class Worker {
            LIMIT $4
            FOR UPDATE SKIP LOCKED)
         RETURNING id, kind, payload, attempts, max_attempts`,
-      [
-        this.name,
-        new Date(now.getTime() + JOB_LEASE_MS),
-        now,
-        limit,
-        `{${kinds.map((k) => `"${k}"`).join(',')}}`,
-      ],
+      [this.name, new Date(now.getTime() + JOB_LEASE_MS), now, limit, this.#kinds],
     );
   }
 
