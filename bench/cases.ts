@@ -1,4 +1,8 @@
 import type { FastifyInstance } from 'fastify';
+import { chromium } from 'playwright-core';
+import { SandboxProcessor } from '../src/processors/sandbox/processor.ts';
+import { chargeDueSchedules, installBenchSchedulerRoutes, seedDueSchedules } from './schedules.ts';
+import { installBenchWorkerRoutes, recordBacklog, startBenchReceiver } from './webhooks.ts';
 
 /** What a case's setup hands from the server process to the parent (sent as JSON over IPC). */
 export type CaseData = Record<string, string>;
@@ -17,6 +21,8 @@ export interface BatchResult {
   units: number;
   seconds: number;
   latenciesMs: number[];
+  /** Figures that are not a rate, printed beside it (e.g. page weight). */
+  extra?: Record<string, number>;
 }
 
 export interface BenchCase {
@@ -81,6 +87,96 @@ function required(data: CaseData, key: string): string {
   const value = data[key];
   if (value === undefined) throw new Error(`the server process did not send "${key}"`);
   return value;
+}
+
+/** Onboards `count` users with a live session each. */
+async function benchSessions(
+  app: FastifyInstance,
+  count: number,
+): Promise<{ token: string; sessionId: string }[]> {
+  await benchIntegrator(app);
+  const [integrator] = await app.ctx.integrators.list();
+  const users = Array.from({ length: count }, (_, i) => benchUser(i + 1));
+  for (let start = 0; start < count; start += ONBOARD_BATCH) {
+    await app.ctx.onboarding.onboard(
+      integrator!.id,
+      users.slice(start, start + ONBOARD_BATCH) as never,
+      true,
+    );
+  }
+  const sessions: { token: string; sessionId: string }[] = [];
+  for (let i = 1; i <= count; i++) {
+    sessions.push(await app.ctx.sessions.login(integrator!.id, `tenant-${i}@bench.example`, undefined));
+  }
+  return sessions;
+}
+
+/** A token for the sandbox's success card, to pay with in the batch. */
+async function successCardToken(app: FastifyInstance): Promise<string> {
+  if (!(app.ctx.processor instanceof SandboxProcessor))
+    throw new Error('the bench needs the sandbox processor');
+  const { token } = await app.ctx.processor.tokenise({
+    number: '4242424242424242',
+    exp_month: 12,
+    exp_year: 2030,
+    cvc: '123',
+  });
+  return token;
+}
+
+/** One card payment of £1,250.00 through the Client API, as the page makes it; throws unless it succeeded. */
+async function payByCard(baseUrl: string, userToken: string, cardToken: string): Promise<void> {
+  const response = await fetch(`${baseUrl}/api/client/payments`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${userToken}`,
+      'content-type': 'application/json',
+      'idempotency-key': 'bench-1',
+    },
+    body: JSON.stringify({ pure_amount: '1250.00', method: 'card', card_token: cardToken }),
+  });
+  const payment = (await response.json()) as { status?: string };
+  if (response.status !== 201 || payment.status !== 'succeeded') {
+    throw new Error(`payment answered ${response.status}: ${JSON.stringify(payment).slice(0, 300)}`);
+  }
+}
+
+/** Runs `work` over `items` with at most `concurrency` in flight; returns each call's latency. */
+async function inFlight<T>(
+  items: T[],
+  concurrency: number,
+  work: (item: T) => Promise<void>,
+): Promise<number[]> {
+  const latencies: number[] = [];
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+    while (next < items.length) {
+      const item = items[next++]!;
+      const sent = performance.now();
+      await work(item);
+      latencies.push(performance.now() - sent);
+    }
+  });
+  await Promise.all(lanes);
+  return latencies;
+}
+
+const CARD_PAYMENTS = 2_000;
+const PAYMENT_CONCURRENCY = 50;
+const PAGE_LOADS = 20;
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const WEBHOOK_BACKLOG = 20_000;
+const WEBHOOK_LATENCY_PAYMENTS = 200;
+const DUE_SCHEDULES = 100_000;
+const DUE_SCHEDULES_PGLITE = 10_000;
+
+async function startBenchWorkers(baseUrl: string, url: string, workerProcesses: number): Promise<void> {
+  const response = await fetch(`${baseUrl}/bench/webhooks/start`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ url, worker_processes: workerProcesses }),
+  });
+  if (!response.ok) throw new Error(`starting the workers: ${response.status} ${await response.text()}`);
 }
 
 /** Add new cases here; `npm run bench -- --case <name>` runs a subset. */
@@ -153,5 +249,167 @@ export const CASES: readonly BenchCase[] = [
       }
       return { units: ONBOARD_TOTAL, seconds: (performance.now() - began) / 1000, latenciesMs };
     },
+  },
+  {
+    name: 'card-payment',
+    description: `${CARD_PAYMENTS} card payments (success card) through POST /api/client/payments, ${PAYMENT_CONCURRENCY} in flight, each in its own session`,
+    unit: 'payments',
+    async setup(app) {
+      const sessions = (await benchSessions(app, CARD_PAYMENTS)).map((session) => session.token);
+      return { sessions: JSON.stringify(sessions), cardToken: await successCardToken(app) };
+    },
+    async batch(baseUrl, data) {
+      const sessions = JSON.parse(required(data, 'sessions')) as string[];
+      const cardToken = required(data, 'cardToken');
+      const began = performance.now();
+      const latenciesMs = await inFlight(sessions, PAYMENT_CONCURRENCY, (userToken) =>
+        payByCard(baseUrl, userToken, cardToken),
+      );
+      return { units: sessions.length, seconds: (performance.now() - began) / 1000, latenciesMs };
+    },
+  },
+  {
+    name: 'payment-page',
+    description: `hosted page in headless Chromium, ${PAGE_LOADS} cold loads: navigation to an interactive card form; gzipped weight`,
+    unit: 'loads',
+    async setup(app) {
+      return { sessions: JSON.stringify(await benchSessions(app, PAGE_LOADS)) };
+    },
+    async batch(baseUrl, data) {
+      const sessions = JSON.parse(required(data, 'sessions')) as { token: string; sessionId: string }[];
+      const html = await (await fetch(`${baseUrl}/third-party`)).text();
+      let weight = 0;
+      for (const asset of html.matchAll(/(?:src|href)="(\/third-party\/assets\/[^"]+)"/g)) {
+        const response = await fetch(`${baseUrl}${asset[1]}`, { headers: { 'accept-encoding': 'gzip' } });
+        weight += (await response.arrayBuffer()).byteLength;
+      }
+      const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox'] });
+      try {
+        const timeToForm = async (url: string, ready: string) => {
+          const context = await browser.newContext();
+          const page = await context.newPage();
+          const began = performance.now();
+          await page.goto(url, { waitUntil: 'commit' });
+          await page.locator(ready).waitFor({ state: 'visible' });
+          const elapsed = performance.now() - began;
+          await context.close();
+          return elapsed;
+        };
+        // The browser's own floor: a one-field page from a data: URL, no network at all.
+        const floor = await timeToForm('data:text/html,<label>Card number<input id="n"></label>', '#n');
+        const latenciesMs: number[] = [];
+        const began = performance.now();
+        for (const { token, sessionId } of sessions) {
+          const url = `${baseUrl}/third-party?token=${token}&session_id=${sessionId}`;
+          latenciesMs.push(await timeToForm(url, '#card-number:enabled'));
+        }
+        return {
+          units: sessions.length,
+          seconds: (performance.now() - began) / 1000,
+          latenciesMs,
+          extra: { gzip_bytes: weight, blank_page_ms: Math.round(floor) },
+        };
+      } finally {
+        await browser.close();
+      }
+    },
+  },
+  {
+    name: 'webhooks-backlog-20k',
+    description: `${WEBHOOK_BACKLOG} pending payment_success webhooks to a local receiver, by the in-process worker (BENCH_WEBHOOK_WORKERS=n: n \`rentpay worker\` processes, PostgreSQL only); rate from the first arrival to the last, p50/p99 per attempt`,
+    unit: 'deliveries',
+    async setup(app) {
+      await benchIntegrator(app);
+      const [integrator] = await app.ctx.integrators.list();
+      // Deliveries are written only for an integrator with a URL; the receiver's comes with the start.
+      await app.ctx.db.query('UPDATE integrators SET webhook_url = $2 WHERE id = $1', [
+        integrator!.id,
+        'http://127.0.0.1:9/not-yet',
+      ]);
+      await recordBacklog(app, integrator!.id, WEBHOOK_BACKLOG);
+      installBenchWorkerRoutes(app, integrator!.id);
+      return { workerProcesses: process.env.BENCH_WEBHOOK_WORKERS || '0' };
+    },
+    async batch(baseUrl, data) {
+      const receiver = await startBenchReceiver();
+      try {
+        const workerProcesses = Number(required(data, 'workerProcesses'));
+        const started = Date.now();
+        await startBenchWorkers(baseUrl, receiver.url, workerProcesses);
+        await receiver.waitFor(WEBHOOK_BACKLOG, 600_000);
+        const { arrivals } = receiver;
+        const distinct = new Set(arrivals.map((a) => a.eventId)).size;
+        if (distinct !== WEBHOOK_BACKLOG) throw new Error(`${distinct} distinct events arrived`);
+        const first = arrivals[0]!.at;
+        const last = arrivals.at(-1)!.at;
+        const attempts = (await (await fetch(`${baseUrl}/bench/webhooks/attempts`)).json()) as {
+          latencies_ms: number[];
+        };
+        return {
+          units: WEBHOOK_BACKLOG,
+          seconds: (last - first) / 1000,
+          latenciesMs: attempts.latencies_ms,
+          extra: {
+            worker_processes: workerProcesses,
+            first_arrival_ms: first - started,
+            all_arrived_s: Math.round((last - started) / 100) / 10,
+          },
+        };
+      } finally {
+        await receiver.close();
+      }
+    },
+  },
+  {
+    name: 'webhook-latency',
+    description: `${WEBHOOK_LATENCY_PAYMENTS} card payments one at a time on an idle queue (in-process worker, default poll interval): p50/p99 from the payment's commit (its event's timestamp) to its webhook's arrival`,
+    unit: 'webhooks',
+    async setup(app) {
+      const sessions = (await benchSessions(app, WEBHOOK_LATENCY_PAYMENTS)).map((session) => session.token);
+      const [integrator] = await app.ctx.integrators.list();
+      // The agreement fetches onboarding queued would fail (no such host) and retry: the queue must be idle.
+      await app.ctx.db.query("DELETE FROM jobs WHERE kind = 'document.fetch'");
+      installBenchWorkerRoutes(app, integrator!.id);
+      return { sessions: JSON.stringify(sessions), cardToken: await successCardToken(app) };
+    },
+    async batch(baseUrl, data) {
+      const sessions = JSON.parse(required(data, 'sessions')) as string[];
+      const cardToken = required(data, 'cardToken');
+      const receiver = await startBenchReceiver();
+      try {
+        await startBenchWorkers(baseUrl, receiver.url, 0);
+        const began = performance.now();
+        for (const [i, userToken] of sessions.entries()) {
+          // Idle between payments, so each finds the worker asleep at a different point of its poll interval.
+          await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 200));
+          await payByCard(baseUrl, userToken, cardToken);
+          await receiver.waitFor(i + 1, 10_000);
+        }
+        const seconds = (performance.now() - began) / 1000;
+        return {
+          units: sessions.length,
+          seconds,
+          latenciesMs: receiver.arrivals.map((a) => a.at - a.recordedAt),
+        };
+      } finally {
+        await receiver.close();
+      }
+    },
+  },
+  {
+    name: 'recurring-charges-100k',
+    description: `${DUE_SCHEDULES} schedules due today charged by the scheduler (sandbox success card, off-session) with two workers: two \`rentpay worker\` processes on PostgreSQL, two in-process workers on PGlite (${DUE_SCHEDULES_PGLITE} schedules there); rate from the first payment to the last, p50/p99 from a due date reached to its payment`,
+    unit: 'charges',
+    async setup(app) {
+      await benchIntegrator(app);
+      const [integrator] = await app.ctx.integrators.list();
+      const postgres = app.ctx.db.kind === 'postgres';
+      const count = postgres ? DUE_SCHEDULES : DUE_SCHEDULES_PGLITE;
+      await seedDueSchedules(app, integrator!.id, count, await successCardToken(app));
+      installBenchSchedulerRoutes(app);
+      return { count: String(count), workerProcesses: postgres ? '2' : '0' };
+    },
+    batch: (baseUrl, data) =>
+      chargeDueSchedules(baseUrl, Number(required(data, 'count')), Number(required(data, 'workerProcesses'))),
   },
 ];

@@ -93,6 +93,7 @@ interface Figures {
   timeouts: number;
   non_2xx: number;
   ratio_to_reference: number | null;
+  extra?: Record<string, number>;
 }
 
 interface Failure {
@@ -208,6 +209,7 @@ async function measureBatch(
     timeouts: 0,
     non_2xx: 0,
     ratio_to_reference: referenceRps > 0 ? Number((rate / referenceRps).toFixed(3)) : null,
+    ...(result.extra ? { extra: result.extra } : {}),
   };
 }
 
@@ -271,24 +273,43 @@ function fmt(n: number, digits = 0): string {
 }
 
 function table(reference: Figures, rows: Figures[], failures: Failure[]): string {
-  const header = ['case', 'db', 'rate', 'unit', 'p99 ms', 'errors', 'timeouts', 'non-2xx', 'vs fastify'];
+  const header = [
+    'case',
+    'db',
+    'rate',
+    'unit',
+    'p50 ms',
+    'p99 ms',
+    'errors',
+    'timeouts',
+    'non-2xx',
+    'vs fastify',
+    'notes',
+  ];
   const line = (f: Figures) => [
     f.case,
     f.db ?? '-',
     fmt(f.requests_per_second),
     `${f.unit}/s`,
+    fmt(f.p50_ms),
     fmt(f.p99_ms),
     String(f.errors),
     String(f.timeouts),
     String(f.non_2xx),
     f.ratio_to_reference === null ? '-' : `${fmt(f.ratio_to_reference, 3)}x`,
+    Object.entries(f.extra ?? {})
+      .map(([key, value]) => `${key}=${value}`)
+      .join(' '),
   ];
   const body = [header, line(reference), ...rows.map(line)];
-  for (const failure of failures) body.push([failure.case, failure.db, 'FAILED', '', '', '', '', '', '']);
+  for (const failure of failures)
+    body.push([failure.case, failure.db, 'FAILED', '', '', '', '', '', '', '', '']);
   const widths = header.map((_, i) => Math.max(...body.map((r) => (r[i] ?? '').length)));
   const render = (r: string[]) =>
     r
-      .map((cell, i) => (i < 2 || i === 3 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+      .map((cell, i) =>
+        i < 2 || i === 3 || i === 10 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0),
+      )
       .join('  ');
   const rule = widths.map((w) => '-'.repeat(w)).join('  ');
   return [render(header), rule, ...body.slice(1).map(render)].join('\n');

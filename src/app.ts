@@ -9,6 +9,7 @@ import { healthRoutes } from './health/routes.ts';
 import { IntegratorService } from './integrators/service.ts';
 import { OnboardingService } from './onboarding/service.ts';
 import { operatorApi } from './operator/plugin.ts';
+import { hostedPage } from './page/plugin.ts';
 import { PaymentService } from './payments/service.ts';
 import { type Clock, systemClock } from './platform/clock/clock.ts';
 import type { Config } from './platform/config/config.ts';
@@ -25,7 +26,9 @@ import { createPaymentProcessor } from './processors/create.ts';
 import { sandboxProcessorRoutes } from './processors/sandbox/plugin.ts';
 import { SandboxProcessor } from './processors/sandbox/processor.ts';
 import { sandboxDocuments } from './sandbox/sample-documents.ts';
+import { sdkFiles } from './sdk/plugin.ts';
 import { SessionService } from './sessions/service.ts';
+import { installWebhookMetrics } from './webhooks/metrics.ts';
 import './platform/context.ts';
 
 export const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
@@ -126,13 +129,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ...(redis ? { redis, nameSpace: 'rentpay-ratelimit-' } : {}),
   });
 
-  installMetrics(app, db, clock);
+  installWebhookMetrics(installMetrics(app, db, clock), db, clock);
   await installOpenApi(app, config.publicUrl);
   await app.register(healthRoutes);
   await app.register(integrationApi, { prefix: '/api/third-party' });
   await app.register(operatorApi, { prefix: '/api/operator' });
   await app.register(clientApi, { prefix: '/api/client' });
+  await app.register(hostedPage({ processorOrigin: new URL(config.publicUrl).origin }));
+  await app.register(sdkFiles());
   if (config.serviceEnv === 'sandbox') await app.register(sandboxDocuments);
+  if (config.serviceEnv === 'sandbox') await app.register(import('./demo/plugin.ts'));
   if (config.serviceEnv === 'sandbox' && processor instanceof SandboxProcessor) {
     await app.register(sandboxProcessorRoutes(processor));
   }

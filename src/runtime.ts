@@ -7,8 +7,9 @@ import { systemClock } from './platform/clock/clock.ts';
 import type { Config } from './platform/config/config.ts';
 import { openDatabase } from './platform/db/db.ts';
 import { migrate } from './platform/db/migrate.ts';
-import { Worker } from './platform/jobs/queue.ts';
+import { JOBS_CHANNEL, Worker } from './platform/jobs/queue.ts';
 import { createLogger } from './platform/log/logger.ts';
+import { type ScheduleTicker, startScheduleTicker } from './schedules/jobs.ts';
 
 export interface Running {
   app?: FastifyInstance;
@@ -22,6 +23,7 @@ export async function serve(config: Config, withWorker: boolean): Promise<Runnin
   const app = await buildApp(config);
   const secrets = await bootstrapDeployment(app);
   let worker: Worker | undefined;
+  let ticker: ScheduleTicker | undefined;
   if (withWorker) {
     worker = new Worker({
       db: app.ctx.db,
@@ -30,8 +32,10 @@ export async function serve(config: Config, withWorker: boolean): Promise<Runnin
       handlers: jobHandlers(config),
       concurrency: config.workerConcurrency,
       pollIntervalMs: config.workerPollIntervalMs,
+      wakeChannel: JOBS_CHANNEL,
     });
     worker.start();
+    ticker = startScheduleTicker(app.ctx.db, systemClock, app.log as unknown as Logger);
   }
   await app.listen({ port: config.port, host: config.host });
   return {
@@ -39,6 +43,7 @@ export async function serve(config: Config, withWorker: boolean): Promise<Runnin
     worker,
     secrets,
     async stop() {
+      await ticker?.stop();
       await worker?.stop();
       await app.close();
     },
@@ -57,13 +62,16 @@ export async function runWorker(config: Config): Promise<Running> {
     handlers: jobHandlers(config),
     concurrency: config.workerConcurrency,
     pollIntervalMs: config.workerPollIntervalMs,
+    wakeChannel: JOBS_CHANNEL,
   });
   worker.start();
+  const ticker = startScheduleTicker(db, systemClock, log);
   log.info({ worker: worker.name }, 'worker started');
   return {
     worker,
     secrets: {},
     async stop() {
+      await ticker.stop();
       await worker.stop();
       await db.close();
     },

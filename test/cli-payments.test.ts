@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { type Answer, type Api, assertError, integrationApi, send, UNLIMITED } from './api-client.ts';
 import { paymentKeys, tenancyBody, userBody } from './fixtures.ts';
 import { OPERATOR_TOKEN, runCli, startTestApp, type TestApp } from './helpers.ts';
+import { processorWith, withPaymentsOver } from './payment-client.ts';
 
 const SUCCESS_CARD = '4242424242424242';
 const DECLINE_CARD = '4000000000000002';
@@ -91,7 +92,7 @@ describe('rentpay payments: Operator API and CLI', () => {
     for (const option of ['--integrator', '--status', '--session', '--limit', '--starting-after', '--json'])
       assert.ok(list.stdout.includes(option), option);
     const refund = await runCli(['payments', 'refund', '--help']);
-    for (const option of ['--amount', '--json', '--url', '--token'])
+    for (const option of ['--amount', '--idempotency-key', '--json', '--url', '--token'])
       assert.ok(refund.stdout.includes(option), option);
   });
 
@@ -318,6 +319,63 @@ describe('rentpay payments: Operator API and CLI', () => {
       [id],
     );
     assert.equal(events[0]!.n, 2);
+  });
+
+  it('payments refund --idempotency-key: a rerun is the same refund; another amount is refused; pending is shown', async () => {
+    t.clock.advance(60_000);
+    const id = (await pay(await newSession(acme))).payment_id;
+    const first = await runCli(
+      ['payments', 'refund', id, '--amount', '10.00', '--idempotency-key', 'op-42'],
+      env,
+    );
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /\nidempotency_key\s+op-42\n/);
+    const refundId = /^refund_id\s+(ref_\w+)\n/.exec(first.stdout)?.[1];
+    assert.ok(refundId);
+    const again = await runCli(
+      ['payments', 'refund', id, '--amount', '10.00', '--idempotency-key', 'op-42'],
+      env,
+    );
+    assert.equal(again.code, 0, again.stderr);
+    assert.ok(again.stdout.startsWith(`refund_id              ${refundId}\n`));
+    assert.match(again.stdout, /payment\s+1217\.40 GBP, refunded 10\.00, 1207\.40 left\n$/);
+    const mismatch = await runCli(
+      ['payments', 'refund', id, '--amount', '20.00', '--idempotency-key', 'op-42'],
+      env,
+    );
+    assert.equal(mismatch.code, 2);
+    assert.match(
+      mismatch.stderr,
+      /^rentpay: 422 idempotency_mismatch: Idempotency key "op-42" was used for refund/,
+    );
+
+    // Without --idempotency-key, each run is a new refund under a key of its own (which it prints).
+    const generated = await runCli(['payments', 'refund', id, '--amount', '10.00'], env);
+    assert.equal(generated.code, 0, generated.stderr);
+    assert.match(generated.stdout, /\nidempotency_key\s+cli_[0-9a-f-]{36}\n/);
+    assert.doesNotMatch(generated.stdout, new RegExp(refundId!));
+    const [row] = await t.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM refunds WHERE payment_id = $1',
+      [id],
+    );
+    assert.equal(row!.n, 2);
+
+    // The processor's answer lost: the refund is pending, and the CLI says so.
+    const failing = processorWith(t.app.ctx.processor, {
+      refund: async () => {
+        throw new Error('connection reset');
+      },
+    });
+    await withPaymentsOver(t, failing, async () => {
+      const pending = await runCli(['payments', 'refund', id, '--amount', '5.00', '--json'], env);
+      assert.equal(pending.code, 0, pending.stderr);
+      assert.equal(JSON.parse(pending.stdout).status, 'pending');
+      const text = await runCli(['payments', 'refund', id, '--amount', '5.00'], env);
+      assert.match(
+        text.stdout,
+        /\nstatus\s+pending \(the processor has not answered yet; it is finished in the background/,
+      );
+    });
   });
 
   it('refused without the operator token', async () => {

@@ -300,7 +300,14 @@ describe('document.fetch job', { timeout: 120_000 }, () => {
       data: {
         user_id: document.externalUserId,
         payment_reference: document.paymentReference,
-        document: { document_id: document.documentId, kind, url: document.url, state: 'failed' },
+        document: {
+          document_id: document.documentId,
+          kind,
+          url: document.url,
+          state: 'failed',
+          // Failures are asserted right after they happen: the fake clock has not moved since.
+          updated_at: t.clock.now().toISOString(),
+        },
         failure_reason: reason,
       },
     };

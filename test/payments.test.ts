@@ -4,10 +4,10 @@ import fc from 'fast-check';
 import type { InjectOptions } from 'fastify';
 import { MAX_PURE_AMOUNT_PENCE, MIN_PURE_AMOUNT_PENCE, paymentAmounts } from '../src/payments/fees.ts';
 import { PaymentService } from '../src/payments/service.ts';
-import type { PaymentProcessor } from '../src/processors/processor.ts';
-import { type Answer, type Api, integrationApi, UNLIMITED } from './api-client.ts';
+import type { Answer, Api } from './api-client.ts';
 import { paymentKeys, tenancyBody, userBody } from './fixtures.ts';
-import { OPERATOR_TOKEN, runJobs, startTestApp, type TestApp } from './helpers.ts';
+import { OPERATOR_TOKEN, runJobs, type TestApp } from './helpers.ts';
+import { processorWith, startPaymentApp } from './payment-client.ts';
 
 const PAN = {
   visa: '4242424242424242',
@@ -96,12 +96,7 @@ describe('payments through the Client API with the sandbox processor', () => {
   }
 
   before(async () => {
-    t = await startTestApp();
-    api = integrationApi(
-      t,
-      await t.createIntegrator({ ...UNLIMITED, fees: { card: { percent: '1.45', fixed: '0.00' } } }),
-    );
-    otherApi = integrationApi(t, await t.createIntegrator({ ...UNLIMITED, name: 'Other platform' }));
+    ({ t, api, otherApi } = await startPaymentApp());
   });
   after(() => t.close());
 
@@ -462,27 +457,19 @@ describe('payments through the Client API with the sandbox processor', () => {
     const token = await cardToken(t, PAN.visa);
     const client = await t.app.ctx.sessions.authenticateClient(session.token);
     const real = t.app.ctx.processor;
-    const unreachable: PaymentProcessor = {
-      name: real.name,
-      describeToken: (paymentToken) => real.describeToken(paymentToken),
+    const unreachable = processorWith(real, {
       authorise: async (request) => {
         // The acquirer charged, but its answer never arrived.
         await real.authorise(request);
         throw new Error('connection reset');
       },
-      complete: (id) => real.complete(id),
-      refund: (request) => real.refund(request),
-      cancel: (id) => real.cancel(id),
-      parseNotification: (body) => real.parseNotification(body),
-      saveCard: (paymentToken) => real.saveCard(paymentToken),
-      chargeOffSession: (request) => real.chargeOffSession(request),
-    };
+    });
     const service = new PaymentService(t.db, t.clock, unreachable);
     const { payment } = await service.create({
       client,
       purePence: 50_000,
       method: 'card',
-      cardToken: token,
+      source: { type: 'card_token', token },
       reference: undefined,
       idempotencyKey: newKey(),
     });

@@ -27,7 +27,14 @@ function tokenise(t: TestApp, card: Record<string, unknown>) {
 
 let keys = 0;
 const charge = (processor: SandboxProcessor, paymentToken: string, idempotencyKey = `pay_test_${++keys}`) =>
-  processor.authorise({ idempotencyKey, amountPence: 10_000, currency: 'GBP', paymentToken, reference: 'R' });
+  processor.authorise({
+    idempotencyKey,
+    amountPence: 10_000,
+    currency: 'GBP',
+    method: 'card',
+    paymentToken,
+    reference: 'R',
+  });
 
 describe('sandbox processor', () => {
   let t: TestApp;
@@ -126,7 +133,7 @@ describe('sandbox processor', () => {
     if (first.status !== 'action_required') return;
     assert.equal(first.action.type, 'three_ds');
     assert.equal(first.action.url, `${t.config.publicUrl}/sandbox/3ds/${first.processorPaymentId}`);
-    assert.equal(await processor.authenticate(first.processorPaymentId, true), true);
+    assert.equal(await processor.answerChallenge(first.processorPaymentId, 'three_ds', true), true);
     assert.equal((await processor.complete(first.processorPaymentId)).status, 'authorised');
     assert.equal((await charge(processor, token)).status, 'authorised');
   });
@@ -135,12 +142,14 @@ describe('sandbox processor', () => {
     const token = await tokenFor('4000002760003184');
     const first = await charge(processor, token);
     assert.equal(first.status, 'action_required');
-    if (first.status === 'action_required') await processor.authenticate(first.processorPaymentId, true);
+    if (first.status === 'action_required')
+      await processor.answerChallenge(first.processorPaymentId, 'three_ds', true);
     assert.equal((await charge(processor, token)).status, 'action_required');
     const offSession = await processor.chargeOffSession({
       idempotencyKey: 'pay_off_session',
       amountPence: 10_000,
       currency: 'GBP',
+      method: 'card',
       paymentToken: token,
       reference: 'R',
     });

@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { Command, Option } from 'commander';
 import { type Config, ConfigError, loadConfig } from '../platform/config/config.ts';
 import { openDatabase } from '../platform/db/db.ts';
 import { migrate } from '../platform/db/migrate.ts';
 import { type Running, runWorker, serve } from '../runtime.ts';
 import { CliError, OperatorClient } from './operator-client.ts';
+import { registerWebhookCommands } from './webhooks.ts';
 
 const program = new Command();
 program
@@ -74,6 +76,11 @@ program
       `rentpay is listening on http://${cfg.host}:${port} (${cfg.serviceEnv}; database: ${database}; worker: ${options.worker ? 'in process' : 'off'})`,
       `  API reference: ${baseUrl}/docs`,
     ];
+    if (cfg.serviceEnv === 'sandbox') {
+      lines.push(
+        `  Demo platform: ${baseUrl}/demo (the hosted page and the SDK side by side, and the webhooks it receives${cfg.allowPrivateWebhookHosts ? '' : '; on a local address those need ALLOW_PRIVATE_WEBHOOK_HOSTS=1'})`,
+      );
+    }
     if (running.secrets.operatorToken) {
       lines.push(
         '',
@@ -127,6 +134,7 @@ interface IntegratorOut {
   webhook_url: string | null;
   allowed_origins: string[];
   fees: Record<string, { percent: string; fixed: string }>;
+  features?: Record<string, boolean>;
   rate_limit_per_second: number;
   rate_limit_burst: number;
   server_token?: string;
@@ -150,6 +158,24 @@ function parseFees(
   return fees;
 }
 
+const FEATURE_NAMES = ['apms', 'wallets', 'recurring', 'savedCards'];
+
+/** `--feature NAME=on|off` (repeatable) as the `features` setting; features not named are left out. */
+function parseFeatures(values: string[] | undefined): Record<string, boolean> | undefined {
+  if (!values) return undefined;
+  const features: Record<string, boolean> = {};
+  for (const value of values) {
+    const match = /^([A-Za-z]+)=(on|off)$/.exec(value);
+    if (!match || !FEATURE_NAMES.includes(match[1]!)) {
+      throw new CliError(
+        `--feature "${value}": write NAME=on or NAME=off, NAME one of ${FEATURE_NAMES.join(', ')}`,
+      );
+    }
+    features[match[1]!] = match[2] === 'on';
+  }
+  return features;
+}
+
 function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isSafeInteger(n) || n < 1) throw new CliError(`"${value}" is not a positive whole number`);
@@ -171,6 +197,11 @@ function printIntegrator(integrator: IntegratorOut, json: boolean | undefined): 
     `webhook_url            ${integrator.webhook_url ?? '(none)'}`,
     `allowed_origins        ${integrator.allowed_origins.join(' ') || '(none)'}`,
     `fees                   ${fees || '(none)'}`,
+    `features               ${
+      Object.entries(integrator.features ?? {})
+        .map(([name, on]) => `${name} ${on ? 'on' : 'off'}`)
+        .join(', ') || '(all on)'
+    }`,
     `rate limit             ${integrator.rate_limit_per_second}/s, burst ${integrator.rate_limit_burst}`,
   ];
   if (integrator.server_token) lines.push(`server_token           ${integrator.server_token}   (shown once)`);
@@ -198,6 +229,11 @@ withOperatorOptions(
       'surcharge for a payment method, e.g. card=1.4%+0.20 (repeatable)',
       collect,
     )
+    .option(
+      '--feature <name=on|off>',
+      `turn a feature of the page and SDK on or off: ${FEATURE_NAMES.join(', ')}; all on by default (repeatable)`,
+      collect,
+    )
     .option('--rate-limit <per-second>', 'requests per second sustained (default 100)', positiveInt)
     .option('--burst <requests>', 'burst size (default 200)', positiveInt),
 ).action(async (options) => {
@@ -206,6 +242,7 @@ withOperatorOptions(
     webhook_url: options.webhookUrl,
     allowed_origins: options.allowedOrigin,
     fees: parseFees(options.fee),
+    features: parseFeatures(options.feature),
     rate_limit_per_second: options.rateLimit,
     rate_limit_burst: options.burst,
   });
@@ -221,6 +258,11 @@ withOperatorOptions(
     .option('--no-webhook-url', 'remove the webhook URL')
     .option('--allowed-origin <origin>', 'replaces the allowed origins (repeatable)', collect)
     .option('--fee <method=percent%+fixed>', 'replaces the fees (repeatable)', collect)
+    .option(
+      '--feature <name=on|off>',
+      `turns one feature on or off, leaving the others as they are: ${FEATURE_NAMES.join(', ')} (repeatable)`,
+      collect,
+    )
     .option('--rate-limit <per-second>', 'requests per second sustained', positiveInt)
     .option('--burst <requests>', 'burst size', positiveInt),
 ).action(async (integratorId: string, options) => {
@@ -228,6 +270,7 @@ withOperatorOptions(
     name: options.name,
     allowed_origins: options.allowedOrigin,
     fees: parseFees(options.fee),
+    features: parseFeatures(options.feature),
     rate_limit_per_second: options.rateLimit,
     rate_limit_burst: options.burst,
   };
@@ -419,15 +462,30 @@ withOperatorOptions(
   payments
     .command('refund <payment_id>')
     .description('Refund a succeeded payment: everything not refunded yet, or --amount of it')
-    .option('--amount <decimal>', 'pounds to refund, e.g. 100.00 (default: all that is left)'),
+    .option('--amount <decimal>', 'pounds to refund, e.g. 100.00 (default: all that is left)')
+    .option(
+      '--idempotency-key <key>',
+      'the same key again is the same refund, never a second one (default: a new key, used for this command’s own retries)',
+    ),
 ).action(async (paymentId: string, options) => {
   const api = client(options);
   const path = `/payments/${encodeURIComponent(paymentId)}`;
-  const refund = await api.request<RefundOut>(
-    'POST',
-    `${path}/refunds`,
-    options.amount === undefined ? {} : { amount: options.amount },
-  );
+  const key: string = options.idempotencyKey ?? `cli_${randomUUID()}`;
+  let refund: RefundOut;
+  try {
+    refund = await api.request<RefundOut>(
+      'POST',
+      `${path}/refunds`,
+      options.amount === undefined ? {} : { amount: options.amount },
+      { headers: { 'idempotency-key': key }, retries: 2 },
+    );
+  } catch (error) {
+    // Whether the refund was made is unknown: the same key finds it instead of refunding twice.
+    if (error instanceof CliError && error.message.startsWith('Cannot reach')) {
+      throw new CliError(`${error.message}\nTo retry safely, run again with --idempotency-key ${key}`);
+    }
+    throw error;
+  }
   if (options.json) {
     process.stdout.write(`${JSON.stringify(refund)}\n`);
     return;
@@ -436,10 +494,11 @@ withOperatorOptions(
     `refund_id              ${refund.refund_id}`,
     `payment_id             ${refund.payment_id}`,
     `amount                 ${refund.amount} ${refund.payment.currency}`,
-    `status                 ${refund.status}`,
+    `status                 ${refund.status}${refund.status === 'pending' ? ' (the processor has not answered yet; it is finished in the background: see payments show)' : ''}`,
     `created_at             ${refund.created_at}`,
+    `idempotency_key        ${key}`,
   ];
-  // The refund is done; the totals are a courtesy and their absence is not a failure.
+  // The refund is made (or pending); the totals are a courtesy and their absence is not a failure.
   try {
     const payment = await api.request<PaymentOut>('GET', path);
     const left = pence(payment.amount) - pence(payment.refunded);
@@ -451,6 +510,8 @@ withOperatorOptions(
   }
   process.stdout.write(`${lines.join('\n')}\n`);
 });
+
+registerWebhookCommands(program, { withOperatorOptions, client, table });
 
 try {
   await program.parseAsync(process.argv);

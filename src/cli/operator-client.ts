@@ -5,24 +5,41 @@ export class OperatorClient {
     private readonly token: string | undefined,
   ) {}
 
-  async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  /**
+   * One call. With `retries`, a call that could not be completed (no connection, or 502/503/504) is sent again
+   * up to that many times: only for calls that are safe to repeat, such as a refund with an idempotency key.
+   */
+  async request<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    options: { headers?: Record<string, string>; retries?: number } = {},
+  ): Promise<T> {
     if (!this.token) {
       throw new CliError('No operator token: pass --token or set RENTPAY_OPERATOR_TOKEN.');
     }
-    let response: Response;
-    try {
-      response = await fetch(`${this.baseUrl.replace(/\/+$/, '')}/api/operator${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${this.token}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-    } catch (error) {
-      throw new CliError(
-        `Cannot reach ${this.baseUrl}: ${(error as Error).cause ?? (error as Error).message}`,
-      );
+    let response: Response | undefined;
+    for (let attempt = 0; ; attempt++) {
+      const last = attempt >= (options.retries ?? 0);
+      try {
+        response = await fetch(`${this.baseUrl.replace(/\/+$/, '')}/api/operator${path}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${this.token}`,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+            ...options.headers,
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+      } catch (error) {
+        if (last) {
+          throw new CliError(
+            `Cannot reach ${this.baseUrl}: ${(error as Error).cause ?? (error as Error).message}`,
+          );
+        }
+      }
+      if (response && (last || ![502, 503, 504].includes(response.status))) break;
+      await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** attempt));
     }
     const text = await response.text();
     let parsed: unknown;

@@ -2,8 +2,10 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { SERVER_TOKEN_PREFIX, USER_SESSION_TOKEN_PREFIX } from '../integrators/tokens.ts';
 import { parseAuthorization } from '../platform/http/auth.ts';
 import { ApiError } from '../platform/http/errors.ts';
+import { clientScheduleRoutes } from '../schedules/routes/client.ts';
 import type { ClientContext } from '../sessions/service.ts';
 import { cancelPaymentRoute } from './routes/cancel-payment.ts';
+import { savedCardRoutes } from './routes/cards.ts';
 import { createPaymentRoute } from './routes/create-payment.ts';
 import { getPaymentRoute } from './routes/get-payment.ts';
 import { clientSessionRoute } from './routes/session.ts';
@@ -46,4 +48,6 @@ export const clientApi: FastifyPluginAsync = async (app) => {
   await app.register(createPaymentRoute);
   await app.register(getPaymentRoute);
   await app.register(cancelPaymentRoute);
+  await app.register(savedCardRoutes);
+  await app.register(clientScheduleRoutes);
 };

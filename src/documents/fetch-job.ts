@@ -50,11 +50,12 @@ function readPayload(
 }
 
 async function markFailed(db: Db, clock: Clock, document: DocumentToFetch, reason: string): Promise<boolean> {
+  const now = clock.now();
   return db.transaction(async (tx) => {
     const updated = await tx.query(
       `UPDATE documents SET state = 'failed', failure_reason = $4, attempts = attempts + 1, updated_at = $5
         ${STILL_PENDING} RETURNING id`,
-      [document.id, document.generation, 'pending', reason, clock.now()],
+      [document.id, document.generation, 'pending', reason, now],
     );
     if (updated.length === 0) return false;
     await recordEvent(tx, clock, document.integrator_id, 'document_failed', {
@@ -65,6 +66,7 @@ async function markFailed(db: Db, clock: Clock, document: DocumentToFetch, reaso
         kind: document.kind,
         url: document.source_url,
         state: 'failed',
+        updated_at: now.toISOString(),
       },
       failure_reason: reason,
     });

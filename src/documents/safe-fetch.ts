@@ -85,7 +85,7 @@ export interface SafeFetchOptions {
   body?: string | Buffer;
 }
 
-class FetchFailure extends Error {
+export class FetchFailure extends Error {
   constructor(
     readonly code: SafeFetchFailureCode,
     readonly reason: string,
@@ -160,16 +160,17 @@ function policyConnection<S>(
   return connect({ ...options, lookup: policyLookup(isAllowed) }, listener);
 }
 
-function libraryOptions(libraryStrict: boolean) {
-  return { keepAlive: false, allowPrivateIPAddress: !libraryStrict, allowMetaIPAddress: !libraryStrict };
+function libraryOptions(libraryStrict: boolean, keepAlive: boolean) {
+  return { keepAlive, allowPrivateIPAddress: !libraryStrict, allowMetaIPAddress: !libraryStrict };
 }
 
 class PolicyHttpAgent extends RequestFilteringHttpAgent {
   constructor(
     private readonly isAllowed: AddressPolicy,
     libraryStrict: boolean,
+    keepAlive = false,
   ) {
-    super(libraryOptions(libraryStrict));
+    super(libraryOptions(libraryStrict, keepAlive));
   }
   override createConnection(options: net.TcpNetConnectOpts, listener?: ConnectionListener) {
     return policyConnection(this.isAllowed, options, listener, (o, l) => super.createConnection(o, l));
@@ -180,12 +181,36 @@ class PolicyHttpsAgent extends RequestFilteringHttpsAgent {
   constructor(
     private readonly isAllowed: AddressPolicy,
     libraryStrict: boolean,
+    keepAlive = false,
   ) {
-    super(libraryOptions(libraryStrict));
+    super(libraryOptions(libraryStrict, keepAlive));
   }
   override createConnection(options: net.TcpNetConnectOpts, listener?: ConnectionListener) {
     return policyConnection(this.isAllowed, options, listener, (o, l) => super.createConnection(o, l));
   }
+}
+
+export interface PolicyAgents {
+  'http:': http.Agent;
+  'https:': https.Agent;
+}
+
+/**
+ * The connection agents of safeFetch, for a caller that makes its own requests (webhook deliveries): every
+ * connection they open is checked against the address rule after DNS resolution. With keepAlive an open
+ * connection is reused (it was checked when it was opened); without it, destroy the agents after use.
+ */
+export function policyAgents(
+  options: Pick<SafeFetchOptions, 'allowPrivate' | 'isAllowedAddress'> & { keepAlive?: boolean },
+): PolicyAgents {
+  const allowPrivate = options.allowPrivate ?? false;
+  const isAllowed: AddressPolicy = allowPrivate ? () => true : (options.isAllowedAddress ?? isPublicAddress);
+  // A caller's own policy replaces the library's rule; the default keeps both, one behind the other.
+  const libraryStrict = !allowPrivate && options.isAllowedAddress === undefined;
+  return {
+    'http:': new PolicyHttpAgent(isAllowed, libraryStrict, options.keepAlive),
+    'https:': new PolicyHttpsAgent(isAllowed, libraryStrict, options.keepAlive),
+  };
 }
 
 function describeDuration(ms: number): string {
@@ -197,7 +222,7 @@ function describeSize(bytes: number): string {
   return Number.isInteger(mib) ? `${mib} MiB` : `${bytes} bytes`;
 }
 
-function checkUrl(url: URL): void {
+export function checkUrl(url: URL): void {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new FetchFailure('unsupported_scheme', 'Only http and https URLs can be fetched.', true);
   }
@@ -223,7 +248,8 @@ function findAddressRefusal(error: unknown): AddressRefusedError | undefined {
   return undefined;
 }
 
-function classifyError(error: unknown, url: URL, label: string): FetchFailure {
+/** What went wrong with a request (refused address, DNS, connection, TLS...), as a failure code and a sentence. */
+export function classifyError(error: unknown, url: URL, label: string): FetchFailure {
   if (error instanceof FetchFailure) return error;
   const publicHostRule = `${label}s must be on a public host.`;
   const refusal = findAddressRefusal(error);
@@ -300,10 +326,6 @@ export async function safeFetch(rawUrl: string, options: SafeFetchOptions = {}):
   const timeoutMs = options.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS;
   const maxBytes = options.maxBytes ?? DEFAULT_FETCH_MAX_BYTES;
   const maxRedirects = options.maxRedirects ?? DEFAULT_FETCH_MAX_REDIRECTS;
-  const allowPrivate = options.allowPrivate ?? false;
-  const isAllowed: AddressPolicy = allowPrivate ? () => true : (options.isAllowedAddress ?? isPublicAddress);
-  // A caller's own policy replaces the library's rule; the default keeps both, one behind the other.
-  const libraryStrict = !allowPrivate && options.isAllowedAddress === undefined;
 
   let url: URL;
   try {
@@ -312,10 +334,7 @@ export async function safeFetch(rawUrl: string, options: SafeFetchOptions = {}):
     return { ok: false, code: 'invalid_url', reason: 'That is not a valid URL.', permanent: true };
   }
 
-  const agents = {
-    'http:': new PolicyHttpAgent(isAllowed, libraryStrict),
-    'https:': new PolicyHttpsAgent(isAllowed, libraryStrict),
-  };
+  const agents = policyAgents(options);
   const timeoutFailure = new FetchFailure(
     'timeout',
     `Timed out after ${describeDuration(timeoutMs)}.`,

@@ -1,6 +1,8 @@
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Queryable } from '../platform/db/db.ts';
 import { newId } from '../platform/ids.ts';
+import { JOBS_CHANNEL } from '../platform/jobs/queue.ts';
+import { WEBHOOK_DELIVER_JOB } from '../webhooks/schedule.ts';
 
 export type EventType =
   | 'payment_success'
@@ -12,9 +14,18 @@ export type EventType =
   | 'schedule_canceled'
   | 'document_failed';
 
+/** One event to record: whose it is, its type and its data (contract §4). */
+export interface EventRecord {
+  integratorId: string;
+  type: EventType;
+  data: Record<string, unknown>;
+}
+
 /**
  * Records an event in the caller's transaction, beside the state change that causes it (contract §4): the
- * change and its event commit together or not at all. Delivery is the webhooks module's job.
+ * change and its event commit together or not at all. If the integrator has a webhook URL, the same statement
+ * writes the event's delivery and its first WEBHOOK_DELIVER_JOB (src/webhooks/delivery-job.ts), and pg_notify
+ * wakes the workers once the transaction commits. Without a URL the event is kept and nothing is sent.
  */
 export async function recordEvent(
   tx: Queryable,
@@ -23,10 +34,42 @@ export async function recordEvent(
   type: EventType,
   data: Record<string, unknown>,
 ): Promise<string> {
-  const id = newId('evt');
+  const [id] = await recordEvents(tx, clock, [{ integratorId, type, data }]);
+  return id!;
+}
+
+/** Several events (of any integrators) as recordEvent records one, all in one statement; returns their ids. */
+export async function recordEvents(tx: Queryable, clock: Clock, events: EventRecord[]): Promise<string[]> {
+  if (events.length === 0) return [];
+  const rows = events.map((event) => ({
+    id: newId('evt'),
+    integrator_id: event.integratorId,
+    type: event.type,
+    data: event.data,
+    job_id: newId('job'),
+  }));
+  // One statement, so events cost their transaction one round trip with or without a webhook.
   await tx.query(
-    'INSERT INTO events (id, integrator_id, type, data, created_at) VALUES ($1, $2, $3, $4::jsonb, $5)',
-    [id, integratorId, type, data, clock.now()],
+    `WITH x AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id text, integrator_id text, type text, data jsonb, job_id text)),
+     e AS (
+       INSERT INTO events (id, integrator_id, type, data, created_at)
+       SELECT x.id, x.integrator_id, x.type, x.data, $2 FROM x
+       RETURNING id, integrator_id),
+     d AS (
+       INSERT INTO webhook_deliveries (event_id, integrator_id, status, next_attempt_at, pending_since, job_id,
+                                       created_at, updated_at)
+       SELECT e.id, e.integrator_id, 'pending', $2, $2, x.job_id, $2, $2
+         FROM e JOIN x ON x.id = e.id JOIN integrators i ON i.id = e.integrator_id
+        WHERE i.webhook_url IS NOT NULL
+       RETURNING event_id, job_id),
+     j AS (
+       INSERT INTO jobs (id, kind, payload, run_at, created_at, updated_at)
+       SELECT d.job_id, $3, jsonb_build_object('event_id', d.event_id), $2, $2, $2 FROM d
+       RETURNING id)
+     -- Equal notifications of one transaction reach listeners once.
+     SELECT pg_notify($4, $3) FROM j`,
+    [rows, clock.now(), WEBHOOK_DELIVER_JOB, JOBS_CHANNEL],
   );
-  return id;
+  return rows.map((row) => row.id);
 }

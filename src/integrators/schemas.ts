@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { Timestamp } from '../platform/http/schemas.ts';
 import { formatBps, formatPence } from '../platform/money.ts';
-import { type Integrator, PAYMENT_METHODS } from './service.ts';
+import { FEATURES, type Integrator, PAYMENT_METHODS, resolvedFeatures } from './service.ts';
 
 export const MethodFeeInput = Type.Object(
   {
@@ -26,6 +26,16 @@ export const FeesInput = Type.Object(
   },
 );
 
+export const FeaturesInput = Type.Object(
+  Object.fromEntries(FEATURES.map((f) => [f, Type.Optional(Type.Boolean())])),
+  {
+    additionalProperties: false,
+    description:
+      'Features of the page and SDK: apms, wallets, recurring, savedCards; false turns one off. A feature not ' +
+      'sent is left as it is (on create: enabled).',
+  },
+);
+
 export const IntegratorSettingsFields = {
   webhook_url: Type.Optional(
     Type.Union([Type.String({ maxLength: 2048, format: 'uri' }), Type.Null()], {
@@ -40,6 +50,7 @@ export const IntegratorSettingsFields = {
     }),
   ),
   fees: Type.Optional(FeesInput),
+  features: Type.Optional(FeaturesInput),
   rate_limit_per_second: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
   rate_limit_burst: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
 };
@@ -66,6 +77,13 @@ export const IntegratorView = Type.Object(
     webhook_url: Type.Union([Type.String(), Type.Null()]),
     allowed_origins: Type.Array(Type.String()),
     fees: Type.Record(Type.String(), MethodFeeView),
+    features: Type.Object(
+      Object.fromEntries(FEATURES.map((f) => [f, Type.Boolean()])) as Record<
+        (typeof FEATURES)[number],
+        ReturnType<typeof Type.Boolean>
+      >,
+      { description: 'Every feature of the page and SDK, true where enabled.' },
+    ),
     rate_limit_per_second: Type.Integer(),
     rate_limit_burst: Type.Integer(),
     created_at: Timestamp,
@@ -88,6 +106,7 @@ export function integratorView(integrator: Integrator): IntegratorView {
         { percent: formatBps(fee.percent_bps), fixed: formatPence(fee.fixed_pence) },
       ]),
     ),
+    features: resolvedFeatures(integrator),
     rate_limit_per_second: integrator.rate_limit_per_second,
     rate_limit_burst: integrator.rate_limit_burst,
     created_at: new Date(integrator.created_at).toISOString(),

@@ -16,6 +16,28 @@ export const PAYMENT_METHODS = [
   'unionpay',
 ] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
+/** Methods that pay with a token from a wallet sheet (card details inside, one-time). */
+export const WALLET_METHODS = ['apple_pay', 'google_pay'] as const satisfies readonly PaymentMethod[];
+export type WalletMethod = (typeof WALLET_METHODS)[number];
+/** Alternative payment methods: no token, the customer approves at the provider (a redirect or a QR code). */
+export const APM_METHODS = ['alipay', 'wechat_pay', 'unionpay'] as const satisfies readonly PaymentMethod[];
+export type ApmMethod = (typeof APM_METHODS)[number];
+
+/** Contract §3 features of the page and SDK; the operator can turn each off per integrator. */
+export const FEATURES = ['apms', 'wallets', 'recurring', 'savedCards'] as const;
+export type Feature = (typeof FEATURES)[number];
+/** As stored: only what the operator set; a feature absent is enabled. */
+export type FeatureSettings = Partial<Record<Feature, boolean>>;
+
+/** Whether an integrator has a feature: enabled unless the operator turned it off. */
+export function hasFeature(integrator: Pick<Integrator, 'features'>, feature: Feature): boolean {
+  return integrator.features?.[feature] !== false;
+}
+
+/** Every feature with its value for this integrator. */
+export function resolvedFeatures(integrator: Pick<Integrator, 'features'>): Record<Feature, boolean> {
+  return Object.fromEntries(FEATURES.map((f) => [f, hasFeature(integrator, f)])) as Record<Feature, boolean>;
+}
 
 export interface MethodFee {
   percent_bps: number;
@@ -30,6 +52,7 @@ export interface Integrator {
   webhook_secret: string;
   allowed_origins: string[];
   fees: Partial<Record<PaymentMethod, MethodFee>>;
+  features: FeatureSettings;
   rate_limit_per_second: number;
   rate_limit_burst: number;
   created_at: Date;
@@ -41,6 +64,8 @@ export interface IntegratorSettings {
   webhook_url?: string | null;
   allowed_origins?: string[];
   fees?: Partial<Record<PaymentMethod, MethodFee>>;
+  /** Merged into the stored features: a key sent is set, a key not sent is left as it is. */
+  features?: FeatureSettings;
   rate_limit_per_second?: number;
   rate_limit_burst?: number;
 }
@@ -51,7 +76,7 @@ export const MAX_GRACE_PERIOD_SECONDS = 604_800;
 export const DEFAULT_GRACE_PERIOD_SECONDS = 86_400;
 
 const INTEGRATOR_COLUMNS = `i.id, i.name, i.environment, i.webhook_url, i.webhook_secret, i.allowed_origins, i.fees,
-  i.rate_limit_per_second, i.rate_limit_burst, i.created_at, i.updated_at`;
+  i.features, i.rate_limit_per_second, i.rate_limit_burst, i.created_at, i.updated_at`;
 
 export function generateWebhookSecret(): string {
   return `whsec_${randomBytes(24).toString('base64')}`;
@@ -80,8 +105,8 @@ export class IntegratorService {
     const integrator = await this.db.transaction(async (tx) => {
       const [row] = await tx.query<Integrator>(
         `INSERT INTO integrators AS i (id, name, environment, webhook_url, webhook_secret, allowed_origins, fees,
-                                 rate_limit_per_second, rate_limit_burst, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8, $9, $10, $10)
+                                 rate_limit_per_second, rate_limit_burst, created_at, updated_at, features)
+         VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8, $9, $10, $10, $11::jsonb)
          RETURNING ${INTEGRATOR_COLUMNS}`,
         [
           id,
@@ -94,6 +119,7 @@ export class IntegratorService {
           rate,
           burst,
           now,
+          settings.features ?? {},
         ],
       );
       await insertServerToken(tx, id, serverToken, now);
@@ -111,6 +137,7 @@ export class IntegratorService {
          webhook_url = CASE WHEN $3::boolean THEN $4 ELSE i.webhook_url END,
          allowed_origins = COALESCE($5::jsonb, i.allowed_origins),
          fees = COALESCE($6::jsonb, i.fees),
+         features = i.features || COALESCE($10::jsonb, '{}'::jsonb),
          rate_limit_per_second = $7,
          rate_limit_burst = $8,
          updated_at = $9
@@ -126,6 +153,7 @@ export class IntegratorService {
         rate,
         burst,
         this.clock.now(),
+        settings.features ?? null,
       ],
     );
     if (!row) throw new ApiError('not_found', `No integrator ${id}.`);
@@ -184,30 +212,61 @@ export class IntegratorService {
     const graceEnd = new Date(now.getTime() + gracePeriodSeconds * 1000);
     const token = generateServerToken(this.env);
     return this.db.transaction(async (tx) => {
-      // Serialises concurrent rotations of one integrator, so two of them cannot leave three valid tokens.
-      await tx.query('SELECT id FROM integrators WHERE id = $1 FOR UPDATE', [integratorId]);
-      const valid = await tx.query<{ id: string; expires_at: Date | null }>(
-        `SELECT id, expires_at FROM server_tokens
-          WHERE integrator_id = $1 AND (expires_at IS NULL OR expires_at > $2)
-          ORDER BY seq DESC`,
-        [integratorId, now],
-      );
+      const valid = await lockValidTokens(tx, integratorId, now);
       // A concurrent rotation may have ended the caller after it was authenticated.
       if (!valid.some((t) => t.id === callingTokenId)) return undefined;
-      const [kept, ...older] = valid;
-      const keptExpiry =
-        kept!.expires_at !== null && new Date(kept!.expires_at) < graceEnd
-          ? new Date(kept!.expires_at)
-          : graceEnd;
-      await tx.query('UPDATE server_tokens SET expires_at = $2 WHERE id = $1', [kept!.id, keptExpiry]);
-      await scheduleRetirement(tx, this.clock, kept!.id, keptExpiry);
-      for (const { id } of older) {
-        await tx.query('UPDATE server_tokens SET expires_at = $2 WHERE id = $1', [id, now]);
-        await scheduleRetirement(tx, this.clock, id, now);
-      }
-      await insertServerToken(tx, integratorId, token, now);
-      return { token, previousTokenExpiresAt: kept!.id === callingTokenId ? keptExpiry : now };
+      const kept = await this.#replaceTokens(tx, integratorId, valid, token, now, graceEnd);
+      return { token, previousTokenExpiresAt: kept?.id === callingTokenId ? kept.expiresAt : now };
     });
+  }
+
+  /**
+   * A new server token without a calling one, by the same rule as a rotation (the newest valid token keeps the
+   * grace period at most, older ones end now). For the service's own sandbox demo, which keeps its token in
+   * memory only and so needs a new one after each start; only the hash is stored, as always.
+   */
+  async issueServerToken(integratorId: string, gracePeriodSeconds: number): Promise<string> {
+    const now = this.clock.now();
+    const token = generateServerToken(this.env);
+    await this.db.transaction(async (tx) => {
+      const valid = await lockValidTokens(tx, integratorId, now);
+      await this.#replaceTokens(
+        tx,
+        integratorId,
+        valid,
+        token,
+        now,
+        new Date(now.getTime() + gracePeriodSeconds * 1000),
+      );
+    });
+    return token;
+  }
+
+  /** Adds `token`; the first of `valid` (the newest) ends at graceEnd at the latest, the others now. */
+  async #replaceTokens(
+    tx: Queryable,
+    integratorId: string,
+    valid: { id: string; expires_at: Date | null }[],
+    token: string,
+    now: Date,
+    graceEnd: Date,
+  ): Promise<{ id: string; expiresAt: Date } | undefined> {
+    const [kept, ...older] = valid;
+    let keptExpiry: Date | undefined;
+    if (kept) {
+      keptExpiry =
+        kept.expires_at !== null && new Date(kept.expires_at) < graceEnd
+          ? new Date(kept.expires_at)
+          : graceEnd;
+      await tx.query('UPDATE server_tokens SET expires_at = $2 WHERE id = $1', [kept.id, keptExpiry]);
+      await scheduleRetirement(tx, this.clock, kept.id, keptExpiry);
+    }
+    for (const { id } of older) {
+      await tx.query('UPDATE server_tokens SET expires_at = $2 WHERE id = $1', [id, now]);
+      await scheduleRetirement(tx, this.clock, id, now);
+    }
+    await insertServerToken(tx, integratorId, token, now);
+    return kept && keptExpiry ? { id: kept.id, expiresAt: keptExpiry } : undefined;
   }
 }
 
@@ -229,6 +288,22 @@ function rateLimits(
     return { rate, burst: change.rate_limit_burst };
   }
   return { rate, burst: current.rate_limit_burst >= rate ? current.rate_limit_burst : rate * 2 };
+}
+
+/** The integrator's valid server tokens, newest first, with the integrator locked for the rest of `tx`. */
+async function lockValidTokens(
+  tx: Queryable,
+  integratorId: string,
+  now: Date,
+): Promise<{ id: string; expires_at: Date | null }[]> {
+  // Serialises concurrent rotations of one integrator, so two of them cannot leave three valid tokens.
+  await tx.query('SELECT id FROM integrators WHERE id = $1 FOR UPDATE', [integratorId]);
+  return tx.query<{ id: string; expires_at: Date | null }>(
+    `SELECT id, expires_at FROM server_tokens
+      WHERE integrator_id = $1 AND (expires_at IS NULL OR expires_at > $2)
+      ORDER BY seq DESC`,
+    [integratorId, now],
+  );
 }
 
 async function insertServerToken(

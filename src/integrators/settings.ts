@@ -1,7 +1,7 @@
 import { type FieldErrors, FieldValidationError } from '../platform/http/errors.ts';
 import { parsePence, parsePercentBps } from '../platform/money.ts';
 import type { UpdateIntegratorBody } from './schemas.ts';
-import type { IntegratorSettings, MethodFee, PaymentMethod } from './service.ts';
+import type { FeatureSettings, IntegratorSettings, MethodFee, PaymentMethod } from './service.ts';
 
 /** Checks what the schema cannot say and converts edge values (decimal strings) to internal ones (pence, bps). */
 export function settingsFromBody(body: UpdateIntegratorBody): IntegratorSettings {
@@ -44,6 +44,7 @@ export function settingsFromBody(body: UpdateIntegratorBody): IntegratorSettings
     }
     settings.fees = fees;
   }
+  if (body.features !== undefined) settings.features = body.features as FeatureSettings;
   if (body.rate_limit_per_second !== undefined) settings.rate_limit_per_second = body.rate_limit_per_second;
   if (body.rate_limit_burst !== undefined) settings.rate_limit_burst = body.rate_limit_burst;
   if (Object.keys(errors).length > 0) throw new FieldValidationError(errors);

@@ -6,6 +6,7 @@ import { type FieldErrors, FieldValidationError } from '../platform/http/errors.
 import { newId } from '../platform/ids.ts';
 import { enqueueJobs, type JobSpec } from '../platform/jobs/queue.ts';
 import { parsePence } from '../platform/money.ts';
+import { applyTenancyChanges } from '../schedules/service.ts';
 import type { TenancyInput, UserInput } from './schemas.ts';
 import { numberToPence } from './validate.ts';
 
@@ -207,6 +208,13 @@ export class OnboardingService {
              FROM jsonb_to_recordset($1::jsonb) AS x(id text, end_rent_date date, amount_pence bigint, frequency text)
             WHERE t.id = x.id`,
           [tenancyUpdates, now],
+        );
+        // Their schedules: completed when the tenancy now ends before the next due date (rent and frequency are
+        // read at each due date, so a change applies from the next one).
+        await applyTenancyChanges(
+          tx,
+          this.clock,
+          tenancyUpdates.map((u) => String(u.id)),
         );
       }
       const jobs: JobSpec[] = [];

@@ -6,6 +6,8 @@ import { updateIntegratorRoute } from './routes/integrators-update.ts';
 import { getPaymentRoute } from './routes/payments-get.ts';
 import { listPaymentsRoute } from './routes/payments-list.ts';
 import { refundPaymentRoute } from './routes/payments-refund.ts';
+import { webhookEndpointRoutes } from './routes/webhooks-endpoint.ts';
+import { webhookEventRoutes } from './routes/webhooks-events.ts';
 
 /** The Operator API under /api/operator: the rentpay CLI is its client. */
 export const operatorApi: FastifyPluginAsync = async (app) => {
@@ -16,4 +18,6 @@ export const operatorApi: FastifyPluginAsync = async (app) => {
   await app.register(listPaymentsRoute);
   await app.register(getPaymentRoute);
   await app.register(refundPaymentRoute);
+  await app.register(webhookEventRoutes);
+  await app.register(webhookEndpointRoutes);
 };

@@ -7,13 +7,26 @@ function paymentService(config: Config, ctx: JobContext): PaymentService {
   return new PaymentService(ctx.db, ctx.clock, createPaymentProcessor(config, ctx.db, ctx.clock));
 }
 
-/** Payload `{processor, body}`: an acquirer's notification, applied once (final states ignore repeats). */
+/**
+ * Payload `{processor, body}`: an acquirer's notification about a payment or a saved card's check, applied once
+ * (final states ignore repeats).
+ */
 export function paymentNotificationHandler(config: Config): JobHandler {
   return async (ctx) => {
     const { processor, body } = ctx.job.payload;
-    const payment = await paymentService(config, ctx).applyNotification(String(processor), body);
-    if (!payment) ctx.log.warn('payment notification matched no payment');
-    else ctx.log.info({ payment_id: payment.id, status: payment.status }, 'payment notification applied');
+    const result = await paymentService(config, ctx).applyNotification(String(processor), body);
+    if (!result) ctx.log.warn('payment notification matched no payment and no saved card');
+    else if (result.kind === 'payment') {
+      ctx.log.info(
+        { payment_id: result.payment.id, status: result.payment.status },
+        'payment notification applied',
+      );
+    } else {
+      ctx.log.info(
+        { card_id: result.card.id, status: result.card.status },
+        'card check notification applied',
+      );
+    }
   };
 }
 
@@ -32,5 +45,17 @@ export function paymentReconcileHandler(config: Config): JobHandler {
     const paymentId = String(ctx.job.payload.payment_id);
     const payment = await paymentService(config, ctx).reconcile(paymentId);
     ctx.log.info({ payment_id: paymentId, status: payment?.status }, 'payment reconciled');
+  };
+}
+
+/** Payload `{refund_id}`; finishes a refund still `pending` with the same processor key, or does nothing. */
+export function paymentRefundHandler(config: Config): JobHandler {
+  return async (ctx) => {
+    const refundId = String(ctx.job.payload.refund_id);
+    const { refund } = await paymentService(config, ctx).finishRefund(refundId);
+    ctx.log.info(
+      { refund_id: refundId, payment_id: refund.payment_id, status: refund.status },
+      'refund checked',
+    );
   };
 }

@@ -1,4 +1,13 @@
+import { assertSavedCardsEnabled, SavedCardService, UNKNOWN_CARD_TOKEN } from '../cards/service.ts';
+import type { SavedCardRow } from '../cards/view.ts';
 import { type EventType, recordEvent } from '../events/record.ts';
+import {
+  APM_METHODS,
+  hasFeature,
+  type Integrator,
+  type PaymentMethod,
+  WALLET_METHODS,
+} from '../integrators/service.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { ApiError, FieldValidationError } from '../platform/http/errors.ts';
@@ -6,10 +15,12 @@ import { newId } from '../platform/ids.ts';
 import { enqueueJob } from '../platform/jobs/queue.ts';
 import { formatPence } from '../platform/money.ts';
 import {
+  type CardDetails,
   type PaymentProcessor,
   type PaymentStatus,
   type ProcessorOutcome,
   paymentStatusFor,
+  type RefundOutcome,
 } from '../processors/processor.ts';
 import type { ClientContext } from '../sessions/service.ts';
 import { MAX_PURE_AMOUNT_PENCE, MIN_PURE_AMOUNT_PENCE, paymentAmounts } from './fees.ts';
@@ -21,17 +32,44 @@ export const PAYMENT_RECONCILE_JOB = 'payment.reconcile';
 export const PAYMENT_EXPIRE_JOB = 'payment.expire';
 /** How long a payment may stay `processing` before the reconciliation job asks the processor again. */
 export const RECONCILE_AFTER_MS = 2 * 60_000;
+/** Payload `{refund_id}`: finishes a refund left `pending` (the processor's answer was lost, or the process died). */
+export const PAYMENT_REFUND_JOB = 'payment.refund';
+/** How long a refund may stay `pending` before its job asks the processor again (with the same key). */
+export const REFUND_RETRY_AFTER_MS = 2 * 60_000;
 
 const FINAL: readonly PaymentStatus[] = ['succeeded', 'failed', 'canceled'];
+
+/**
+ * What pays: a new card's token or a saved card (method card), a wallet sheet's token (apple_pay,
+ * google_pay), or nothing (APMs: the customer approves at the provider).
+ */
+export type PaymentSource =
+  | { type: 'card_token'; token: string }
+  | { type: 'saved_card'; cardId: string }
+  | { type: 'wallet_token'; token: string }
+  | { type: 'none' };
 
 export interface CreatePaymentInput {
   client: ClientContext;
   purePence: number;
-  method: 'card';
-  cardToken: string;
+  method: PaymentMethod;
+  source: PaymentSource;
   reference: string | undefined;
   idempotencyKey: string;
 }
+
+/** A payment source resolved at the processor: its token, the card's display details, the saved card. */
+interface ResolvedSource {
+  processorToken: string | null;
+  card: CardDetails | null;
+  savedCardId: string | null;
+}
+
+/** The outcome of an acquirer notification: the payment, or the saved card whose check it was about. */
+export type NotificationResult =
+  | { kind: 'payment'; payment: PaymentRow }
+  | { kind: 'saved_card'; card: SavedCardRow }
+  | undefined;
 
 export interface CreatePaymentResult {
   payment: PaymentRow;
@@ -39,20 +77,41 @@ export interface CreatePaymentResult {
   replayed: boolean;
 }
 
+export type RefundStatus = 'pending' | 'succeeded' | 'failed';
+
 export interface RefundRow {
   id: string;
   payment_id: string;
   amount_pence: number;
-  status: 'succeeded' | 'failed';
+  status: RefundStatus;
+  /** The operator's Idempotency-Key, if the request sent one. */
+  idempotency_key: string | null;
+  /** What the request asked for; null for "everything left". */
+  requested_pence: number | null;
+  failure_code: string | null;
+  failure_message: string | null;
   created_at: Date | string;
+  updated_at: Date | string;
+}
+
+export interface RefundResult {
+  refund: RefundRow;
+  payment: PaymentRow;
+  /** True when the idempotency key named a refund asked for before: nothing new was refunded. */
+  replayed: boolean;
 }
 
 export class PaymentService {
+  /** The user's saved cards: paid with here, and their 3DS checks end through the same notifications. */
+  readonly cards: SavedCardService;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly processor: PaymentProcessor,
-  ) {}
+  ) {
+    this.cards = new SavedCardService(db, clock, processor);
+  }
 
   /**
    * A payment from the Client API. The row is written (as `processing`) before the processor is called,
@@ -72,9 +131,8 @@ export class PaymentService {
     const earlier = await this.#byKey(session.id, input.idempotencyKey);
     if (earlier) return { payment: checkReplay(earlier, input), replayed: true };
 
-    const card = await this.processor.describeToken(input.cardToken);
-    if (!card)
-      throw new FieldValidationError({ card_token: ['Unknown card token; tokenise the card again.'] });
+    checkFeatures(integrator, input);
+    const source = await this.#resolve(input);
 
     const id = newId('pay');
     const now = this.clock.now();
@@ -109,9 +167,9 @@ export class PaymentService {
         const [row] = await tx.query<PaymentRow>(
           `INSERT INTO payments (id, integrator_id, session_id, user_id, tenancy_id, status, pure_amount_pence, fee_pence,
                                amount_pence, method, card_brand, card_last4, card_exp_month, card_exp_year, reference,
-                               idempotency_key, processor, processor_token, created_at, updated_at)
+                               idempotency_key, processor, processor_token, saved_card_id, created_at, updated_at)
          SELECT $1, s.integrator_id, s.id, s.user_id, s.tenancy_id, 'processing', $3, $4, $5, $6, $7, $8, $9, $10,
-                COALESCE($11, t.payment_reference), $12, $13, $14, $15, $15
+                COALESCE($11, t.payment_reference), $12, $13, $14, $15, $16, $16
            FROM sessions s JOIN tenancies t ON t.id = s.tenancy_id
           WHERE s.id = $2
          RETURNING *`,
@@ -122,14 +180,15 @@ export class PaymentService {
             amounts.feePence,
             amounts.amountPence,
             input.method,
-            card.brand,
-            card.last4,
-            card.exp_month,
-            card.exp_year,
+            source.card?.brand ?? null,
+            source.card?.last4 ?? null,
+            source.card?.exp_month ?? null,
+            source.card?.exp_year ?? null,
             input.reference ?? null,
             input.idempotencyKey,
             this.processor.name,
-            input.cardToken,
+            source.processorToken,
+            source.savedCardId,
             now,
           ],
         );
@@ -140,7 +199,7 @@ export class PaymentService {
           { payment_id: id },
           { runAt: new Date(now.getTime() + RECONCILE_AFTER_MS), dedupeKey: `payment-reconcile:${id}` },
         );
-        // A 3DS challenge nobody answers must not stay open past its session: a late answer would charge.
+        // A 3DS challenge or APM page nobody answers must not stay open past its session: a late answer would charge.
         await enqueueJob(
           tx,
           this.clock,
@@ -216,54 +275,174 @@ export class PaymentService {
   }
 
   /**
-   * Operator refund, full (no amount) or partial, up to what is not refunded yet. The refund id is the
-   * processor's idempotency key; the refund row, the payment's refunded total and `payment_refunded` commit together.
+   * Operator refund, full (no amount) or partial, up to what is neither refunded nor being refunded. The refund
+   * is written `pending` with its job before the processor is asked (the refund id is the processor's
+   * idempotency key), so a crash in between is healed by the job asking again instead of being lost; the
+   * answer is applied once, with the payment's refunded total and `payment_refunded`. With an idempotency key,
+   * a retried request is the same refund. If the processor cannot be reached, the refund stays `pending`.
    */
   async refund(
     paymentId: string,
     amountPence: number | undefined,
-  ): Promise<{ refund: RefundRow; payment: PaymentRow }> {
-    const [payment] = await this.db.query<PaymentRow>('SELECT * FROM payments WHERE id = $1', [paymentId]);
-    if (!payment) throw new ApiError('not_found', `No payment ${paymentId}.`);
-    if (payment.status !== 'succeeded' || !payment.processor_payment_id) {
-      throw new ApiError(
-        'conflict',
-        `Only a succeeded payment can be refunded; this one is ${payment.status}.`,
-      );
-    }
-    const remaining = Number(payment.amount_pence) - Number(payment.refunded_pence);
-    if (remaining <= 0) throw new ApiError('conflict', 'This payment has been refunded in full already.');
-    const refundPence = amountPence ?? remaining;
-    if (refundPence < 1 || refundPence > remaining) {
-      throw new FieldValidationError({ amount: [`Enter an amount from 0.01 to ${formatPence(remaining)}.`] });
-    }
-    const refundId = newId('ref');
-    const outcome = await this.processor.refund({
-      idempotencyKey: refundId,
-      processorPaymentId: payment.processor_payment_id,
-      amountPence: refundPence,
-    });
-    if (outcome.status === 'refused') {
-      throw new ApiError('conflict', `The processor refused the refund: ${outcome.message}`);
-    }
+    idempotencyKey?: string,
+  ): Promise<RefundResult> {
+    const { refund, replayed } = await this.beginRefund(paymentId, amountPence, idempotencyKey);
+    const finished = await this.finishRefund(refund.id, false);
+    return { ...finished, replayed };
+  }
+
+  /**
+   * The first step of a refund, in one transaction: the payment row locked, what is left checked, the refund
+   * inserted as `pending` and its job enqueued. A known idempotency key answers its refund instead.
+   */
+  async beginRefund(
+    paymentId: string,
+    amountPence: number | undefined,
+    idempotencyKey?: string,
+  ): Promise<{ refund: RefundRow; replayed: boolean }> {
     return this.db.transaction(async (tx) => {
+      // Refunds of one payment queue on its row, so each sees every refund committed before it.
+      const [payment] = await tx.query<PaymentRow>('SELECT * FROM payments WHERE id = $1 FOR UPDATE', [
+        paymentId,
+      ]);
+      if (!payment) throw new ApiError('not_found', `No payment ${paymentId}.`);
+      if (idempotencyKey !== undefined) {
+        const [earlier] = await tx.query<RefundRow>(
+          'SELECT * FROM refunds WHERE payment_id = $1 AND idempotency_key = $2',
+          [paymentId, idempotencyKey],
+        );
+        if (earlier)
+          return { refund: checkRefundReplay(earlier, amountPence, idempotencyKey), replayed: true };
+      }
+      if (payment.status !== 'succeeded' || !payment.processor_payment_id) {
+        throw new ApiError(
+          'conflict',
+          `Only a succeeded payment can be refunded; this one is ${payment.status}.`,
+        );
+      }
+      const [pending] = await tx.query<{ pence: string | number }>(
+        "SELECT COALESCE(sum(amount_pence), 0) AS pence FROM refunds WHERE payment_id = $1 AND status = 'pending'",
+        [paymentId],
+      );
+      const pendingPence = Number(pending?.pence ?? 0);
+      const remaining = Number(payment.amount_pence) - Number(payment.refunded_pence) - pendingPence;
+      if (remaining <= 0) {
+        throw new ApiError(
+          'conflict',
+          pendingPence > 0
+            ? 'The rest of this payment is being refunded already; see its pending refund.'
+            : 'This payment has been refunded in full already.',
+        );
+      }
+      const refundPence = amountPence ?? remaining;
+      if (refundPence < 1 || refundPence > remaining) {
+        throw new FieldValidationError({
+          amount: [`Enter an amount from 0.01 to ${formatPence(remaining)}.`],
+        });
+      }
+      const id = newId('ref');
       const now = this.clock.now();
       const [refund] = await tx.query<RefundRow>(
-        `INSERT INTO refunds (id, payment_id, amount_pence, status, created_at)
-         VALUES ($1, $2, $3, 'succeeded', $4) RETURNING *`,
-        [refundId, paymentId, refundPence, now],
+        `INSERT INTO refunds (id, payment_id, amount_pence, status, idempotency_key, requested_pence, created_at,
+                              updated_at)
+         VALUES ($1, $2, $3, 'pending', $4, $5, $6, $6) RETURNING *`,
+        [id, paymentId, refundPence, idempotencyKey ?? null, amountPence ?? null, now],
       );
-      const [updated] = await tx.query<PaymentRow>(
-        'UPDATE payments SET refunded_pence = refunded_pence + $2, updated_at = $3 WHERE id = $1 RETURNING *',
-        [paymentId, refundPence, now],
+      await enqueueJob(
+        tx,
+        this.clock,
+        PAYMENT_REFUND_JOB,
+        { refund_id: id },
+        { runAt: new Date(now.getTime() + REFUND_RETRY_AFTER_MS), dedupeKey: `payment-refund:${id}` },
       );
-      await this.#recordPaymentEvent(tx, 'payment_refunded', updated!);
-      return { refund: refund!, payment: updated! };
+      return { refund: refund!, replayed: false };
     });
   }
 
-  /** An acquirer's asynchronous notification, delivered through the job system. */
-  async applyNotification(processorName: string, body: unknown): Promise<PaymentRow | undefined> {
+  /**
+   * Asks the processor about a `pending` refund (again, with the refund id as the key: it never refunds twice)
+   * and applies the answer. A finished refund is answered as it is. When the processor cannot be reached, the
+   * refund stays `pending` (or, with `rethrow`, the error goes up, so the job is retried).
+   */
+  async finishRefund(refundId: string, rethrow = true): Promise<{ refund: RefundRow; payment: PaymentRow }> {
+    const [row] = await this.db.query<RefundRow & { processor_payment_id: string }>(
+      `SELECT r.*, p.processor_payment_id FROM refunds r JOIN payments p ON p.id = r.payment_id
+        WHERE r.id = $1`,
+      [refundId],
+    );
+    if (!row) throw new Error(`No refund ${refundId}`);
+    if (row.status !== 'pending') return this.#refundWithPayment(this.db, refundId);
+    let outcome: RefundOutcome;
+    try {
+      outcome = await this.processor.refund({
+        idempotencyKey: row.id,
+        processorPaymentId: row.processor_payment_id,
+        amountPence: Number(row.amount_pence),
+      });
+    } catch (error) {
+      if (rethrow) throw error;
+      return this.#refundWithPayment(this.db, refundId);
+    }
+    return this.applyRefundOutcome(refundId, outcome);
+  }
+
+  /**
+   * Moves a `pending` refund to where the processor says it is, once: `succeeded` adds to the payment's refunded
+   * total and records `payment_refunded` in the same transaction; `failed` keeps the processor's reason.
+   */
+  async applyRefundOutcome(
+    refundId: string,
+    outcome: RefundOutcome,
+  ): Promise<{ refund: RefundRow; payment: PaymentRow }> {
+    return this.db.transaction(async (tx) => {
+      // The payment first, then the refund: the order beginRefund takes them in.
+      await tx.query(
+        'SELECT p.id FROM payments p JOIN refunds r ON r.payment_id = p.id WHERE r.id = $1 FOR UPDATE OF p',
+        [refundId],
+      );
+      const [current] = await tx.query<RefundRow>('SELECT * FROM refunds WHERE id = $1 FOR UPDATE', [
+        refundId,
+      ]);
+      if (!current) throw new Error(`No refund ${refundId}`);
+      if (current.status !== 'pending') return this.#refundWithPayment(tx, refundId);
+      const now = this.clock.now();
+      if (outcome.status === 'refused') {
+        await tx.query(
+          `UPDATE refunds SET status = 'failed', failure_code = $2, failure_message = $3, updated_at = $4
+            WHERE id = $1`,
+          [refundId, outcome.code, outcome.message, now],
+        );
+        return this.#refundWithPayment(tx, refundId);
+      }
+      const [refund] = await tx.query<RefundRow>(
+        "UPDATE refunds SET status = 'succeeded', updated_at = $2 WHERE id = $1 RETURNING *",
+        [refundId, now],
+      );
+      const [payment] = await tx.query<PaymentRow>(
+        'UPDATE payments SET refunded_pence = refunded_pence + $2, updated_at = $3 WHERE id = $1 RETURNING *',
+        [current.payment_id, current.amount_pence, now],
+      );
+      await this.#recordPaymentEvent(tx, 'payment_refunded', payment!, { refund: refundEventView(refund!) });
+      return { refund: refund!, payment: payment! };
+    });
+  }
+
+  async #refundWithPayment(
+    db: Queryable,
+    refundId: string,
+  ): Promise<{ refund: RefundRow; payment: PaymentRow }> {
+    const [refund] = await db.query<RefundRow>('SELECT * FROM refunds WHERE id = $1', [refundId]);
+    const [payment] = await db.query<PaymentRow>('SELECT * FROM payments WHERE id = $1', [
+      refund!.payment_id,
+    ]);
+    return { refund: refund!, payment: payment! };
+  }
+
+  /**
+   * An acquirer's asynchronous notification, delivered through the job system: about a payment (3DS, an
+   * APM), or else about the check of a card being saved.
+   */
+  async applyNotification(processorName: string, body: unknown): Promise<NotificationResult> {
     if (processorName !== this.processor.name)
       throw new Error(`Notification for unknown processor ${processorName}`);
     const notification = this.processor.parseNotification(body);
@@ -272,8 +451,11 @@ export class PaymentService {
       'SELECT id FROM payments WHERE processor = $1 AND processor_payment_id = $2',
       [processorName, notification.processorPaymentId],
     );
-    if (!payment) return undefined;
-    return this.applyOutcome(payment.id, notification.outcome);
+    if (payment) {
+      return { kind: 'payment', payment: await this.applyOutcome(payment.id, notification.outcome) };
+    }
+    const card = await this.cards.applySetupOutcome(notification.processorPaymentId, notification.outcome);
+    return card && { kind: 'saved_card', card };
   }
 
   /** Asks the processor again about a payment still `processing`; the same idempotency key never charges twice. */
@@ -290,6 +472,7 @@ export class PaymentService {
         idempotencyKey: payment.id,
         amountPence: Number(payment.amount_pence),
         currency: 'GBP',
+        method: payment.method,
         paymentToken: payment.processor_token,
         reference: payment.reference,
       });
@@ -299,6 +482,37 @@ export class PaymentService {
       return payment;
     }
     return this.applyOutcome(payment.id, outcome);
+  }
+
+  async #resolve({ client, method, source }: CreatePaymentInput): Promise<ResolvedSource> {
+    switch (source.type) {
+      case 'none':
+        return { processorToken: null, card: null, savedCardId: null };
+      case 'saved_card': {
+        const saved = await this.cards.payable(client, source.cardId);
+        if (!saved) throw new FieldValidationError({ saved_card_id: ['Unknown saved card.'] });
+        return {
+          processorToken: saved.processor_token,
+          card: {
+            brand: saved.brand,
+            last4: saved.last4,
+            exp_month: saved.exp_month,
+            exp_year: saved.exp_year,
+          },
+          savedCardId: saved.id,
+        };
+      }
+      case 'card_token':
+      case 'wallet_token': {
+        const card = await this.processor.describeToken(source.token, method);
+        if (card) return { processorToken: source.token, card, savedCardId: null };
+        throw new FieldValidationError(
+          source.type === 'card_token'
+            ? { card_token: [UNKNOWN_CARD_TOKEN] }
+            : { wallet_token: ['Unknown wallet token; open the wallet sheet again.'] },
+        );
+      }
+    }
   }
 
   async #byKey(
@@ -313,20 +527,65 @@ export class PaymentService {
     return row;
   }
 
-  async #recordPaymentEvent(tx: Queryable, type: EventType, payment: PaymentRow): Promise<void> {
-    const [who] = await tx.query<{ external_id: number; email: string; payment_reference: string }>(
-      `SELECT u.external_id, u.email, t.payment_reference
-         FROM users u JOIN tenancies t ON t.id = $2
-        WHERE u.id = $1`,
-      [payment.user_id, payment.tenancy_id],
-    );
-    await recordEvent(tx, this.clock, payment.integrator_id, type, {
-      payment: paymentView(payment),
-      user_id: Number(who!.external_id),
-      email: who!.email,
-      payment_reference: who!.payment_reference,
-    });
+  #recordPaymentEvent(
+    tx: Queryable,
+    type: EventType,
+    payment: PaymentRow,
+    extra: Record<string, unknown> = {},
+  ): Promise<void> {
+    return recordPaymentEvent(tx, this.clock, type, payment, extra);
   }
+}
+
+/** Whom a payment's event names: the integrator's user id, the email and the tenancy's payment reference. */
+export interface PaymentEventUser {
+  external_id: number;
+  email: string;
+  payment_reference: string;
+}
+
+/** A payment event's data (contract §4): `{payment, user_id, email, payment_reference}`, plus `extra`. */
+export function paymentEventData(
+  payment: PaymentRow,
+  who: PaymentEventUser,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    payment: paymentView(payment),
+    user_id: Number(who.external_id),
+    email: who.email,
+    payment_reference: who.payment_reference,
+    ...extra,
+  };
+}
+
+/** Records a payment's event, with `extra` beside the contract's keys. */
+export async function recordPaymentEvent(
+  tx: Queryable,
+  clock: Clock,
+  type: EventType,
+  payment: PaymentRow,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
+  const [who] = await tx.query<PaymentEventUser>(
+    `SELECT u.external_id, u.email, t.payment_reference
+       FROM users u JOIN tenancies t ON t.id = $2
+      WHERE u.id = $1`,
+    [payment.user_id, payment.tenancy_id],
+  );
+  await recordEvent(tx, clock, payment.integrator_id, type, paymentEventData(payment, who!, extra));
+}
+
+/** The integrator's features (operator setting) decide which methods and sources a payment may use. */
+function checkFeatures(integrator: Integrator, input: CreatePaymentInput): void {
+  const method: string = input.method;
+  if (
+    ((APM_METHODS as readonly string[]).includes(method) && !hasFeature(integrator, 'apms')) ||
+    ((WALLET_METHODS as readonly string[]).includes(method) && !hasFeature(integrator, 'wallets'))
+  ) {
+    throw new FieldValidationError({ method: ['This payment method is not enabled for this integration.'] });
+  }
+  if (input.source.type === 'saved_card') assertSavedCardsEnabled(integrator);
 }
 
 function checkReplay(earlier: PaymentRow, input: CreatePaymentInput): PaymentRow {
@@ -339,4 +598,36 @@ function checkReplay(earlier: PaymentRow, input: CreatePaymentInput): PaymentRow
     );
   }
   return earlier;
+}
+
+/** A replay of a refund request: the same key must ask for the same amount (or again for "everything left"). */
+function checkRefundReplay(earlier: RefundRow, amountPence: number | undefined, key: string): RefundRow {
+  const same =
+    amountPence === undefined
+      ? earlier.requested_pence === null
+      : amountPence === Number(earlier.amount_pence);
+  if (!same) {
+    throw new ApiError(
+      'idempotency_mismatch',
+      `Idempotency key "${key}" was used for refund ${earlier.id} of ${formatPence(
+        Number(earlier.amount_pence),
+      )}${earlier.requested_pence === null ? ' (everything left)' : ''}; use a new key for a different refund.`,
+    );
+  }
+  return earlier;
+}
+
+/** The refund as `payment_refunded` carries it, beside the contract's keys. */
+export function refundEventView(refund: RefundRow): {
+  refund_id: string;
+  amount: string;
+  status: RefundStatus;
+  created_at: string;
+} {
+  return {
+    refund_id: refund.id,
+    amount: formatPence(Number(refund.amount_pence)),
+    status: refund.status,
+    created_at: new Date(refund.created_at).toISOString(),
+  };
 }

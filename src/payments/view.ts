@@ -48,7 +48,10 @@ export type PaymentView = Static<typeof PaymentView>;
 
 export const NextActionView = Type.Object({
   type: Type.Union([Type.Literal('three_ds'), Type.Literal('redirect'), Type.Literal('qr')]),
+  /** three_ds: the challenge page; redirect: the provider's page; qr: what the QR code encodes. */
   url: Type.String(),
+  /** qr only: an image (SVG) of the code to show. */
+  image_url: Type.Optional(Type.String()),
 });
 
 export interface PaymentRow {
@@ -75,7 +78,9 @@ export interface PaymentRow {
   failure_message: string | null;
   idempotency_key: string;
   processor: string;
-  processor_token: string;
+  /** Null for APMs, which pay without a token. */
+  processor_token: string | null;
+  saved_card_id: string | null;
   processor_payment_id: string | null;
   next_action: NextAction | null;
   created_at: Date | string;

@@ -26,7 +26,7 @@ export type IdPrefix =
   | 'sch'
   | 'doc'
   | 'ref'
-  | 'crd';
+  | 'card';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBase62(22)}`;

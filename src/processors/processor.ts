@@ -1,3 +1,5 @@
+import type { PaymentMethod } from '../integrators/service.ts';
+
 /**
  * The seam between the payment engine and an acquirer. The sandbox processor implements it; a real
  * acquirer's adapter implements the same, and the engine never learns which one it talks to.
@@ -11,9 +13,14 @@ export const PAYMENT_NOTIFICATION_JOB = 'payment.notification';
 
 export type PaymentStatus = 'requires_action' | 'processing' | 'succeeded' | 'failed' | 'canceled';
 
+/**
+ * What the customer must do: `three_ds` (a challenge page), `redirect` (the APM provider's page) or `qr` (a
+ * code to scan with the provider's app: `url` is what it encodes, `image_url` an image of it).
+ */
 export interface NextAction {
   type: 'three_ds' | 'redirect' | 'qr';
   url: string;
+  image_url?: string;
 }
 
 export interface CardDetails {
@@ -36,12 +43,35 @@ export interface AuthoriseRequest {
   idempotencyKey: string;
   amountPence: number;
   currency: 'GBP';
-  /** A processor token for the card (or wallet/APM) the customer chose; never card data. */
-  paymentToken: string;
+  method: PaymentMethod;
+  /** A processor token for the card or wallet the customer chose (never card data); null for APMs. */
+  paymentToken: string | null;
   reference: string;
 }
 
+/** A card being saved for later: kept at once, after a 3DS check (`action`), or refused. */
+export type SaveCardOutcome =
+  | { status: 'saved'; reusableToken: string; card: CardDetails }
+  | {
+      status: 'action_required';
+      /** The processor's card check; its notification (like a payment's) says how the 3DS ended. */
+      processorSetupId: string;
+      reusableToken: string;
+      card: CardDetails;
+      action: NextAction;
+    }
+  | { status: 'refused'; code: string; message: string };
+
+/** What the page and SDK need to talk to the processor themselves (card tokenisation, wallet sheets). */
+export interface ProcessorClientConfig {
+  name: string;
+  tokenizeUrl: string;
+  /** The wallet sheet's base URL (`<wallet_url>/<apple_pay|google_pay>`), or null without wallets. */
+  walletUrl: string | null;
+}
+
 export interface RefundRequest {
+  /** The processor-side idempotency key: the same key never refunds twice. We pass the refund id. */
   idempotencyKey: string;
   processorPaymentId: string;
   amountPence: number;
@@ -51,17 +81,25 @@ export type RefundOutcome = { status: 'refunded' } | { status: 'refused'; code: 
 
 /** An asynchronous notification (a webhook from the acquirer) decoded into the payment it is about. */
 export interface ProcessorNotification {
+  /** The processor's payment id, or the setup id of a card being saved. */
   processorPaymentId: string;
   outcome: ProcessorOutcome;
 }
 
 export interface PaymentProcessor {
   readonly name: string;
-  /** Display details of a token, or undefined when the processor does not know it. */
-  describeToken(paymentToken: string): Promise<CardDetails | undefined>;
+  /**
+   * Display details of a token that can pay by `method` (a card token for `card`, a wallet's token for
+   * `apple_pay`/`google_pay`), or undefined when the processor does not know it for that method.
+   */
+  describeToken(paymentToken: string, method: PaymentMethod): Promise<CardDetails | undefined>;
   authorise(request: AuthoriseRequest): Promise<ProcessorOutcome>;
   /** Where a payment stands now, e.g. after 3DS or an APM redirect, or when reconciling. */
   complete(processorPaymentId: string): Promise<ProcessorOutcome>;
+  /**
+   * Refunds part or all of an authorised charge. Asked again with the same idempotency key (a lost answer, the
+   * refund job), it refunds nothing more and answers as it did the first time.
+   */
   refund(request: RefundRequest): Promise<RefundOutcome>;
   /**
    * Withdraws a payment still waiting for the customer (3DS, an APM page), so a late answer cannot charge.
@@ -69,10 +107,14 @@ export interface PaymentProcessor {
    */
   cancel(processorPaymentId: string): Promise<ProcessorOutcome>;
   parseNotification(body: unknown): ProcessorNotification | undefined;
-  /** Makes a token reusable off-session (for saved cards and schedules). Not used by the engine yet. */
-  saveCard(paymentToken: string): Promise<{ reusableToken: string; card: CardDetails }>;
+  /**
+   * Makes a card token reusable (saved cards, schedules), possibly after a 3DS check. The same idempotency
+   * key answers the same outcome and checks the card once.
+   */
+  saveCard(paymentToken: string, idempotencyKey: string): Promise<SaveCardOutcome>;
   /** Charges a saved card without the customer present (recurring). Not used by the engine yet. */
   chargeOffSession(request: AuthoriseRequest): Promise<ProcessorOutcome>;
+  clientConfig(): ProcessorClientConfig;
 }
 
 /** The one place acquirer outcomes become our payment states. */

@@ -1,23 +1,34 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
-import { FieldValidationError } from '../../platform/http/errors.ts';
-import { ErrorResponse, FieldErrorsResponse } from '../../platform/http/schemas.ts';
+import { type Static, Type } from 'typebox';
+import {
+  APM_METHODS,
+  PAYMENT_METHODS,
+  type PaymentMethod,
+  WALLET_METHODS,
+} from '../../integrators/service.ts';
+import type { PaymentSource } from '../../payments/service.ts';
+import { type FieldErrors, FieldValidationError } from '../../platform/http/errors.ts';
+import {
+  ErrorResponse,
+  FieldErrorsResponse,
+  IDEMPOTENCY_KEY,
+  IDEMPOTENCY_KEY_MESSAGE,
+} from '../../platform/http/schemas.ts';
 import { parsePence } from '../../platform/money.ts';
 import { ClientPayment, clientPayment } from './payment-schemas.ts';
 
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+const Token = (description: string) =>
+  Type.Optional(Type.String({ minLength: 1, maxLength: 100, description }));
 
 const CreatePaymentBody = Type.Object({
   pure_amount: Type.String({
     description: 'Rent in pounds before the fee, e.g. "1200.00".',
     examples: ['1200.00'],
   }),
-  method: Type.Literal('card'),
-  card_token: Type.String({
-    minLength: 1,
-    maxLength: 100,
-    description: 'From the processor’s tokenisation.',
-  }),
+  method: Type.Enum(PAYMENT_METHODS),
+  card_token: Token('method card, a new card: from the processor’s tokenisation.'),
+  saved_card_id: Token('method card, a saved card of this user (instead of card_token).'),
+  wallet_token: Token('apple_pay and google_pay: from the processor’s wallet sheet.'),
   reference: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   idempotency_key: Type.Optional(
     Type.String({
@@ -25,6 +36,46 @@ const CreatePaymentBody = Type.Object({
     }),
   ),
 });
+type CreatePaymentBody = Static<typeof CreatePaymentBody>;
+
+const TOKEN_FIELDS = ['card_token', 'saved_card_id', 'wallet_token'] as const;
+
+/**
+ * Which token fields each method takes: card exactly one of card_token and saved_card_id, a wallet its
+ * wallet_token, an APM none. Adds field errors to `errors` for the rest.
+ */
+function paymentSource(body: CreatePaymentBody, errors: FieldErrors): PaymentSource | undefined {
+  const method: PaymentMethod = body.method;
+  const allowed: readonly string[] =
+    method === 'card'
+      ? ['card_token', 'saved_card_id']
+      : (WALLET_METHODS as readonly string[]).includes(method)
+        ? ['wallet_token']
+        : [];
+  for (const field of TOKEN_FIELDS) {
+    if (body[field] !== undefined && !allowed.includes(field)) {
+      errors[field] = [`Not allowed with method "${method}".`];
+    }
+  }
+  if (method === 'card') {
+    if (body.card_token !== undefined && body.saved_card_id !== undefined) {
+      errors.saved_card_id = ['Send card_token or saved_card_id, not both.'];
+    } else if (body.card_token !== undefined) {
+      return { type: 'card_token', token: body.card_token };
+    } else if (body.saved_card_id !== undefined) {
+      return { type: 'saved_card', cardId: body.saved_card_id };
+    } else {
+      errors.card_token = ['This field (or saved_card_id) is required.'];
+    }
+    return undefined;
+  }
+  if ((APM_METHODS as readonly string[]).includes(method)) return { type: 'none' };
+  if (body.wallet_token === undefined) {
+    errors.wallet_token = ['This field is required.'];
+    return undefined;
+  }
+  return { type: 'wallet_token', token: body.wallet_token };
+}
 
 export const createPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -49,11 +100,11 @@ export const createPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
       const body = request.body;
       const header = request.headers['idempotency-key'];
       const idempotencyKey = body.idempotency_key ?? header;
-      const errors: Record<string, string[]> = {};
+      const errors: FieldErrors = {};
       if (idempotencyKey === undefined) {
         errors.idempotency_key = ['This field (or the Idempotency-Key header) is required.'];
       } else if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
-        errors.idempotency_key = ['Use 1 to 255 printable ASCII characters without spaces.'];
+        errors.idempotency_key = [IDEMPOTENCY_KEY_MESSAGE];
       } else if (
         header !== undefined &&
         body.idempotency_key !== undefined &&
@@ -65,14 +116,20 @@ export const createPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
       if (purePence === undefined) {
         errors.pure_amount = ['Enter an amount in pounds with at most two decimal places, e.g. "1200.00".'];
       }
-      if (Object.keys(errors).length > 0 || purePence === undefined || idempotencyKey === undefined) {
+      const source = paymentSource(body, errors);
+      if (
+        Object.keys(errors).length > 0 ||
+        purePence === undefined ||
+        idempotencyKey === undefined ||
+        source === undefined
+      ) {
         throw new FieldValidationError(errors);
       }
       const { payment, replayed } = await app.ctx.payments.create({
         client: request.client,
         purePence,
         method: body.method,
-        cardToken: body.card_token,
+        source,
         reference: body.reference,
         idempotencyKey,
       });

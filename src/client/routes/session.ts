@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { PAYMENT_METHODS } from '../../integrators/service.ts';
+import { PAYMENT_METHODS, resolvedFeatures } from '../../integrators/service.ts';
 import { MAX_PURE_AMOUNT_PENCE, MIN_PURE_AMOUNT_PENCE } from '../../payments/fees.ts';
 import { ErrorResponse, Timestamp } from '../../platform/http/schemas.ts';
 import { formatBps, formatPence } from '../../platform/money.ts';
@@ -42,12 +42,28 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
             fees: Type.Record(Type.String(), Fee, {
               description: 'Surcharge per method; methods absent cost nothing.',
             }),
-            features: Type.Object({
-              apms: Type.Boolean(),
-              wallets: Type.Boolean(),
-              recurring: Type.Boolean(),
-              savedCards: Type.Boolean(),
-            }),
+            processor: Type.Object(
+              {
+                name: Type.String(),
+                tokenize_url: Type.String({ description: 'Where the card form posts the card for a token.' }),
+                wallet_url: Type.Union([Type.String(), Type.Null()], {
+                  description:
+                    'The wallet sheet: <wallet_url>/apple_pay or /google_pay; null without wallets.',
+                }),
+              },
+              {
+                description: 'The processor the page and SDK talk to directly (card data never reaches us).',
+              },
+            ),
+            features: Type.Object(
+              {
+                apms: Type.Boolean(),
+                wallets: Type.Boolean(),
+                recurring: Type.Boolean(),
+                savedCards: Type.Boolean(),
+              },
+              { description: 'What the integrator has enabled (operator setting); all true by default.' },
+            ),
           }),
           401: ErrorResponse,
         },
@@ -55,6 +71,7 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { session, integrator, user, tenancy } = request.client;
+      const processor = app.ctx.processor.clientConfig();
       const fees: Record<string, { percent: string; fixed: string }> = {};
       for (const method of PAYMENT_METHODS) {
         const fee = integrator.fees[method];
@@ -84,7 +101,12 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
           max_amount: formatPence(MAX_PURE_AMOUNT_PENCE),
         },
         fees,
-        features: { apms: true, wallets: true, recurring: true, savedCards: true },
+        processor: {
+          name: processor.name,
+          tokenize_url: processor.tokenizeUrl,
+          wallet_url: processor.walletUrl,
+        },
+        features: resolvedFeatures(integrator),
       };
     },
   );

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { CreateIntegratorBody, IntegratorView, integratorView } from '../../integrators/schemas.ts';
 import { settingsFromBody } from '../../integrators/settings.ts';
+import { checkWebhookUrl } from '../../webhooks/address.ts';
 import { operatorErrors } from '../schemas.ts';
 
 export const createIntegratorRoute: FastifyPluginAsyncTypebox = async (app) => {
@@ -24,6 +25,7 @@ export const createIntegratorRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const settings = settingsFromBody(request.body);
+      await checkWebhookUrl(settings.webhook_url, { allowPrivate: app.ctx.config.allowPrivateWebhookHosts });
       const { integrator, serverToken } = await app.ctx.integrators.create({
         ...settings,
         name: settings.name ?? request.body.name,

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { IntegratorView, integratorView, UpdateIntegratorBody } from '../../integrators/schemas.ts';
 import { settingsFromBody } from '../../integrators/settings.ts';
+import { checkWebhookUrl } from '../../webhooks/address.ts';
 import { operatorErrors } from '../schemas.ts';
 
 export const updateIntegratorRoute: FastifyPluginAsyncTypebox = async (app) => {
@@ -18,6 +19,7 @@ export const updateIntegratorRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const settings = settingsFromBody(request.body);
+      await checkWebhookUrl(settings.webhook_url, { allowPrivate: app.ctx.config.allowPrivateWebhookHosts });
       const integrator = await app.ctx.integrators.update(request.params.integrator_id, settings);
       request.log.info(
         { integrator_id: integrator.id, changed: Object.keys(settings) },

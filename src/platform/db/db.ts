@@ -40,7 +40,19 @@ export interface Db extends Queryable {
    * PGlite has a single connection, so running exclusively is enough there).
    */
   withExclusiveLock<T>(lockKey: number, fn: (db: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Calls onNotify on each NOTIFY on the channel (a plain lower-case name), from any process on PostgreSQL (PGlite
+   * is one process). Resolves once listening, to a function that stops. On PostgreSQL a connection of its own
+   * listens; after losing it, it reconnects every second and calls onNotify once back (one may have been missed).
+   */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+}
+
+const CHANNEL_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+function checkChannel(channel: string): void {
+  if (!CHANNEL_NAME.test(channel)) throw new Error(`Invalid NOTIFY channel name "${channel}"`);
 }
 
 const INT8_OID = 20;
@@ -105,6 +117,40 @@ class PostgresDb implements Db {
     }
   }
 
+  async listen(channel: string, onNotify: () => void): Promise<() => Promise<void>> {
+    checkChannel(channel);
+    let stopped = false;
+    let client: pg.Client | undefined;
+    let retry: NodeJS.Timeout | undefined;
+    const connect = async () => {
+      const next = new pg.Client(this.pool.options);
+      next.on('error', () => undefined);
+      next.on('notification', () => onNotify());
+      try {
+        await next.connect();
+        await next.query(`LISTEN ${channel}`);
+      } catch (error) {
+        await next.end().catch(() => undefined);
+        throw error;
+      }
+      next.on('end', () => {
+        if (!stopped) retry = setTimeout(reconnect, 1_000);
+      });
+      client = next;
+    };
+    const reconnect = () => {
+      connect().then(onNotify, () => {
+        if (!stopped) retry = setTimeout(reconnect, 1_000);
+      });
+    };
+    await connect();
+    return async () => {
+      stopped = true;
+      clearTimeout(retry);
+      await client?.end().catch(() => undefined);
+    };
+  }
+
   async close(): Promise<void> {
     await this.pool.end();
   }
@@ -136,6 +182,15 @@ class PgliteDb implements Db {
     const run = this.#lockQueue.then(() => fn(this));
     this.#lockQueue = run.catch(() => undefined);
     return run;
+  }
+
+  async listen(channel: string, onNotify: () => void): Promise<() => Promise<void>> {
+    checkChannel(channel);
+    const unsubscribe = await this.pglite.listen(channel, () => onNotify());
+    return async () => {
+      // Closing the database ends every subscription; unsubscribing a closed one would fail.
+      if (!this.pglite.closed) await unsubscribe();
+    };
   }
 
   async close(): Promise<void> {

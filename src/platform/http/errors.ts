@@ -12,6 +12,7 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  feature_disabled: 409,
   payload_too_large: 413,
   unprocessable: 422,
   idempotency_mismatch: 422,

@@ -2,6 +2,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import { getIntegratorRoute } from '../../integrators/routes/get-integrator.ts';
 import { rotateTokenRoute } from '../../integrators/routes/rotate-token.ts';
 import { onboardRoute } from '../../onboarding/routes/onboard.ts';
+import { integrationScheduleRoutes } from '../../schedules/routes/integration.ts';
+import { runSchedulesRoute } from '../../schedules/routes/run-schedules.ts';
 import { getSessionRoute } from '../../sessions/routes/get-session.ts';
 import { userLoginRoute } from '../../sessions/routes/user-login.ts';
 import { serverTokenAuth } from './auth.ts';
@@ -37,4 +39,7 @@ export const integrationApi: FastifyPluginAsync = async (app) => {
   await app.register(onboardRoute);
   await app.register(userLoginRoute);
   await app.register(getSessionRoute);
+  await app.register(integrationScheduleRoutes);
+  // The sandbox test clock (contract §5) does not exist in production.
+  if (app.ctx.config.serviceEnv === 'sandbox') await app.register(runSchedulesRoute);
 };

@@ -16,6 +16,10 @@ export const FieldErrorsResponse = Type.Record(Type.String(), Type.Array(Type.St
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC.' });
 
+/** An idempotency key (Client API payments, operator refunds): 1 to 255 printable ASCII characters, no spaces. */
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+export const IDEMPOTENCY_KEY_MESSAGE = 'Use 1 to 255 printable ASCII characters without spaces.';
+
 /** The answers every authenticated Integration API route can give besides its own. */
 export function integrationErrors(extra: Record<number, TSchema> = {}): Record<number, TSchema> {
   return {

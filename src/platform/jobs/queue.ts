@@ -24,7 +24,30 @@ export interface JobContext {
   db: Db;
   clock: Clock;
   log: Logger;
+  /**
+   * Marks the job succeeded in the handler's own transaction, so its effect and its completion commit together
+   * (one commit, and no second run after a crash between them); the worker then records nothing more. Optional.
+   * Absent when a handler is called outside a worker.
+   */
+  complete?(tx: Queryable): Promise<void>;
+  /**
+   * The same within one statement of the handler's own (a CTE with succeedJobStatement, one round trip): the
+   * worker's name for its `locked_by` parameter, and completed() to call once that statement marked the job.
+   */
+  lease?: { worker: string; completed(): void };
 }
+
+/**
+ * The UPDATE that marks a job succeeded while its worker still holds it, for a handler's own CTE: the arguments
+ * are the statement's placeholders for the job id, the worker's name and the time.
+ */
+export function succeedJobStatement(id: string, worker: string, now: string): string {
+  return `UPDATE jobs SET status = 'succeeded', locked_by = NULL, locked_until = NULL, finished_at = ${now},
+         updated_at = ${now}, last_error = NULL
+   WHERE id = ${id} AND locked_by = ${worker}`;
+}
+
+const SUCCEED_JOB = succeedJobStatement('$1', '$2', '$3');
 
 /**
  * A handler must be idempotent: a job can run again after a crash between its effect and its
@@ -40,32 +63,35 @@ export function retryDelayMs(attempts: number): number {
   return RETRY_DELAYS_MS[index] ?? 3_600_000;
 }
 
+/**
+ * The NOTIFY channel that wakes idle workers (Worker's wakeChannel). A notification sent in a transaction reaches
+ * them only when it commits, so a worker woken by it finds the job; without it a job waits for the next poll.
+ */
+export const JOBS_CHANNEL = 'rentpay_jobs';
+
 /** How long a claimed job stays locked to its worker before another may take it over. */
 export const JOB_LEASE_MS = 5 * 60_000;
 
-/** Writes a job in the caller's transaction, so it exists if and only if the change that needs it commits. */
+/**
+ * Writes a job in the caller's transaction, so it exists if and only if the change that needs it commits. Returns
+ * its id (with a dedupe key already taken, an id no row has).
+ */
 export async function enqueueJob(
   tx: Queryable,
   clock: Clock,
   kind: string,
   payload: Record<string, unknown>,
   options: EnqueueOptions = {},
-): Promise<void> {
+): Promise<string> {
   const now = clock.now();
+  const id = newId('job');
   await tx.query(
     `INSERT INTO jobs (id, kind, payload, dedupe_key, run_at, max_attempts, created_at, updated_at)
      VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $7)
      ON CONFLICT (dedupe_key) DO NOTHING`,
-    [
-      newId('job'),
-      kind,
-      payload,
-      options.dedupeKey ?? null,
-      options.runAt ?? now,
-      options.maxAttempts ?? 10,
-      now,
-    ],
+    [id, kind, payload, options.dedupeKey ?? null, options.runAt ?? now, options.maxAttempts ?? 10, now],
   );
+  return id;
 }
 
 export interface JobSpec extends EnqueueOptions {
@@ -73,10 +99,14 @@ export interface JobSpec extends EnqueueOptions {
   payload: Record<string, unknown>;
 }
 
-/** Many jobs in one statement, in the caller's transaction (e.g. one per document of a bulk onboarding). */
-export async function enqueueJobs(tx: Queryable, clock: Clock, jobs: JobSpec[]): Promise<void> {
-  if (jobs.length === 0) return;
+/**
+ * Many jobs in one statement, in the caller's transaction (e.g. one per document of a bulk onboarding). Returns
+ * their ids in the order given.
+ */
+export async function enqueueJobs(tx: Queryable, clock: Clock, jobs: JobSpec[]): Promise<string[]> {
+  if (jobs.length === 0) return [];
   const now = clock.now();
+  const ids = jobs.map(() => newId('job'));
   await tx.query(
     `INSERT INTO jobs (id, kind, payload, dedupe_key, run_at, max_attempts, created_at, updated_at)
      SELECT x.id, x.kind, x.payload, x.dedupe_key, COALESCE(x.run_at, $2), COALESCE(x.max_attempts, 10), $2, $2
@@ -84,8 +114,8 @@ export async function enqueueJobs(tx: Queryable, clock: Clock, jobs: JobSpec[]):
             AS x(id text, kind text, payload jsonb, dedupe_key text, run_at timestamptz, max_attempts integer)
      ON CONFLICT (dedupe_key) DO NOTHING`,
     [
-      jobs.map((job) => ({
-        id: newId('job'),
+      jobs.map((job, i) => ({
+        id: ids[i],
         kind: job.kind,
         payload: job.payload,
         dedupe_key: job.dedupeKey ?? null,
@@ -95,6 +125,7 @@ export async function enqueueJobs(tx: Queryable, clock: Clock, jobs: JobSpec[]):
       now,
     ],
   );
+  return ids;
 }
 
 export interface WorkerOptions {
@@ -105,6 +136,8 @@ export interface WorkerOptions {
   concurrency?: number;
   pollIntervalMs?: number;
   name?: string;
+  /** LISTEN on this channel (JOBS_CHANNEL) and look for jobs at once on each notification. */
+  wakeChannel?: string;
 }
 
 export class Worker {
@@ -117,11 +150,15 @@ export class Worker {
   readonly #kinds: string;
   readonly #concurrency: number;
   readonly #pollIntervalMs: number;
+  readonly #wakeChannel: string | undefined;
   #running = false;
   #stopping = false;
   #loop: Promise<void> | undefined;
   #wake: (() => void) | undefined;
   #timer: NodeJS.Timeout | undefined;
+  /** Set by nudge(): a wake-up that came while the worker was busy is not lost. */
+  #nudged = false;
+  #unlisten: Promise<(() => Promise<void>) | undefined> | undefined;
 
   constructor(options: WorkerOptions) {
     this.#db = options.db;
@@ -133,6 +170,7 @@ export class Worker {
       .join(',')}}`;
     this.#concurrency = options.concurrency ?? 8;
     this.#pollIntervalMs = options.pollIntervalMs ?? 500;
+    this.#wakeChannel = options.wakeChannel;
     this.name = options.name ?? `${os.hostname()}:${process.pid}:${randomBase62(6)}`;
   }
 
@@ -143,15 +181,24 @@ export class Worker {
   async claim(limit = this.#concurrency): Promise<JobRow[]> {
     const now = this.#clock.now();
     return this.#db.query<JobRow>(
-      `UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_by = $1,
+      // Two index scans that stop after $4 rows each (expired leases first, then due jobs oldest first): one scan
+      // with an OR would read and sort every due job, which costs as much as the backlog is long.
+      `WITH expired AS (
+         SELECT id FROM jobs
+          WHERE status = 'running' AND locked_until < $3 AND kind = ANY($5::text[])
+          ORDER BY locked_until
+          LIMIT $4
+          FOR UPDATE SKIP LOCKED),
+       due AS (
+         SELECT id FROM jobs
+          WHERE status = 'pending' AND run_at <= $3 AND kind = ANY($5::text[])
+          ORDER BY run_at
+          LIMIT $4
+          FOR UPDATE SKIP LOCKED),
+       picked AS (SELECT id FROM expired UNION ALL SELECT id FROM due LIMIT $4)
+       UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_by = $1,
               locked_until = $2, updated_at = $3
-        WHERE id IN (
-          SELECT id FROM jobs
-           WHERE kind = ANY($5::text[])
-             AND ((status = 'pending' AND run_at <= $3) OR (status = 'running' AND locked_until < $3))
-           ORDER BY run_at
-           LIMIT $4
-           FOR UPDATE SKIP LOCKED)
+        WHERE id IN (SELECT id FROM picked)
         RETURNING id, kind, payload, attempts, max_attempts`,
       [this.name, new Date(now.getTime() + JOB_LEASE_MS), now, limit, this.#kinds],
     );
@@ -162,13 +209,19 @@ export class Worker {
     const log = this.#log.child({ job_id: job.id, job_kind: job.kind, attempt: job.attempts });
     try {
       if (!handler) throw new Error(`No handler for job kind "${job.kind}"`);
-      await handler({ job, db: this.#db, clock: this.#clock, log });
-      await this.#db.query(
-        `UPDATE jobs SET status = 'succeeded', locked_by = NULL, locked_until = NULL,
-                finished_at = $3, updated_at = $3, last_error = NULL
-          WHERE id = $1 AND locked_by = $2`,
-        [job.id, this.name, this.#clock.now()],
-      );
+      let completed = false;
+      const complete = async (tx: Queryable) => {
+        await tx.query(SUCCEED_JOB, [job.id, this.name, this.#clock.now()]);
+        completed = true;
+      };
+      const lease = {
+        worker: this.name,
+        completed: () => {
+          completed = true;
+        },
+      };
+      await handler({ job, db: this.#db, clock: this.#clock, log, complete, lease });
+      if (!completed) await this.#db.query(SUCCEED_JOB, [job.id, this.name, this.#clock.now()]);
       log.info('job succeeded');
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -192,27 +245,74 @@ export class Worker {
     }
   }
 
-  /** Claims and runs due jobs until none are left; returns how many ran. Used by tests and the poll loop. */
+  /**
+   * Claims and runs due jobs until none are left; returns how many ran. Used by tests and the poll loop. Up to
+   * `concurrency` jobs run at once and a slot is refilled as soon as its job ends, so one slow job (a webhook
+   * endpoint that takes its whole timeout) does not hold up the others.
+   */
   async drain(): Promise<number> {
     let total = 0;
+    const inHand = new Set<Promise<void>>();
     for (;;) {
-      // Once stop() is called, finish the batch in hand and claim no more.
-      if (this.#stopping) return total;
-      const jobs = await this.claim();
-      if (jobs.length === 0) return total;
-      await Promise.all(jobs.map((job) => this.#execute(job)));
+      // Once stop() is called, finish the jobs in hand and claim no more.
+      const free = this.#stopping ? 0 : this.#concurrency - inHand.size;
+      // Claims come in batches, once half the slots are free (or all are), so they cost fewer commits.
+      const batch = inHand.size === 0 || free * 2 >= this.#concurrency ? free : 0;
+      this.#nudged = false;
+      const jobs = batch > 0 ? await this.claim(batch) : [];
+      for (const job of jobs) {
+        const run: Promise<void> = this.#execute(job)
+          .catch((error) => this.#log.error({ err: error, job_id: job.id }, 'job outcome not recorded'))
+          .finally(() => inHand.delete(run));
+        inHand.add(run);
+      }
       total += jobs.length;
+      if (inHand.size === 0) return total;
+      if (this.#stopping || batch === 0 || inHand.size >= this.#concurrency) {
+        await Promise.race(inHand);
+        continue;
+      }
+      // A slot is free but nothing else was due: look again when a job ends, on a nudge, or after a poll interval.
+      const pause = this.#pause();
+      await Promise.race([...inHand, pause.wait]);
+      pause.end();
     }
+  }
+
+  /** Waits the poll interval, or less on nudge() or stop(); end() lets go of the timer. */
+  #pause(): { wait: Promise<void>; end: () => void } {
+    if (this.#nudged || this.#stopping) return { wait: Promise.resolve(), end: () => undefined };
+    let end: () => void = () => undefined;
+    const wait = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => end(), this.#pollIntervalMs);
+      end = () => {
+        clearTimeout(timer);
+        if (this.#wake === end) this.#wake = undefined;
+        resolve();
+      };
+      this.#timer = timer;
+      this.#wake = end;
+    });
+    return { wait, end };
   }
 
   start(): void {
     if (this.#running) return;
     this.#running = true;
+    if (this.#wakeChannel) {
+      this.#unlisten = this.#db
+        .listen(this.#wakeChannel, () => this.nudge())
+        .catch((error) => {
+          this.#log.warn({ err: error }, 'job worker cannot listen for wake-ups; polling only');
+          return undefined;
+        });
+    }
     this.#loop = this.#run();
   }
 
   /** Wakes the poll loop now, e.g. after enqueuing a job that should run at once. */
   nudge(): void {
+    this.#nudged = true;
     this.#wake?.();
   }
 
@@ -224,11 +324,7 @@ export class Worker {
         this.#log.error({ err: error }, 'job worker poll failed');
       }
       if (!this.#running) break;
-      await new Promise<void>((resolve) => {
-        this.#wake = resolve;
-        this.#timer = setTimeout(resolve, this.#pollIntervalMs);
-      });
-      this.#wake = undefined;
+      await this.#pause().wait;
     }
   }
 
@@ -239,6 +335,7 @@ export class Worker {
     if (this.#timer) clearTimeout(this.#timer);
     this.#wake?.();
     await this.#loop;
+    await (await this.#unlisten)?.();
   }
 }
 

@@ -1,4 +1,6 @@
-/** The sandbox's test cards (contract §5) and the checks a card form makes. */
+/** The sandbox's test cards (contract §5). */
+
+export { cardBrand, luhnValid } from '../../shared/card-numbers.ts';
 
 export type CardBehaviour =
   | 'succeed'
@@ -27,28 +29,9 @@ export const DECLINE_MESSAGES: Record<string, string> = {
   incorrect_cvc: "Your card's security code is incorrect.",
   authentication_failed: 'The card issuer could not authenticate this payment.',
   authentication_required: 'This card needs the cardholder to authenticate each payment.',
+  apm_declined: 'The payment was declined by the payment provider.',
+  setup_cancelled: 'The card check was cancelled.',
 };
-
-export function luhnValid(digits: string): boolean {
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let digit = Number(digits[digits.length - 1 - i]);
-    if (i % 2 === 1) {
-      digit *= 2;
-      if (digit > 9) digit -= 9;
-    }
-    sum += digit;
-  }
-  return sum % 10 === 0;
-}
-
-export function cardBrand(digits: string): string {
-  if (/^4/.test(digits)) return 'visa';
-  if (/^(5[1-5]|2(2[2-9]|[3-6]\d|7[01]|720))/.test(digits)) return 'mastercard';
-  if (/^3[47]/.test(digits)) return 'amex';
-  if (/^62/.test(digits)) return 'unionpay';
-  return 'unknown';
-}
 
 /** Any valid card number that is not a listed test card simply succeeds. */
 export function behaviourOf(digits: string): CardBehaviour {

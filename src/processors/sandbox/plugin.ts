@@ -1,12 +1,16 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { SandboxProcessor } from './processor.ts';
-import { sandboxThreeDsRoutes } from './routes/three-ds.ts';
+import { sandboxChallengeRoutes } from './routes/challenges.ts';
+import { sandboxPageRoutes } from './routes/pages.ts';
 import { sandboxTokensRoute } from './routes/tokens.ts';
+import { sandboxWalletRoute } from './routes/wallet.ts';
 
 /** The sandbox processor's own routes under /sandbox/; buildApp mounts them only when SERVICE_ENV=sandbox. */
 export function sandboxProcessorRoutes(processor: SandboxProcessor): FastifyPluginAsync {
   return async (app) => {
     await app.register(sandboxTokensRoute(processor));
-    await app.register(sandboxThreeDsRoutes(processor));
+    await app.register(sandboxWalletRoute(processor));
+    await app.register(sandboxChallengeRoutes(processor));
+    await app.register(sandboxPageRoutes(processor));
   };
 }

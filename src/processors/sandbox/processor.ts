@@ -1,18 +1,28 @@
+import {
+  APM_METHODS,
+  type ApmMethod,
+  type PaymentMethod,
+  type WalletMethod,
+} from '../../integrators/service.ts';
 import type { Clock } from '../../platform/clock/clock.ts';
 import type { Db } from '../../platform/db/db.ts';
 import { randomBase62 } from '../../platform/ids.ts';
 import { enqueueJob } from '../../platform/jobs/queue.ts';
+import { cardBrand, luhnValid } from '../../shared/card-numbers.ts';
 import {
   type AuthoriseRequest,
   type CardDetails,
+  type NextAction,
   PAYMENT_NOTIFICATION_JOB,
   type PaymentProcessor,
+  type ProcessorClientConfig,
   type ProcessorNotification,
   type ProcessorOutcome,
   type RefundOutcome,
   type RefundRequest,
+  type SaveCardOutcome,
 } from '../processor.ts';
-import { behaviourOf, type CardBehaviour, cardBrand, DECLINE_MESSAGES, luhnValid } from './cards.ts';
+import { behaviourOf, type CardBehaviour, DECLINE_MESSAGES } from './cards.ts';
 
 export const SANDBOX_PROCESSOR = 'sandbox';
 const TOKEN_PREFIX = 'tok_sandbox_';
@@ -31,20 +41,46 @@ interface TokenRow {
   last4: string;
   exp_month: number;
   exp_year: number;
+  wallet: WalletMethod | null;
 }
 
 interface ChargeRow {
   id: string;
+  method: PaymentMethod;
   status: 'authorised' | 'action_required' | 'refused' | 'cancelled';
   refusal_code: string | null;
 }
+
+/** A charge as the sandbox's challenge pages show it. */
+export interface SandboxChallenge {
+  id: string;
+  method: PaymentMethod;
+  amount_pence: number;
+  status: ChargeRow['status'];
+}
+
+/**
+ * Who answers a waiting charge: the 3DS server (card charges and card checks, which have a token) or the
+ * APM provider (charges without a token).
+ */
+export type ChallengeKind = 'three_ds' | 'apm';
 
 /** The body the sandbox "acquirer" sends when a payment's outcome changes after the first answer. */
 interface SandboxNotificationBody {
   type: 'charge.updated';
   charge_id: string;
+  method?: PaymentMethod;
   status: ChargeRow['status'];
   refusal_code: string | null;
+}
+
+const REFUSAL_ON_FAIL: Record<ChallengeKind, string> = {
+  three_ds: 'authentication_failed',
+  apm: 'apm_declined',
+};
+
+export function isApm(method: PaymentMethod): method is ApmMethod {
+  return (APM_METHODS as readonly string[]).includes(method);
 }
 
 /** Field errors for a card that no issuer would accept; keys are the tokenisation body's fields. */
@@ -61,9 +97,17 @@ export function cardErrors(card: CardInput, now: Date): Record<string, string[]>
   return errors;
 }
 
+function refusalMessage(code: string): string {
+  return DECLINE_MESSAGES[code] ?? 'The payment was refused.';
+}
+
+function details(token: TokenRow): CardDetails {
+  return { brand: token.brand, last4: token.last4, exp_month: token.exp_month, exp_year: token.exp_year };
+}
+
 /**
- * Plays the acquirer, card network and 3DS server. Keeps no state in memory: tokens and charges are
- * rows, so any node (and a restarted one) answers the same.
+ * Plays the acquirer, card network, 3DS server, wallets and APM providers. Keeps no state in memory: tokens
+ * and charges are rows, so any node (and a restarted one) answers the same.
  */
 export class SandboxProcessor implements PaymentProcessor {
   readonly name = SANDBOX_PROCESSOR;
@@ -74,42 +118,45 @@ export class SandboxProcessor implements PaymentProcessor {
     private readonly publicUrl: string,
   ) {}
 
+  clientConfig(): ProcessorClientConfig {
+    return {
+      name: SANDBOX_PROCESSOR,
+      tokenizeUrl: `${this.publicUrl}/sandbox/tokens`,
+      walletUrl: `${this.publicUrl}/sandbox/wallet`,
+    };
+  }
+
   /** Stores the card's behaviour and display details, never its number or CVC. Validate with cardErrors first. */
-  async tokenise(card: CardInput): Promise<{ token: string; card: CardDetails }> {
+  tokenise(card: CardInput): Promise<{ token: string; card: CardDetails }> {
     const digits = card.number.replace(/[\s-]/g, '');
-    const token = `${TOKEN_PREFIX}${randomBase62(24)}`;
-    const details: CardDetails = {
+    return this.#insertToken(behaviourOf(digits), null, {
       brand: cardBrand(digits),
       last4: digits.slice(-4),
       exp_month: card.exp_month,
       exp_year: card.exp_year,
-    };
-    await this.db.query(
-      `INSERT INTO sandbox_tokens (id, behaviour, brand, last4, exp_month, exp_year, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [
-        token,
-        behaviourOf(digits),
-        details.brand,
-        details.last4,
-        details.exp_month,
-        details.exp_year,
-        this.clock.now(),
-      ],
-    );
-    return { token, card: details };
+    });
   }
 
-  async describeToken(paymentToken: string): Promise<CardDetails | undefined> {
-    const token = await this.#token(paymentToken);
-    return (
-      token && {
-        brand: token.brand,
-        last4: token.last4,
-        exp_month: token.exp_month,
-        exp_year: token.exp_year,
-      }
-    );
+  /**
+   * The wallet sheet's token: a Visa expiring three years from now, whose payments succeed (Authorise) or
+   * are declined with card_declined (Fail).
+   */
+  tokeniseWallet(
+    wallet: WalletMethod,
+    outcome: 'authorise' | 'fail',
+  ): Promise<{ token: string; card: CardDetails }> {
+    const now = this.clock.now();
+    return this.#insertToken(outcome === 'authorise' ? 'succeed' : 'card_declined', wallet, {
+      brand: 'visa',
+      last4: outcome === 'authorise' ? '4242' : '0002',
+      exp_month: now.getUTCMonth() + 1,
+      exp_year: now.getUTCFullYear() + 3,
+    });
+  }
+
+  async describeToken(paymentToken: string, method: PaymentMethod): Promise<CardDetails | undefined> {
+    const token = await this.#token(paymentToken, method);
+    return token && details(token);
   }
 
   authorise(request: AuthoriseRequest): Promise<ProcessorOutcome> {
@@ -120,16 +167,41 @@ export class SandboxProcessor implements PaymentProcessor {
     return this.#charge(request, true);
   }
 
-  async saveCard(paymentToken: string): Promise<{ reusableToken: string; card: CardDetails }> {
-    const card = await this.describeToken(paymentToken);
-    if (!card) throw new Error('Unknown sandbox token');
-    // Sandbox tokens are reusable already; a real acquirer would exchange a one-time token here.
-    return { reusableToken: paymentToken, card };
+  /**
+   * Sandbox tokens are reusable already (a real acquirer would exchange a one-time token here). A card that
+   * needs 3DS is checked by a zero-amount charge waiting at the 3DS page; a decline card is refused.
+   */
+  async saveCard(paymentToken: string, idempotencyKey: string): Promise<SaveCardOutcome> {
+    const token = await this.#token(paymentToken, 'card');
+    if (!token) return { status: 'refused', code: 'invalid_token', message: 'Unknown card token.' };
+    const card = details(token);
+    const decided = await this.#decide(token, false);
+    // Only a check that waits for 3DS is a charge (of nothing); the same key finds it again.
+    const check =
+      decided.status === 'action_required'
+        ? this.#outcome(
+            await this.#insertCharge(idempotencyKey, token.id, 0, false, 'card', decided.status, null),
+          )
+        : undefined;
+    if (check?.status === 'action_required') {
+      return {
+        status: 'action_required',
+        processorSetupId: check.processorPaymentId,
+        reusableToken: token.id,
+        card,
+        action: check.action,
+      };
+    }
+    if ((check?.status ?? decided.status) === 'authorised') {
+      return { status: 'saved', reusableToken: token.id, card };
+    }
+    const code = check?.status === 'refused' ? check.code : (decided.refusalCode ?? 'setup_cancelled');
+    return { status: 'refused', code, message: refusalMessage(code) };
   }
 
   async complete(processorPaymentId: string): Promise<ProcessorOutcome> {
     const [charge] = await this.db.query<ChargeRow>(
-      'SELECT id, status, refusal_code FROM sandbox_charges WHERE id = $1',
+      'SELECT id, method, status, refusal_code FROM sandbox_charges WHERE id = $1',
       [processorPaymentId],
     );
     if (!charge) throw new Error(`Unknown sandbox charge ${processorPaymentId}`);
@@ -145,20 +217,62 @@ export class SandboxProcessor implements PaymentProcessor {
     return this.complete(processorPaymentId);
   }
 
+  /**
+   * Refunds once per idempotency key: the first call decides (and moves the charge's refunded total), every
+   * later call with the key answers as the first did. A key reused for another charge or amount is refused.
+   */
   async refund(request: RefundRequest): Promise<RefundOutcome> {
-    const updated = await this.db.query(
-      `UPDATE sandbox_charges SET refunded_pence = refunded_pence + $2, updated_at = $3
-        WHERE id = $1 AND status = 'authorised' AND refunded_pence + $2 <= amount_pence
-        RETURNING id`,
-      [request.processorPaymentId, request.amountPence, this.clock.now()],
-    );
-    return updated.length > 0
-      ? { status: 'refunded' }
-      : {
+    return this.db.transaction(async (tx) => {
+      const now = this.clock.now();
+      const [inserted] = await tx.query<{ idempotency_key: string }>(
+        `INSERT INTO sandbox_refunds (idempotency_key, charge_id, amount_pence, status, refusal_code, created_at)
+         SELECT $1, id, $3, 'refused', 'refund_refused', $4 FROM sandbox_charges WHERE id = $2
+         ON CONFLICT (idempotency_key) DO NOTHING
+         RETURNING idempotency_key`,
+        [request.idempotencyKey, request.processorPaymentId, request.amountPence, now],
+      );
+      if (inserted) {
+        const charged = await tx.query(
+          `UPDATE sandbox_charges SET refunded_pence = refunded_pence + $2, updated_at = $3
+            WHERE id = $1 AND status = 'authorised' AND refunded_pence + $2 <= amount_pence
+            RETURNING id`,
+          [request.processorPaymentId, request.amountPence, now],
+        );
+        if (charged.length > 0) {
+          await tx.query(
+            "UPDATE sandbox_refunds SET status = 'refunded', refusal_code = NULL WHERE idempotency_key = $1",
+            [request.idempotencyKey],
+          );
+        }
+      }
+      const [refund] = await tx.query<{
+        charge_id: string;
+        amount_pence: number;
+        status: 'refunded' | 'refused';
+      }>('SELECT charge_id, amount_pence, status FROM sandbox_refunds WHERE idempotency_key = $1', [
+        request.idempotencyKey,
+      ]);
+      if (!refund) {
+        return { status: 'refused', code: 'unknown_charge', message: 'There is no such charge.' };
+      }
+      if (
+        refund.charge_id !== request.processorPaymentId ||
+        Number(refund.amount_pence) !== request.amountPence
+      ) {
+        return {
           status: 'refused',
-          code: 'refund_refused',
-          message: 'The charge cannot be refunded by that amount.',
+          code: 'idempotency_key_reused',
+          message: 'This idempotency key was used for another refund.',
         };
+      }
+      return refund.status === 'refunded'
+        ? { status: 'refunded' }
+        : {
+            status: 'refused',
+            code: 'refund_refused',
+            message: 'The charge cannot be refunded by that amount.',
+          };
+    });
   }
 
   parseNotification(body: unknown): ProcessorNotification | undefined {
@@ -171,35 +285,50 @@ export class SandboxProcessor implements PaymentProcessor {
       processorPaymentId: note.charge_id,
       outcome: this.#outcome({
         id: note.charge_id,
+        method: note.method ?? 'card',
         status: note.status,
         refusal_code: note.refusal_code ?? null,
       }),
     };
   }
 
+  /** A charge waiting (or once waiting) for this kind of answer, for its page; undefined if there is none. */
+  async challenge(chargeId: string, kind: ChallengeKind): Promise<SandboxChallenge | undefined> {
+    const [charge] = await this.db.query<SandboxChallenge>(
+      `SELECT id, method, amount_pence, status FROM sandbox_charges
+        WHERE id = $1 AND (token_id IS NULL) = $2`,
+      [chargeId, kind === 'apm'],
+    );
+    return charge && { ...charge, amount_pence: Number(charge.amount_pence) };
+  }
+
   /**
-   * The 3DS server's answer once the cardholder pressed Authorise or Fail. Like a real provider, the
-   * outcome reaches the engine as a notification (a job), not as the answer to this call.
+   * The customer's answer on a sandbox page: the 3DS server's Authorise or Fail for a card charge or card
+   * check, or the APM provider's for an APM charge. Like a real provider, the outcome reaches the engine as a
+   * notification (a job, in the same transaction), not as the answer to this call. False when no charge of
+   * that kind is waiting.
    */
-  async authenticate(chargeId: string, authenticated: boolean): Promise<boolean> {
+  async answerChallenge(chargeId: string, kind: ChallengeKind, approve: boolean): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const [charge] = await tx.query<ChargeRow>(
         `UPDATE sandbox_charges
             SET status = $2, authenticated = $3, refusal_code = $4, updated_at = $5
-          WHERE id = $1 AND status = 'action_required'
-          RETURNING id, status, refusal_code`,
+          WHERE id = $1 AND status = 'action_required' AND (token_id IS NULL) = $6
+          RETURNING id, method, status, refusal_code`,
         [
           chargeId,
-          authenticated ? 'authorised' : 'refused',
-          authenticated,
-          authenticated ? null : 'authentication_failed',
+          approve ? 'authorised' : 'refused',
+          approve && kind === 'three_ds',
+          approve ? null : REFUSAL_ON_FAIL[kind],
           this.clock.now(),
+          kind === 'apm',
         ],
       );
       if (!charge) return false;
       const body: SandboxNotificationBody = {
         type: 'charge.updated',
         charge_id: charge.id,
+        method: charge.method,
         status: charge.status,
         refusal_code: charge.refusal_code,
       };
@@ -208,17 +337,48 @@ export class SandboxProcessor implements PaymentProcessor {
     });
   }
 
-  async #token(id: string): Promise<TokenRow | undefined> {
+  async #insertToken(
+    behaviour: CardBehaviour,
+    wallet: WalletMethod | null,
+    card: CardDetails,
+  ): Promise<{ token: string; card: CardDetails }> {
+    const token = `${TOKEN_PREFIX}${randomBase62(24)}`;
+    await this.db.query(
+      `INSERT INTO sandbox_tokens (id, behaviour, brand, last4, exp_month, exp_year, wallet, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [token, behaviour, card.brand, card.last4, card.exp_month, card.exp_year, wallet, this.clock.now()],
+    );
+    return { token, card };
+  }
+
+  /** A token that pays by `method`: a card token for card, that wallet's token for a wallet. */
+  async #token(id: string, method: PaymentMethod): Promise<TokenRow | undefined> {
     if (!id.startsWith(TOKEN_PREFIX)) return undefined;
     const [row] = await this.db.query<TokenRow>(
-      'SELECT id, behaviour, brand, last4, exp_month, exp_year FROM sandbox_tokens WHERE id = $1',
+      'SELECT id, behaviour, brand, last4, exp_month, exp_year, wallet FROM sandbox_tokens WHERE id = $1',
       [id],
     );
-    return row;
+    return row && (row.wallet ?? 'card') === method ? row : undefined;
   }
 
   async #charge(request: AuthoriseRequest, offSession: boolean): Promise<ProcessorOutcome> {
-    const token = await this.#token(request.paymentToken);
+    if (isApm(request.method)) {
+      // The customer approves at the provider: there is no off-session APM payment.
+      const status = offSession ? 'refused' : 'action_required';
+      const refusal = offSession ? 'authentication_required' : null;
+      return this.#outcome(
+        await this.#insertCharge(
+          request.idempotencyKey,
+          null,
+          request.amountPence,
+          offSession,
+          request.method,
+          status,
+          refusal,
+        ),
+      );
+    }
+    const token = request.paymentToken ? await this.#token(request.paymentToken, request.method) : undefined;
     if (!token) {
       return {
         status: 'refused',
@@ -228,29 +388,51 @@ export class SandboxProcessor implements PaymentProcessor {
       };
     }
     const { status, refusalCode } = await this.#decide(token, offSession);
-    const now = this.clock.now();
-    // The key is unique: a repeated call finds the first charge and answers as it did, charging nothing.
-    await this.db.query(
-      `INSERT INTO sandbox_charges (id, idempotency_key, token_id, amount_pence, off_session, status, refusal_code,
-                                    created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
-       ON CONFLICT (idempotency_key) DO NOTHING`,
-      [
-        `ch_sandbox_${randomBase62(22)}`,
+    return this.#outcome(
+      await this.#insertCharge(
         request.idempotencyKey,
         token.id,
         request.amountPence,
         offSession,
+        request.method,
         status,
         refusalCode,
-        now,
+      ),
+    );
+  }
+
+  /** The key is unique: a repeated call finds the first charge and answers as it did, charging nothing. */
+  async #insertCharge(
+    idempotencyKey: string,
+    tokenId: string | null,
+    amountPence: number,
+    offSession: boolean,
+    method: PaymentMethod,
+    status: ChargeRow['status'],
+    refusalCode: string | null,
+  ): Promise<ChargeRow> {
+    await this.db.query(
+      `INSERT INTO sandbox_charges (id, idempotency_key, token_id, amount_pence, off_session, method, status,
+                                    refusal_code, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
+       ON CONFLICT (idempotency_key) DO NOTHING`,
+      [
+        `ch_sandbox_${randomBase62(22)}`,
+        idempotencyKey,
+        tokenId,
+        amountPence,
+        offSession,
+        method,
+        status,
+        refusalCode,
+        this.clock.now(),
       ],
     );
     const [charge] = await this.db.query<ChargeRow>(
-      'SELECT id, status, refusal_code FROM sandbox_charges WHERE idempotency_key = $1',
-      [request.idempotencyKey],
+      'SELECT id, method, status, refusal_code FROM sandbox_charges WHERE idempotency_key = $1',
+      [idempotencyKey],
     );
-    return this.#outcome(charge!);
+    return charge!;
   }
 
   async #decide(
@@ -262,6 +444,7 @@ export class SandboxProcessor implements PaymentProcessor {
         return { status: 'authorised', refusalCode: null };
       case 'three_ds_first': {
         if (offSession) return { status: 'authorised', refusalCode: null };
+        // Any authenticated charge of this token counts, the zero-amount check of a saved card included.
         const [previous] = await this.db.query(
           `SELECT 1 FROM sandbox_charges WHERE token_id = $1 AND authenticated AND status = 'authorised' LIMIT 1`,
           [token.id],
@@ -277,26 +460,35 @@ export class SandboxProcessor implements PaymentProcessor {
     }
   }
 
+  /** The APM provider's page for a charge: where a redirect goes, and what a QR code encodes. */
+  apmPageUrl(chargeId: string): string {
+    return `${this.publicUrl}/sandbox/apm/${chargeId}`;
+  }
+
+  #action(charge: ChargeRow): NextAction {
+    const apm = this.apmPageUrl(charge.id);
+    switch (charge.method) {
+      case 'alipay':
+      case 'unionpay':
+        return { type: 'redirect', url: apm };
+      case 'wechat_pay':
+        return { type: 'qr', url: apm, image_url: `${apm}/qr.svg` };
+      default:
+        return { type: 'three_ds', url: `${this.publicUrl}/sandbox/3ds/${charge.id}` };
+    }
+  }
+
   #outcome(charge: ChargeRow): ProcessorOutcome {
     switch (charge.status) {
       case 'authorised':
         return { status: 'authorised', processorPaymentId: charge.id };
       case 'action_required':
-        return {
-          status: 'action_required',
-          processorPaymentId: charge.id,
-          action: { type: 'three_ds', url: `${this.publicUrl}/sandbox/3ds/${charge.id}` },
-        };
+        return { status: 'action_required', processorPaymentId: charge.id, action: this.#action(charge) };
       case 'cancelled':
         return { status: 'cancelled', processorPaymentId: charge.id };
       case 'refused': {
         const code = charge.refusal_code ?? 'card_declined';
-        return {
-          status: 'refused',
-          processorPaymentId: charge.id,
-          code,
-          message: DECLINE_MESSAGES[code] ?? 'The payment was refused.',
-        };
+        return { status: 'refused', processorPaymentId: charge.id, code, message: refusalMessage(code) };
       }
     }
   }

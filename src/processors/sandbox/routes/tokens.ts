@@ -11,6 +11,13 @@ const CardBody = Type.Object({
   cvc: Type.String({ minLength: 1, maxLength: 4 }),
 });
 
+export const CardView = Type.Object({
+  brand: Type.String(),
+  last4: Type.String(),
+  exp_month: Type.Integer(),
+  exp_year: Type.Integer(),
+});
+
 /** The sandbox acquirer's tokenisation endpoint: the page posts card data here, never to our core. */
 export function sandboxTokensRoute(processor: SandboxProcessor): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -22,15 +29,7 @@ export function sandboxTokensRoute(processor: SandboxProcessor): FastifyPluginAs
           tags: ['Sandbox'],
           body: CardBody,
           response: {
-            201: Type.Object({
-              token: Type.String(),
-              card: Type.Object({
-                brand: Type.String(),
-                last4: Type.String(),
-                exp_month: Type.Integer(),
-                exp_year: Type.Integer(),
-              }),
-            }),
+            201: Type.Object({ token: Type.String(), card: CardView }),
             400: Type.Union([FieldErrorsResponse, ErrorResponse]),
           },
         },

@@ -1,0 +1,234 @@
+import { hasFeature, type Integrator } from '../integrators/service.ts';
+import type { Clock } from '../platform/clock/clock.ts';
+import type { Db, Queryable } from '../platform/db/db.ts';
+import { ApiError, FieldValidationError } from '../platform/http/errors.ts';
+import { newId, sha256Hex } from '../platform/ids.ts';
+import type { PaymentProcessor, ProcessorOutcome } from '../processors/processor.ts';
+import type { ClientContext } from '../sessions/service.ts';
+import type { SavedCardRow } from './view.ts';
+
+export const UNKNOWN_CARD_TOKEN = 'Unknown card token; tokenise the card again.';
+
+/** Saved cards can be turned off per integrator (feature `savedCards`): then every use of them answers 409. */
+export function assertSavedCardsEnabled(integrator: Pick<Integrator, 'features'>): void {
+  if (!hasFeature(integrator, 'savedCards')) {
+    throw new ApiError('feature_disabled', 'Saved cards are not enabled for this integration.');
+  }
+}
+const NO_SUCH_CARD = 'No such saved card.';
+
+/** Saved cards belong to a user of an integrator, whichever of the user's sessions asks. */
+interface Owner {
+  integratorId: string;
+  userId: string;
+}
+
+function ownerOf(client: ClientContext): Owner {
+  return { integratorId: client.session.integrator_id, userId: client.session.user_id };
+}
+
+/**
+ * Every change to a user's cards queues on the user's row, so "is there a default?" and "which card is the
+ * default now?" are answered once at a time (the partial unique index would refuse a second default anyway).
+ */
+async function lockUser(tx: Queryable, userId: string): Promise<void> {
+  await tx.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [userId]);
+}
+
+export class SavedCardService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly processor: PaymentProcessor,
+  ) {}
+
+  /** Active cards, the default first, then newest first. */
+  list(client: ClientContext): Promise<SavedCardRow[]> {
+    const owner = ownerOf(client);
+    return this.db.query<SavedCardRow>(
+      `SELECT * FROM saved_cards
+        WHERE user_id = $1 AND integrator_id = $2 AND status = 'active'
+        ORDER BY is_default DESC, created_at DESC, id DESC`,
+      [owner.userId, owner.integratorId],
+    );
+  }
+
+  /** A card of this user in any state but deleted (the page polls one waiting for 3DS); 404 otherwise. */
+  async get(
+    client: ClientContext,
+    cardId: string,
+    db: Queryable = this.db,
+    lock = false,
+  ): Promise<SavedCardRow> {
+    const owner = ownerOf(client);
+    const [card] = await db.query<SavedCardRow>(
+      `SELECT * FROM saved_cards
+        WHERE id = $1 AND user_id = $2 AND integrator_id = $3 AND status <> 'deleted'${lock ? ' FOR UPDATE' : ''}`,
+      [cardId, owner.userId, owner.integratorId],
+    );
+    // Another user's card, of this integrator or another, answers exactly as an unknown one.
+    if (!card) throw new ApiError('not_found', NO_SUCH_CARD);
+    return card;
+  }
+
+  /** A card this user can pay with now, or undefined. */
+  async payable(client: ClientContext, cardId: string): Promise<SavedCardRow | undefined> {
+    const owner = ownerOf(client);
+    const [card] = await this.db.query<SavedCardRow>(
+      `SELECT * FROM saved_cards
+        WHERE id = $1 AND user_id = $2 AND integrator_id = $3 AND status = 'active' AND processor = $4`,
+      [cardId, owner.userId, owner.integratorId, this.processor.name],
+    );
+    return card;
+  }
+
+  /**
+   * Saves a tokenised card: active at once, or `requires_action` until its 3DS check ends (a notification).
+   * The same token posted again while its card is active or waiting is that card (`created: false`); a
+   * refused card is a field error and stores nothing.
+   */
+  async save(client: ClientContext, cardToken: string): Promise<{ card: SavedCardRow; created: boolean }> {
+    const owner = ownerOf(client);
+    const details = await this.processor.describeToken(cardToken, 'card');
+    if (!details) throw new FieldValidationError({ card_token: [UNKNOWN_CARD_TOKEN] });
+    const source = sha256Hex(cardToken);
+    const existing = await this.#bySource(this.db, owner, source);
+    if (existing) return { card: existing, created: false };
+    // Requests racing on one token share the processor's key, so the card is checked once; a new attempt
+    // after a failed or deleted one gets a new key. (Only ended attempts count: one a racing request has just
+    // stored must not change the key.)
+    const [{ attempts } = { attempts: 0 }] = await this.db.query<{ attempts: number }>(
+      `SELECT count(*)::int AS attempts FROM saved_cards
+        WHERE user_id = $1 AND source_token_sha256 = $2 AND status IN ('failed', 'deleted')`,
+      [owner.userId, source],
+    );
+    const outcome = await this.processor.saveCard(
+      cardToken,
+      `save-card:${owner.userId}:${source}:${attempts}`,
+    );
+    if (outcome.status === 'refused') throw new FieldValidationError({ card_token: [outcome.message] });
+    return this.db.transaction(async (tx) => {
+      await lockUser(tx, owner.userId);
+      const raced = await this.#bySource(tx, owner, source);
+      if (raced) return { card: raced, created: false };
+      const active = outcome.status === 'saved';
+      const now = this.clock.now();
+      const [card] = await tx.query<SavedCardRow>(
+        `INSERT INTO saved_cards (id, integrator_id, user_id, processor, processor_token, processor_setup_id,
+                                  source_token_sha256, brand, last4, exp_month, exp_year, status, is_default,
+                                  next_action, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+                 $13 AND NOT EXISTS (SELECT 1 FROM saved_cards WHERE user_id = $3 AND is_default),
+                 $14::jsonb, $15, $15)
+         RETURNING *`,
+        [
+          newId('card'),
+          owner.integratorId,
+          owner.userId,
+          this.processor.name,
+          outcome.reusableToken,
+          outcome.status === 'action_required' ? outcome.processorSetupId : null,
+          source,
+          outcome.card.brand,
+          outcome.card.last4,
+          outcome.card.exp_month,
+          outcome.card.exp_year,
+          active ? 'active' : 'requires_action',
+          active,
+          outcome.status === 'action_required' ? { ...outcome.action } : null,
+          now,
+        ],
+      );
+      return { card: card!, created: true };
+    });
+  }
+
+  /** Deletes a card (404 as `get`); the newest remaining active card becomes the default if this one was. */
+  async delete(client: ClientContext, cardId: string): Promise<void> {
+    const card = await this.get(client, cardId);
+    // A check still waiting for 3DS is withdrawn first, so a late Authorise saves nothing.
+    if (card.status === 'requires_action' && card.processor_setup_id) {
+      await this.processor.cancel(card.processor_setup_id);
+    }
+    await this.db.transaction(async (tx) => {
+      await lockUser(tx, card.user_id);
+      const current = await this.get(client, cardId, tx, true);
+      await tx.query(
+        `UPDATE saved_cards SET status = 'deleted', is_default = false, next_action = NULL, updated_at = $2
+          WHERE id = $1`,
+        [current.id, this.clock.now()],
+      );
+      if (current.is_default) await this.#promoteNewest(tx, current.user_id);
+    });
+  }
+
+  /** Makes an active card the user's one default (404 as `get`; 409 unless active). */
+  async setDefault(client: ClientContext, cardId: string): Promise<SavedCardRow> {
+    return this.db.transaction(async (tx) => {
+      await lockUser(tx, client.session.user_id);
+      const card = await this.get(client, cardId, tx, true);
+      if (card.status !== 'active') {
+        throw new ApiError(
+          'conflict',
+          `Only an active card can be the default; this one is ${card.status === 'requires_action' ? 'waiting for 3DS' : card.status}.`,
+        );
+      }
+      if (card.is_default) return card;
+      const now = this.clock.now();
+      await tx.query(
+        'UPDATE saved_cards SET is_default = false, updated_at = $2 WHERE user_id = $1 AND is_default',
+        [card.user_id, now],
+      );
+      const [updated] = await tx.query<SavedCardRow>(
+        'UPDATE saved_cards SET is_default = true, updated_at = $2 WHERE id = $1 RETURNING *',
+        [card.id, now],
+      );
+      return updated!;
+    });
+  }
+
+  /**
+   * The processor's notification about a card check (matched by its setup id): authorised makes the card
+   * active (and the default if the user has none), anything final else makes it failed. Only a card still
+   * waiting moves; a late or repeated notification changes nothing. Undefined when no card has that check.
+   */
+  async applySetupOutcome(setupId: string, outcome: ProcessorOutcome): Promise<SavedCardRow | undefined> {
+    const select = 'SELECT * FROM saved_cards WHERE processor = $1 AND processor_setup_id = $2';
+    const [found] = await this.db.query<SavedCardRow>(select, [this.processor.name, setupId]);
+    if (!found) return undefined;
+    if (outcome.status === 'action_required' || outcome.status === 'pending') return found;
+    return this.db.transaction(async (tx) => {
+      await lockUser(tx, found.user_id);
+      const [card] = await tx.query<SavedCardRow>(`${select} FOR UPDATE`, [this.processor.name, setupId]);
+      if (card?.status !== 'requires_action') return card;
+      const active = outcome.status === 'authorised';
+      const [updated] = await tx.query<SavedCardRow>(
+        `UPDATE saved_cards
+            SET status = $2, next_action = NULL, updated_at = $4,
+                is_default = $3 AND NOT EXISTS (SELECT 1 FROM saved_cards WHERE user_id = $5 AND is_default)
+          WHERE id = $1 RETURNING *`,
+        [card.id, active ? 'active' : 'failed', active, this.clock.now(), card.user_id],
+      );
+      return updated;
+    });
+  }
+
+  async #bySource(db: Queryable, owner: Owner, source: string): Promise<SavedCardRow | undefined> {
+    const [card] = await db.query<SavedCardRow>(
+      `SELECT * FROM saved_cards
+        WHERE user_id = $1 AND integrator_id = $2 AND source_token_sha256 = $3
+          AND status IN ('requires_action', 'active')`,
+      [owner.userId, owner.integratorId, source],
+    );
+    return card;
+  }
+
+  async #promoteNewest(tx: Queryable, userId: string): Promise<void> {
+    await tx.query(
+      `UPDATE saved_cards SET is_default = true, updated_at = $2
+        WHERE id = (SELECT id FROM saved_cards WHERE user_id = $1 AND status = 'active'
+                     ORDER BY created_at DESC, id DESC LIMIT 1)`,
+      [userId, this.clock.now()],
+    );
+  }
+}

@@ -1,0 +1,62 @@
+import { type Static, Type } from 'typebox';
+import { Timestamp } from '../platform/http/schemas.ts';
+import type { NextAction } from '../processors/processor.ts';
+
+export type SavedCardStatus = 'requires_action' | 'active' | 'failed' | 'deleted';
+
+export interface SavedCardRow {
+  id: string;
+  integrator_id: string;
+  user_id: string;
+  processor: string;
+  processor_token: string;
+  processor_setup_id: string | null;
+  source_token_sha256: string;
+  brand: string;
+  last4: string;
+  exp_month: number;
+  exp_year: number;
+  status: SavedCardStatus;
+  is_default: boolean;
+  next_action: NextAction | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+/** A saved card in the Client API: display details only; the processor's token never leaves the service. */
+export const SavedCardView = Type.Object(
+  {
+    card_id: Type.String(),
+    brand: Type.String(),
+    last4: Type.String(),
+    exp_month: Type.Integer(),
+    exp_year: Type.Integer(),
+    is_default: Type.Boolean(),
+    status: Type.Union([Type.Literal('requires_action'), Type.Literal('active'), Type.Literal('failed')]),
+    next_action: Type.Union([
+      Type.Object({ type: Type.Literal('three_ds'), url: Type.String() }),
+      Type.Null(),
+    ]),
+    created_at: Timestamp,
+  },
+  { title: 'SavedCard' },
+);
+export type SavedCardView = Static<typeof SavedCardView>;
+
+export function savedCardView(row: SavedCardRow): SavedCardView {
+  return {
+    card_id: row.id,
+    brand: row.brand,
+    last4: row.last4,
+    exp_month: Number(row.exp_month),
+    exp_year: Number(row.exp_year),
+    is_default: row.is_default,
+    // Deleted cards are never shown (404), so the status is one of the three.
+    status: row.status as SavedCardView['status'],
+    next_action:
+      row.status === 'requires_action' && row.next_action
+        ? { type: 'three_ds', url: row.next_action.url }
+        : null,
+    created_at: new Date(row.created_at).toISOString(),
+  };
+}

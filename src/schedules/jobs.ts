@@ -1,0 +1,105 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../platform/clock/clock.ts';
+import type { Config } from '../platform/config/config.ts';
+import type { Queryable } from '../platform/db/db.ts';
+import { enqueueJob, type JobContext, type JobHandler } from '../platform/jobs/queue.ts';
+import { createPaymentProcessor } from '../processors/create.ts';
+import { utcDate } from './dates.ts';
+import { type AttemptRequest, SCHEDULES_RUN_JOB, Scheduler } from './scheduler.ts';
+
+/** How often each worker process enqueues a scheduler run; all of them together make one run per period. */
+export const SCHEDULER_TICK_MS = 10 * 60_000;
+
+function scheduler(config: Config, ctx: JobContext): Scheduler {
+  return new Scheduler(ctx.db, ctx.clock, createPaymentProcessor(config, ctx.db, ctx.clock));
+}
+
+/**
+ * Enqueues the scheduler run of the current period. The job's dedupe key is the period, so any number of nodes
+ * ticking in the same period (at any phase) enqueue it once. Periods align with midnight UTC, so a run's `as_of`
+ * (today) is the same whichever node enqueued it.
+ */
+export function enqueueSchedulerRun(
+  db: Queryable,
+  clock: Clock,
+  tickMs = SCHEDULER_TICK_MS,
+): Promise<string> {
+  const now = clock.now();
+  const period = new Date(Math.floor(now.getTime() / tickMs) * tickMs).toISOString();
+  return enqueueJob(
+    db,
+    clock,
+    SCHEDULES_RUN_JOB,
+    { as_of: utcDate(now) },
+    { dedupeKey: `${SCHEDULES_RUN_JOB}:${period}`, maxAttempts: 3 },
+  );
+}
+
+export interface ScheduleTicker {
+  /** Stops ticking and waits for a tick in progress. */
+  stop(): Promise<void>;
+}
+
+/** Beside a job worker (`serve`, `worker`): a scheduler run now and then every period. */
+export function startScheduleTicker(
+  db: Queryable,
+  clock: Clock,
+  log: Logger,
+  tickMs = SCHEDULER_TICK_MS,
+): ScheduleTicker {
+  let inFlight: Promise<unknown> = Promise.resolve();
+  const tick = () => {
+    inFlight = enqueueSchedulerRun(db, clock, tickMs).catch((error) =>
+      log.warn({ err: error }, 'could not enqueue the scheduler run'),
+    );
+  };
+  tick();
+  const timer = setInterval(tick, tickMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await inFlight;
+    },
+  };
+}
+
+/** Payload `{as_of?}`: every due date reached up to as_of (default today), and each due charge's attempt enqueued. */
+export function schedulesRunHandler(config: Config): JobHandler {
+  return async (ctx) => {
+    const asOf = typeof ctx.job.payload.as_of === 'string' ? ctx.job.payload.as_of : utcDate(ctx.clock.now());
+    const run = scheduler(config, ctx);
+    const reached = await run.reach(asOf, { enqueue: true });
+    const queued = await run.enqueueDue(asOf);
+    ctx.log.info(
+      { as_of: asOf, charges: reached.length, attempts_queued: queued + reached.length },
+      'schedules run',
+    );
+  };
+}
+
+/** Payload `{charges: [{schedule_id, due_date, attempt}]}`: those attempts, each once (a repeat does nothing). */
+export function scheduleChargeHandler(config: Config): JobHandler {
+  return async (ctx) => {
+    const requests = (ctx.job.payload.charges as AttemptRequest[]).map((c) => ({
+      schedule_id: String(c.schedule_id),
+      due_date: String(c.due_date),
+      attempt: Number(c.attempt),
+    }));
+    const outcomes = await scheduler(config, ctx).attemptAll(
+      requests,
+      utcDate(ctx.clock.now()),
+      ctx.complete,
+    );
+    const count = (outcome: string) => outcomes.filter((o) => o === outcome).length;
+    ctx.log.info(
+      {
+        charges: requests.length,
+        succeeded: count('succeeded'),
+        failed: count('failed'),
+        skipped: count('skipped'),
+      },
+      'schedule charges attempted',
+    );
+  };
+}

@@ -1,0 +1,39 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { integrationErrors } from '../../platform/http/schemas.ts';
+import { Scheduler } from '../scheduler.ts';
+
+/**
+ * The sandbox test clock (contract §5), registered only when SERVICE_ENV=sandbox: everything of the calling
+ * integrator's schedules that is due as of a date, charged in this request.
+ */
+export const runSchedulesRoute: FastifyPluginAsyncTypebox = async (app) => {
+  const scheduler = new Scheduler(app.ctx.db, app.ctx.clock, app.ctx.processor);
+  app.post(
+    '/sandbox/run-schedules/',
+    {
+      schema: {
+        operationId: 'runSchedules',
+        summary: 'Sandbox only: run every due recurring charge as of a date',
+        description:
+          'Reaches the due dates of your schedules up to `as_of` (skipping those of paused schedules) and makes every ' +
+          'charge due by then, retries included, as if `as_of` were today. Answers how many attempts succeeded and ' +
+          'how many failed. Not present in production.',
+        tags: ['Sandbox'],
+        body: Type.Object({ as_of: Type.String({ format: 'date', description: 'YYYY-MM-DD.' }) }),
+        response: {
+          200: Type.Object(
+            { charged: Type.Integer(), failed: Type.Integer() },
+            { title: 'RunSchedulesResult' },
+          ),
+          ...integrationErrors(),
+        },
+      },
+    },
+    async (request) => {
+      const result = await scheduler.runAsOf(request.integrator.id, request.body.as_of);
+      request.log.info({ as_of: request.body.as_of, ...result }, 'sandbox schedules run');
+      return result;
+    },
+  );
+};

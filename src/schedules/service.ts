@@ -1,0 +1,297 @@
+import { type EventType, recordEvent } from '../events/record.ts';
+import { hasFeature, type Integrator } from '../integrators/service.ts';
+import { MAX_PURE_AMOUNT_PENCE, MIN_PURE_AMOUNT_PENCE } from '../payments/fees.ts';
+import type { Clock } from '../platform/clock/clock.ts';
+import type { Db, Queryable } from '../platform/db/db.ts';
+import { ApiError, FieldValidationError } from '../platform/http/errors.ts';
+import { newId } from '../platform/ids.ts';
+import { formatPence } from '../platform/money.ts';
+import type { ClientContext } from '../sessions/service.ts';
+import { dueOnOrAfter, firstDueFrom, utcDate } from './dates.ts';
+import { type ScheduleDetail, scheduleDetailSql, scheduleEventData, scheduleTerms } from './view.ts';
+
+/** Recurring rent can be turned off per integrator (feature `recurring`): then the tenant's routes answer 409. */
+export function assertRecurringEnabled(integrator: Pick<Integrator, 'features'>): void {
+  if (!hasFeature(integrator, 'recurring')) {
+    throw new ApiError('feature_disabled', 'Recurring payments are not enabled for this integration.');
+  }
+}
+
+export type ScheduleAction = 'pause' | 'resume' | 'cancel';
+
+const EVENT_OF: Record<ScheduleAction, EventType> = {
+  pause: 'schedule_paused',
+  resume: 'schedule_resumed',
+  cancel: 'schedule_canceled',
+};
+
+/** Whose schedules a caller may see and change: an integrator's, or one user's of it (the Client API). */
+export interface ScheduleOwner {
+  integratorId: string;
+  /** Our user id; absent for the integrator itself. */
+  userId?: string;
+}
+
+export interface CreateScheduleInput {
+  savedCardId: string;
+  /** The tenant's amount; undefined: the tenancy's rent. */
+  purePence: number | undefined;
+  useInstallmentPlan: boolean | undefined;
+}
+
+export async function scheduleDetail(
+  db: Queryable,
+  scheduleId: string,
+  lock = false,
+): Promise<ScheduleDetail | undefined> {
+  const [row] = await db.query<ScheduleDetail>(
+    `${scheduleDetailSql()} WHERE s.id = $1${lock ? ' FOR UPDATE OF s' : ''}`,
+    [scheduleId],
+  );
+  return row;
+}
+
+/** Records a schedule_* event with the schedule as it is now in `tx` (contract §4). */
+export async function recordScheduleEvent(
+  tx: Queryable,
+  clock: Clock,
+  type: EventType,
+  scheduleId: string,
+): Promise<ScheduleDetail> {
+  const detail = (await scheduleDetail(tx, scheduleId))!;
+  await recordEvent(tx, clock, detail.integrator_id, type, scheduleEventData(detail));
+  return detail;
+}
+
+/** Pending charges (waiting for an attempt or a retry) of a schedule that stops charging are withdrawn. */
+async function withdrawPendingCharges(tx: Queryable, scheduleId: string, now: Date): Promise<void> {
+  await tx.query(
+    `UPDATE schedule_charges SET status = 'canceled', updated_at = $2
+      WHERE schedule_id = $1 AND status = 'pending'`,
+    [scheduleId, now],
+  );
+}
+
+/**
+ * Schedules of recurring rent: set up by the tenant (Client API) on one of its tenancies with an active saved card;
+ * listed, paused, resumed and canceled by the tenant or the integrator. Each change records its schedule_* event in
+ * the same transaction. The scheduler (scheduler.ts) charges them.
+ */
+export class ScheduleService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  /** A user's schedules of every tenancy, newest first. */
+  async listForUser(integratorId: string, userId: string): Promise<ScheduleDetail[]> {
+    return this.db.query<ScheduleDetail>(
+      `${scheduleDetailSql()} WHERE s.user_id = $1 AND s.integrator_id = $2 ORDER BY s.created_at DESC, s.id DESC`,
+      [userId, integratorId],
+    );
+  }
+
+  /** The schedules of the integrator's user `externalId`; undefined when it has no such user. */
+  async listForExternalUser(integratorId: string, externalId: number): Promise<ScheduleDetail[] | undefined> {
+    const [user] = await this.db.query<{ id: string }>(
+      'SELECT id FROM users WHERE integrator_id = $1 AND external_id = $2',
+      [integratorId, externalId],
+    );
+    return user && this.listForUser(integratorId, user.id);
+  }
+
+  /** A schedule of the session's tenancy, starting with the first due date on or after today. */
+  async create(client: ClientContext, input: CreateScheduleInput): Promise<ScheduleDetail> {
+    const { session } = client;
+    if (
+      input.purePence !== undefined &&
+      (input.purePence < MIN_PURE_AMOUNT_PENCE || input.purePence > MAX_PURE_AMOUNT_PENCE)
+    ) {
+      throw new FieldValidationError({
+        pure_amount: [
+          `Enter an amount from ${formatPence(MIN_PURE_AMOUNT_PENCE)} to ${formatPence(MAX_PURE_AMOUNT_PENCE)}.`,
+        ],
+      });
+    }
+    return this.db.transaction(async (tx) => {
+      // Set-ups of one tenancy queue on its row, so "is there a live schedule?" is answered once at a time (the
+      // partial unique index would refuse a second one anyway).
+      const [tenancy] = await tx.query<{
+        is_active: boolean;
+        amount_pence: number;
+        frequency: ScheduleDetail['frequency'];
+        rent_due_day: number;
+        start_rent_date: string;
+        end_rent_date: string;
+        installment_plan: ScheduleDetail['plan'];
+      }>(
+        `SELECT is_active, amount_pence, frequency, rent_due_day, start_rent_date::text AS start_rent_date,
+                end_rent_date::text AS end_rent_date, installment_plan
+           FROM tenancies WHERE id = $1 FOR UPDATE`,
+        [session.tenancy_id],
+      );
+      const [card] = await tx.query<{ id: string }>(
+        `SELECT id FROM saved_cards
+          WHERE id = $1 AND user_id = $2 AND integrator_id = $3 AND status = 'active'`,
+        [input.savedCardId, session.user_id, session.integrator_id],
+      );
+      const hasPlan = (tenancy?.installment_plan?.installments.length ?? 0) > 0;
+      const usePlan = input.useInstallmentPlan ?? hasPlan;
+      const errors: Record<string, string[]> = {};
+      if (!card) errors.saved_card_id = ['Unknown saved card.'];
+      if (usePlan && !hasPlan) errors.use_installment_plan = ['This tenancy has no installment plan.'];
+      if (usePlan && hasPlan && input.purePence !== undefined) {
+        errors.pure_amount = [
+          'An installment plan charges each installment’s own amount: leave pure_amount out, or set use_installment_plan to false.',
+        ];
+      }
+      if (Object.keys(errors).length > 0) throw new FieldValidationError(errors);
+      if (!tenancy?.is_active) {
+        throw new ApiError(
+          'conflict',
+          'This tenancy is not active, so no recurring payment can be set up for it.',
+        );
+      }
+      const [live] = await tx.query<{ id: string; status: string }>(
+        "SELECT id, status FROM schedules WHERE tenancy_id = $1 AND status IN ('active', 'paused')",
+        [session.tenancy_id],
+      );
+      if (live) {
+        throw new ApiError(
+          'conflict',
+          `This tenancy has ${live.status === 'active' ? 'an' : 'a'} ${live.status} schedule already (${live.id}); ` +
+            'cancel it before setting up another.',
+        );
+      }
+      // The tenant's amount is kept only when it differs from the rent: the rent itself follows the tenancy.
+      const ownPence =
+        input.purePence !== undefined && input.purePence !== Number(tenancy.amount_pence)
+          ? input.purePence
+          : null;
+      const terms = scheduleTerms({
+        installment_plan: usePlan,
+        pure_amount_pence: ownPence,
+        frequency: tenancy.frequency,
+        rent_due_day: tenancy.rent_due_day,
+        rent_pence: tenancy.amount_pence,
+        plan: tenancy.installment_plan,
+        end_rent_date: tenancy.end_rent_date,
+      });
+      const now = this.clock.now();
+      const first = firstDueFrom(terms, tenancy.start_rent_date, utcDate(now));
+      if (first === null) {
+        throw new ApiError(
+          'conflict',
+          usePlan
+            ? 'No installment of this tenancy is due from today on.'
+            : `No rent is due from today until the tenancy ends (${tenancy.end_rent_date}).`,
+        );
+      }
+      const id = newId('sch');
+      await tx.query(
+        `INSERT INTO schedules (id, integrator_id, user_id, tenancy_id, session_id, saved_card_id, status,
+                                installment_plan, pure_amount_pence, next_due_date, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, 'active', $7, $8, $9, $10, $10)`,
+        [
+          id,
+          session.integrator_id,
+          session.user_id,
+          session.tenancy_id,
+          session.id,
+          input.savedCardId,
+          usePlan,
+          ownPence,
+          first,
+          now,
+        ],
+      );
+      return recordScheduleEvent(tx, this.clock, 'schedule_created', id);
+    });
+  }
+
+  /**
+   * Pauses, resumes or cancels one of the owner's schedules (404 for anyone else's, as for an unknown one; 409 when
+   * the move is not allowed from its state). Resuming continues with the first due date on or after today: the ones
+   * that passed while it was paused are skipped.
+   */
+  async change(owner: ScheduleOwner, scheduleId: string, action: ScheduleAction): Promise<ScheduleDetail> {
+    return this.db.transaction(async (tx) => {
+      const current = await scheduleDetail(tx, scheduleId, true);
+      if (
+        !current ||
+        current.integrator_id !== owner.integratorId ||
+        (owner.userId !== undefined && current.user_id !== owner.userId)
+      ) {
+        throw new ApiError('not_found', `No schedule ${scheduleId}.`);
+      }
+      const now = this.clock.now();
+      const { status } = current;
+      if (action === 'pause') {
+        if (status !== 'active') {
+          throw new ApiError('conflict', `Only an active schedule can be paused; this one is ${status}.`);
+        }
+        await tx.query("UPDATE schedules SET status = 'paused', updated_at = $2 WHERE id = $1", [
+          scheduleId,
+          now,
+        ]);
+        await withdrawPendingCharges(tx, scheduleId, now);
+      } else if (action === 'resume') {
+        if (status !== 'paused') {
+          throw new ApiError('conflict', `Only a paused schedule can be resumed; this one is ${status}.`);
+        }
+        if (!current.tenancy_active) {
+          throw new ApiError('conflict', 'The tenancy is not active, so its schedule cannot be resumed.');
+        }
+        const next = dueOnOrAfter(scheduleTerms(current), current.next_due_date!, utcDate(now));
+        if (next === null) {
+          throw new ApiError('conflict', 'No due date of this schedule is left before the tenancy ends.');
+        }
+        await tx.query(
+          "UPDATE schedules SET status = 'active', next_due_date = $2, updated_at = $3 WHERE id = $1",
+          [scheduleId, next, now],
+        );
+      } else {
+        if (status !== 'active' && status !== 'paused') {
+          throw new ApiError(
+            'conflict',
+            `Only an active or paused schedule can be canceled; this one is ${status}.`,
+          );
+        }
+        await tx.query(
+          "UPDATE schedules SET status = 'canceled', next_due_date = NULL, updated_at = $2 WHERE id = $1",
+          [scheduleId, now],
+        );
+        await withdrawPendingCharges(tx, scheduleId, now);
+      }
+      return recordScheduleEvent(tx, this.clock, EVENT_OF[action], scheduleId);
+    });
+  }
+}
+
+/**
+ * After onboarding changed tenancies (end_rent_date, amount, frequency), in its transaction: a live schedule whose
+ * next due date is now past the tenancy's end is completed; one of a tenancy no longer active is paused (with its
+ * event). A new amount or frequency needs nothing here: the scheduler reads them when it reaches the next due date.
+ */
+export async function applyTenancyChanges(tx: Queryable, clock: Clock, tenancyIds: string[]): Promise<void> {
+  if (tenancyIds.length === 0) return;
+  const now = clock.now();
+  await tx.query(
+    `UPDATE schedules s SET status = 'completed', next_due_date = NULL, updated_at = $2
+       FROM tenancies t
+      WHERE t.id = s.tenancy_id AND s.tenancy_id IN (SELECT jsonb_array_elements_text($1::jsonb)) AND s.status IN ('active', 'paused')
+        AND s.next_due_date > t.end_rent_date`,
+    [tenancyIds, now],
+  );
+  const paused = await tx.query<{ id: string }>(
+    `UPDATE schedules s SET status = 'paused', updated_at = $2
+       FROM tenancies t
+      WHERE t.id = s.tenancy_id AND s.tenancy_id IN (SELECT jsonb_array_elements_text($1::jsonb)) AND s.status = 'active' AND NOT t.is_active
+      RETURNING s.id`,
+    [tenancyIds, now],
+  );
+  for (const { id } of paused) {
+    await withdrawPendingCharges(tx, id, now);
+    await recordScheduleEvent(tx, clock, 'schedule_paused', id);
+  }
+}

@@ -1,0 +1,155 @@
+import { type Static, Type } from 'typebox';
+import { FREQUENCIES, type Frequency } from '../onboarding/schemas.ts';
+import { Timestamp } from '../platform/http/schemas.ts';
+import { formatPence } from '../platform/money.ts';
+import type { InstallmentPlan } from '../sessions/service.ts';
+import { chargeFor, type ScheduleTerms } from './dates.ts';
+
+export type ScheduleStatus = 'active' | 'paused' | 'canceled' | 'completed';
+
+/** A schedule with what its view and its charges need from the user, the tenancy and the card. */
+export interface ScheduleDetail {
+  id: string;
+  integrator_id: string;
+  user_id: string;
+  tenancy_id: string;
+  session_id: string;
+  saved_card_id: string;
+  status: ScheduleStatus;
+  installment_plan: boolean;
+  pure_amount_pence: number | null;
+  next_due_date: string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+  external_user_id: number;
+  email: string;
+  payment_reference: string;
+  frequency: Frequency;
+  rent_due_day: number;
+  rent_pence: number;
+  plan: InstallmentPlan | null;
+  start_rent_date: string;
+  end_rent_date: string;
+  tenancy_active: boolean;
+  card_brand: string;
+  card_last4: string;
+}
+
+/** Selects ScheduleDetail rows (and `extraColumns`, on s, u, t, c); add JOINs, WHERE and ORDER BY. */
+export function scheduleDetailSql(extraColumns = ''): string {
+  return `
+  SELECT s.id, s.integrator_id, s.user_id, s.tenancy_id, s.session_id, s.saved_card_id, s.status, s.installment_plan,
+         s.pure_amount_pence, s.next_due_date::text AS next_due_date, s.created_at, s.updated_at,
+         u.external_id AS external_user_id, u.email, t.payment_reference, t.frequency, t.rent_due_day,
+         t.amount_pence AS rent_pence, t.installment_plan AS plan, t.start_rent_date::text AS start_rent_date,
+         t.end_rent_date::text AS end_rent_date, t.is_active AS tenancy_active, c.brand AS card_brand,
+         c.last4 AS card_last4${extraColumns}
+    FROM schedules s
+    JOIN users u ON u.id = s.user_id
+    JOIN tenancies t ON t.id = s.tenancy_id
+    JOIN saved_cards c ON c.id = s.saved_card_id`;
+}
+
+/** What a schedule charges, from its tenancy as it is now. */
+export function scheduleTerms(
+  detail: Pick<
+    ScheduleDetail,
+    | 'installment_plan'
+    | 'pure_amount_pence'
+    | 'frequency'
+    | 'rent_due_day'
+    | 'rent_pence'
+    | 'plan'
+    | 'end_rent_date'
+  >,
+): ScheduleTerms {
+  if (detail.installment_plan) {
+    return {
+      kind: 'installments',
+      endRentDate: detail.end_rent_date,
+      installments: (detail.plan?.installments ?? []).map((i) => ({
+        ...i,
+        amount_pence: Number(i.amount_pence),
+      })),
+    };
+  }
+  return {
+    kind: 'rent',
+    frequency: detail.frequency,
+    rentDueDay: Number(detail.rent_due_day),
+    endRentDate: detail.end_rent_date,
+    amountPence: Number(detail.pure_amount_pence ?? detail.rent_pence),
+  };
+}
+
+const MONEY = { pattern: '^\\d+\\.\\d{2}$', examples: ['1200.00'] };
+
+/** Contract §2 Schedule: the same shape in the Client API, the Integration API and schedule_* events. */
+export const ScheduleView = Type.Object(
+  {
+    schedule_id: Type.String({ examples: ['sch_2bSWOdnxZ6vnyGqkE3HY1e'] }),
+    status: Type.Union([
+      Type.Literal('active'),
+      Type.Literal('paused'),
+      Type.Literal('canceled'),
+      Type.Literal('completed'),
+    ]),
+    user_id: Type.Integer({ description: 'Your user_id, as onboarded.' }),
+    payment_reference: Type.String({ description: 'The tenancy’s.' }),
+    pure_amount: Type.String({
+      ...MONEY,
+      description:
+        'What the next due date charges before the fee: the tenant’s amount or the tenancy’s rent, or with an installment plan the installment’s amount.',
+    }),
+    frequency: Type.Enum(FREQUENCIES, { description: 'The tenancy’s.' }),
+    rent_due_day: Type.Integer({ minimum: 1, maximum: 31, description: 'The tenancy’s.' }),
+    next_due_date: Type.Union([Type.String({ format: 'date' }), Type.Null()], {
+      description:
+        'The next due date the schedule charges (or, while paused, reaches); null once canceled or completed.',
+    }),
+    installment_plan: Type.Boolean({ description: 'True when it charges the tenancy’s installment plan.' }),
+    card: Type.Object(
+      { brand: Type.String(), last4: Type.String() },
+      { description: 'The saved card it charges.' },
+    ),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { title: 'Schedule' },
+);
+export type ScheduleView = Static<typeof ScheduleView>;
+
+/** The amount shown: the next due date's, or for a plan with nothing left its last installment's. */
+function shownAmount(detail: ScheduleDetail): number {
+  const terms = scheduleTerms(detail);
+  if (terms.kind === 'rent') return terms.amountPence;
+  if (detail.next_due_date !== null) return chargeFor(terms, detail.next_due_date).pure_amount_pence;
+  return terms.installments.at(-1)?.amount_pence ?? 0;
+}
+
+export function scheduleView(detail: ScheduleDetail): ScheduleView {
+  return {
+    schedule_id: detail.id,
+    status: detail.status,
+    user_id: Number(detail.external_user_id),
+    payment_reference: detail.payment_reference,
+    pure_amount: formatPence(shownAmount(detail)),
+    frequency: detail.frequency,
+    rent_due_day: Number(detail.rent_due_day),
+    next_due_date: detail.next_due_date,
+    installment_plan: detail.installment_plan,
+    card: { brand: detail.card_brand, last4: detail.card_last4 },
+    created_at: new Date(detail.created_at).toISOString(),
+    updated_at: new Date(detail.updated_at).toISOString(),
+  };
+}
+
+/** The data of schedule_created, _paused, _resumed and _canceled (contract §4). */
+export function scheduleEventData(detail: ScheduleDetail): Record<string, unknown> {
+  return {
+    schedule: scheduleView(detail),
+    user_id: Number(detail.external_user_id),
+    email: detail.email,
+    payment_reference: detail.payment_reference,
+  };
+}

@@ -1,0 +1,56 @@
+import dns from 'node:dns/promises';
+import net from 'node:net';
+import { type AddressPolicy, checkUrl, FetchFailure, isPublicAddress } from '../documents/safe-fetch.ts';
+import { FieldValidationError } from '../platform/http/errors.ts';
+
+const LOOKUP_TIMEOUT_MS = 3_000;
+
+/**
+ * Why a webhook URL may not be set, or undefined: http(s) only, no credentials, and (unless allowPrivate) a host
+ * that is or resolves to public addresses only, as for documents. A name that does not resolve now is accepted:
+ * the rule is applied again to the address connected to at each delivery.
+ */
+export async function webhookUrlProblem(
+  raw: string,
+  options: { allowPrivate: boolean; isAllowedAddress?: AddressPolicy },
+): Promise<string | undefined> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+    checkUrl(url);
+  } catch (error) {
+    return error instanceof FetchFailure ? error.reason : 'Enter a valid URL.';
+  }
+  if (options.allowPrivate) return undefined;
+  const isAllowed = options.isAllowedAddress ?? isPublicAddress;
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  let addresses: string[];
+  if (net.isIP(host) !== 0) {
+    addresses = [host];
+  } else {
+    try {
+      const answers = await Promise.race([
+        dns.lookup(host, { all: true, verbatim: true }),
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error('lookup timed out')), LOOKUP_TIMEOUT_MS).unref(),
+        ),
+      ]);
+      addresses = answers.map((answer) => answer.address);
+    } catch {
+      return undefined;
+    }
+  }
+  const refused = addresses.find((address) => !isAllowed(address));
+  if (refused === undefined) return undefined;
+  return `${host === refused ? 'The address' : `${host} resolves to`} ${refused}, which is private or loopback; webhook URLs must be on a public host.`;
+}
+
+/** For the operator's create and update: a refused webhook URL is a 400 on `webhook_url`. */
+export async function checkWebhookUrl(
+  raw: string | null | undefined,
+  options: { allowPrivate: boolean; isAllowedAddress?: AddressPolicy },
+): Promise<void> {
+  if (raw === undefined || raw === null) return;
+  const problem = await webhookUrlProblem(raw, options);
+  if (problem) throw new FieldValidationError({ webhook_url: [problem] });
+}

@@ -1,0 +1,286 @@
+import type { AddressPolicy } from '../documents/safe-fetch.ts';
+import { enqueueJob, type JobContext, type JobHandler, succeedJobStatement } from '../platform/jobs/queue.ts';
+import { type AttemptOutcome, countAttempt } from './metrics.ts';
+import { type PostResult, postWebhook } from './post.ts';
+import {
+  ATTEMPT_TIMEOUT_MS,
+  MAX_ATTEMPTS,
+  nextAttemptAt,
+  parseRetryAfter,
+  WEBHOOK_DELIVER_JOB,
+} from './schedule.ts';
+import { signedHeaders } from './signing.ts';
+
+export { WEBHOOK_DELIVER_JOB };
+
+export interface WebhookDeliveryOptions {
+  /** ALLOW_PRIVATE_WEBHOOK_HOSTS: lifts the address rule, for local testing only. */
+  allowPrivate: boolean;
+  /** Replaces the public-only address rule (tests); ignored when allowPrivate is set. */
+  isAllowedAddress?: AddressPolicy;
+  timeoutMs?: number;
+  /** The jitter's source of randomness (tests). */
+  random?: () => number;
+}
+
+interface DeliveryToAttempt {
+  event_id: string;
+  integrator_id: string;
+  status: string;
+  job_id: string | null;
+  round_attempts: number;
+  attempts: number;
+  type: string;
+  data: Record<string, unknown>;
+  event_created_at: Date;
+  webhook_url: string | null;
+  webhook_secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  disabled_url: string | null;
+  disabled_reason: string | null;
+}
+
+/**
+ * A read, not a lock: the delivery's job_id names the one job that may attempt it (each retry or redelivery
+ * writes a new job and names it), and the job queue's claim gives that job to one worker only.
+ */
+const LOAD_DELIVERY = `
+  SELECT d.event_id, d.integrator_id, d.status, d.job_id, d.round_attempts, d.attempts, e.type, e.data,
+         e.created_at AS event_created_at, i.webhook_url, i.webhook_secret, w.previous_secret,
+         w.previous_secret_expires_at, w.disabled_url, w.disabled_reason
+    FROM webhook_deliveries d
+    JOIN events e ON e.id = d.event_id
+    JOIN integrators i ON i.id = d.integrator_id
+    LEFT JOIN webhook_endpoints w ON w.integrator_id = i.id
+   WHERE d.event_id = $1`;
+
+/** The body of contract §4; the same bytes for every attempt of an event. */
+export function webhookBody(event: { type: string; created_at: Date; data: unknown }): string {
+  return JSON.stringify({
+    type: event.type,
+    timestamp: new Date(event.created_at).toISOString(),
+    data: event.data,
+  });
+}
+
+interface Settled {
+  status: 'pending' | 'delivered' | 'failed';
+  outcome: AttemptOutcome;
+  nextAttemptAt?: Date;
+  error?: string;
+}
+
+function settle(result: PostResult, attemptsInRound: number, now: Date, random?: () => number): Settled {
+  const status = result.status;
+  if (status !== undefined && status >= 200 && status <= 299)
+    return { status: 'delivered', outcome: 'delivered' };
+  const honoursRetryAfter = status === 429 || status === 503;
+  const error =
+    result.error ??
+    (status !== undefined && status >= 300 && status <= 399
+      ? `HTTP ${status}: redirects are not followed; set the final URL.`
+      : honoursRetryAfter && result.retryAfter !== undefined
+        ? `HTTP ${status}, Retry-After: ${result.retryAfter.slice(0, 100)}.`
+        : `HTTP ${status}.`);
+  if (status === 410) {
+    return { status: 'failed', outcome: 'disabled', error: `${error} The endpoint is disabled.` };
+  }
+  const retryAfterMs = honoursRetryAfter ? parseRetryAfter(result.retryAfter, now) : undefined;
+  const next =
+    attemptsInRound < MAX_ATTEMPTS
+      ? nextAttemptAt(now, attemptsInRound, { retryAfterMs, random })
+      : undefined;
+  if (!next) return { status: 'failed', outcome: 'failed', error };
+  return { status: 'pending', outcome: 'retry', nextAttemptAt: next, error };
+}
+
+/** An attempt whose outcome cannot be recorded: the delivery moved on to another job meanwhile. */
+class DeliveryMovedOn extends Error {}
+
+/** Ends the delivery without an attempt: there is nowhere to send it. */
+async function failWithoutAttempt(ctx: JobContext, eventId: string, error: string): Promise<void> {
+  const now = ctx.clock.now();
+  await ctx.db.transaction(async (tx) => {
+    await tx.query(
+      `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, pending_since = NULL, job_id = NULL,
+              last_error = $3, failed_at = $4, updated_at = $4
+        WHERE event_id = $1 AND job_id = $2`,
+      [eventId, ctx.job.id, error, now],
+    );
+    await ctx.complete?.(tx);
+  });
+}
+
+const UPDATE_DELIVERY = `
+  UPDATE webhook_deliveries SET status = $3, round_attempts = round_attempts + 1, attempts = attempts + 1,
+         next_attempt_at = $4, job_id = $9, last_attempt_at = $5, last_status_code = $6, last_error = $7,
+         pending_since = CASE WHEN $3 = 'pending' THEN pending_since END,
+         delivered_at = CASE WHEN $3 = 'delivered' THEN $8 ELSE delivered_at END,
+         failed_at = CASE WHEN $3 = 'failed' THEN $8 END, updated_at = $8
+   WHERE event_id = $1 AND job_id = $2
+   RETURNING attempts`;
+
+/**
+ * The common case, an attempt that ends the delivery (delivered, or failed for good), in one statement: the
+ * delivery, its log row and the job's success commit together in one round trip.
+ */
+const RECORD_FINAL_ATTEMPT = `
+  WITH d AS (${UPDATE_DELIVERY}),
+  a AS (
+    INSERT INTO webhook_attempts (event_id, number, url, attempted_at, latency_ms, status_code, outcome, error,
+                                  response_body)
+    SELECT $1, d.attempts, $10, $5, $11, $6, $12, $7, $13 FROM d),
+  j AS (${succeedJobStatement('$2', '$14', '$8')} AND EXISTS (SELECT 1 FROM d))
+  SELECT attempts FROM d`;
+
+/** The attempt's row in the delivery log, the delivery's new state and the next attempt's job: one commit. */
+async function recordAttempt(
+  ctx: JobContext,
+  delivery: DeliveryToAttempt,
+  url: string,
+  sentAt: Date,
+  result: PostResult,
+  settled: Settled,
+): Promise<void> {
+  const { clock, job } = ctx;
+  const now = clock.now();
+  const deliveryParams = [
+    delivery.event_id,
+    job.id,
+    settled.status,
+    settled.nextAttemptAt ?? null,
+    sentAt,
+    result.status ?? null,
+    settled.error ?? null,
+    now,
+  ];
+  if (ctx.lease && (settled.outcome === 'delivered' || settled.outcome === 'failed')) {
+    const [row] = await ctx.db.query(RECORD_FINAL_ATTEMPT, [
+      ...deliveryParams,
+      null,
+      url,
+      result.latencyMs,
+      settled.outcome,
+      result.body ?? null,
+      ctx.lease.worker,
+    ]);
+    if (!row) throw new DeliveryMovedOn();
+    ctx.lease.completed();
+    return;
+  }
+  await ctx.db.transaction(async (tx) => {
+    const nextJob = settled.nextAttemptAt
+      ? await enqueueJob(
+          tx,
+          clock,
+          WEBHOOK_DELIVER_JOB,
+          { event_id: delivery.event_id },
+          { runAt: settled.nextAttemptAt },
+        )
+      : null;
+    const [row] = await tx.query<{ attempts: number }>(UPDATE_DELIVERY, [...deliveryParams, nextJob]);
+    if (!row) throw new DeliveryMovedOn();
+    await tx.query(
+      `INSERT INTO webhook_attempts (event_id, number, url, attempted_at, latency_ms, status_code, outcome, error,
+                                     response_body, next_attempt_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [
+        delivery.event_id,
+        row.attempts,
+        url,
+        sentAt,
+        result.latencyMs,
+        result.status ?? null,
+        settled.outcome,
+        settled.error ?? null,
+        result.body ?? null,
+        settled.nextAttemptAt ?? null,
+      ],
+    );
+    if (settled.outcome === 'disabled') {
+      await tx.query(
+        `INSERT INTO webhook_endpoints (integrator_id, disabled_url, disabled_at, disabled_reason, updated_at)
+         VALUES ($1, $2, $3, $4, $3)
+         ON CONFLICT (integrator_id) DO UPDATE
+           SET disabled_url = $2, disabled_at = $3, disabled_reason = $4, updated_at = $3`,
+        [delivery.integrator_id, url, now, `HTTP 410 Gone from ${url} at ${now.toISOString()}.`],
+      );
+    }
+    await ctx.complete?.(tx);
+  });
+}
+
+/**
+ * One delivery attempt of one event (payload `{event_id}`). Signs the body per Standard Webhooks with the
+ * integrator's secret (and the previous one during a rotation), POSTs it, and records the attempt; a failure
+ * schedules the next attempt on the contract's schedule as a new job, so the job itself succeeds. A job run again
+ * after a crash (its lease ran out) sends again with the same webhook-id: delivery is at least once.
+ */
+export function webhookDeliveryHandler(options: WebhookDeliveryOptions): JobHandler {
+  return async (ctx) => {
+    const { job, db, clock, log } = ctx;
+    const eventId = job.payload.event_id;
+    if (typeof eventId !== 'string') {
+      log.error({ payload: job.payload }, 'webhook job with a malformed payload; skipped');
+      return;
+    }
+    const [delivery] = await db.query<DeliveryToAttempt>(LOAD_DELIVERY, [eventId]);
+    if (delivery?.status !== 'pending' || delivery.job_id !== job.id) {
+      log.info(
+        { event_id: eventId, status: delivery?.status },
+        'webhook attempt skipped: the delivery is finished or belongs to another job',
+      );
+      return;
+    }
+    const eventLog = log.child({ event_id: eventId, integrator_id: delivery.integrator_id });
+    const url = delivery.webhook_url;
+    if (url === null) {
+      await failWithoutAttempt(ctx, eventId, 'The integrator has no webhook URL.');
+      eventLog.warn('webhook not sent: the integrator has no webhook URL');
+      return;
+    }
+    if (delivery.disabled_url === url) {
+      await failWithoutAttempt(ctx, eventId, `The endpoint is disabled: ${delivery.disabled_reason}`);
+      eventLog.warn('webhook not sent: the endpoint is disabled');
+      return;
+    }
+
+    const sentAt = clock.now();
+    const secrets = [delivery.webhook_secret];
+    const previousUntil = delivery.previous_secret_expires_at;
+    if (delivery.previous_secret && previousUntil && new Date(previousUntil).getTime() > sentAt.getTime()) {
+      secrets.push(delivery.previous_secret);
+    }
+    const body = webhookBody({
+      type: delivery.type,
+      created_at: delivery.event_created_at,
+      data: delivery.data,
+    });
+    const result = await postWebhook(url, { ...signedHeaders(secrets, eventId, sentAt, body) }, body, {
+      allowPrivate: options.allowPrivate,
+      isAllowedAddress: options.isAllowedAddress,
+      timeoutMs: options.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
+    });
+    const settled = settle(result, delivery.round_attempts + 1, clock.now(), options.random);
+    let recorded = true;
+    try {
+      await recordAttempt(ctx, delivery, url, sentAt, result, settled);
+    } catch (error) {
+      // Only a job whose lease ran out while it still worked (over 5 minutes) gets here; the other job records.
+      if (!(error instanceof DeliveryMovedOn)) throw error;
+      recorded = false;
+    }
+    countAttempt(settled.outcome, result.latencyMs);
+    const fields = {
+      status_code: result.status,
+      latency_ms: result.latencyMs,
+      attempt_in_round: delivery.round_attempts + 1,
+      next_attempt_at: settled.nextAttemptAt?.toISOString(),
+      error: settled.error,
+      recorded,
+    };
+    if (settled.outcome === 'delivered') eventLog.info(fields, 'webhook delivered');
+    else eventLog.warn(fields, `webhook attempt failed (${settled.outcome})`);
+  };
+}

@@ -1,0 +1,342 @@
+/**
+ * The hosted payment page in headless Chromium, framed by an integrator's page on another site. Each test
+ * ends with a screenshot in test-results/ and checks the database, not only the screen.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { after, before, describe, it } from 'node:test';
+import type { Frame, Page } from 'playwright-core';
+import {
+  allRowsText,
+  fillCard,
+  newTenant,
+  type OpenedPage,
+  openInIntegratorPage,
+  type PageEnvironment,
+  pageUrl,
+  screenshot,
+  startPageEnvironment,
+  UI_TIMEOUT_MS,
+} from './browser.ts';
+
+const VISA = '4242424242424242';
+const THREE_DS_FIRST = '4000000000003220';
+const CVC = '737';
+const DECLINES = [
+  { number: '4000000000000002', code: 'card_declined', message: 'Your card was declined.' },
+  { number: '4000000000009995', code: 'insufficient_funds', message: 'Your card has insufficient funds.' },
+  { number: '4000000000000069', code: 'expired_card', message: 'Your card has expired.' },
+  { number: '4000000000000127', code: 'incorrect_cvc', message: "Your card's security code is incorrect." },
+];
+const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+let env: PageEnvironment;
+const opened: OpenedPage[] = [];
+
+before(async () => {
+  env = await startPageEnvironment();
+});
+after(async () => {
+  for (const { context } of opened) await context.close();
+  await env.close();
+});
+
+async function open(
+  tenant: { token: string; sessionId: string },
+  options: { origin?: string; width?: number } = {},
+) {
+  const result = await openInIntegratorPage(env, tenant, options);
+  opened.push(result);
+  return result;
+}
+
+/** The payment page's frame as a Frame (for evaluate and its URL). */
+async function pageFrame(page: Page): Promise<Frame> {
+  for (;;) {
+    const frame = page.frames().find((candidate) => candidate.url().startsWith(`${env.baseUrl}/third-party`));
+    if (frame) return frame;
+    await page.waitForEvent('framenavigated', { timeout: UI_TIMEOUT_MS });
+  }
+}
+
+async function paymentsOf(sessionId: string) {
+  return env.t.db.query<{
+    id: string;
+    status: string;
+    failure_code: string | null;
+    method: string;
+    amount_pence: number;
+  }>(
+    'SELECT id, status, failure_code, method, amount_pence FROM payments WHERE session_id = $1 ORDER BY created_at',
+    [sessionId],
+  );
+}
+
+async function eventsOf(paymentId: string): Promise<string[]> {
+  const rows = await env.t.db.query<{ type: string }>(
+    `SELECT type FROM events WHERE data->'payment'->>'payment_id' = $1 ORDER BY created_at`,
+    [paymentId],
+  );
+  return rows.map((row) => row.type);
+}
+
+describe('hosted page: headers and framing', () => {
+  it('sends the CSP with the integrator’s origins as frame-ancestors, no-referrer and no caching', async () => {
+    const tenant = await newTenant(env);
+    const response = await fetch(pageUrl(env, tenant));
+    assert.equal(response.status, 200);
+    const csp = response.headers.get('content-security-policy') ?? '';
+    assert.match(csp, new RegExp(`frame-ancestors ${env.integratorOrigin}(;|$)`));
+    assert.match(csp, /script-src 'self'(;|$)/);
+    assert.doesNotMatch(csp, /unsafe-inline/);
+    assert.equal(response.headers.get('referrer-policy'), 'no-referrer');
+    assert.equal(response.headers.get('cache-control'), 'no-store');
+    const html = await response.text();
+    assert.doesNotMatch(html, /<script>|<script [^>]*>[^<]/, 'no inline script');
+  });
+
+  it('an unknown token frames for no one', async () => {
+    const response = await fetch(`${env.baseUrl}/third-party?token=rp_ust_nope&session_id=ses_nope`);
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
+  });
+
+  it('serves its assets compressed and immutable, and 404s unknown ones', async () => {
+    const html = await (await fetch(`${env.baseUrl}/third-party`)).text();
+    const script = /src="(\/third-party\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    assert.ok(script, html);
+    const asset = await fetch(`${env.baseUrl}${script}`, { headers: { 'accept-encoding': 'gzip' } });
+    assert.equal(asset.status, 200);
+    assert.match(asset.headers.get('cache-control') ?? '', /immutable/);
+    assert.equal(asset.headers.get('content-encoding'), 'gzip');
+    const missing = await fetch(`${env.baseUrl}/third-party/assets/nope.js`);
+    assert.equal(missing.status, 404);
+  });
+
+  it('a site the integrator did not allow cannot frame the page', async () => {
+    const tenant = await newTenant(env);
+    const { page } = await open(tenant, { origin: env.strangerOrigin });
+    await page.getByRole('heading', { name: 'Acme Lettings' }).waitFor();
+    const iframe = page.frames().find((frame) => frame !== page.mainFrame());
+    assert.ok(iframe);
+    // Chromium replaces a frame refused by frame-ancestors with its error page.
+    for (;;) {
+      if (!iframe.url().startsWith(env.baseUrl)) break;
+      await page.waitForEvent('framenavigated', { timeout: UI_TIMEOUT_MS });
+    }
+    assert.equal(await iframe.locator('#app').count(), 0);
+    await screenshot(page, 'page-refused-origin');
+  });
+});
+
+describe('hosted page: card payments', () => {
+  it('shows the tenant, rent, fee and total, and takes the token out of the address bar', async () => {
+    const tenant = await newTenant(env, '850.00');
+    const { page, frame } = await open(tenant);
+    await frame.getByRole('heading', { name: 'Pay rent' }).waitFor();
+    assert.equal(await frame.getByLabel('Amount (£)').inputValue(), '850.00');
+    await frame.getByRole('button', { name: 'Pay £850.00' }).waitFor();
+    const inner = await pageFrame(page);
+    assert.equal(inner.url(), `${env.baseUrl}/third-party`);
+    assert.match(await frame.locator('.who').innerText(), new RegExp(tenant.paymentReference));
+  });
+
+  it('pays with the success card and records the payment and its event', async () => {
+    const tenant = await newTenant(env);
+    const { page, frame } = await open(tenant);
+    await fillCard(frame, VISA, CVC);
+    await frame.getByRole('button', { name: 'Pay £1200.00' }).click();
+    await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
+    await screenshot(page, 'page-card-success');
+    const [payment, ...others] = await paymentsOf(tenant.sessionId);
+    assert.equal(others.length, 0);
+    assert.equal(payment?.status, 'succeeded');
+    assert.deepEqual(await eventsOf(payment!.id), ['payment_success']);
+  });
+
+  for (const decline of DECLINES) {
+    it(`shows "${decline.message}" for ${decline.code} and lets the tenant try again`, async () => {
+      const tenant = await newTenant(env);
+      const { page, frame } = await open(tenant);
+      await fillCard(frame, decline.number, CVC);
+      await frame.getByRole('button', { name: 'Pay £1200.00' }).click();
+      const alert = frame.getByRole('alert');
+      await alert.waitFor();
+      assert.equal((await alert.innerText()).trim(), decline.message);
+      await screenshot(page, `page-decline-${decline.code}`);
+      const [payment] = await paymentsOf(tenant.sessionId);
+      assert.equal(payment?.status, 'failed');
+      assert.equal(payment?.failure_code, decline.code);
+      assert.deepEqual(await eventsOf(payment!.id), ['payment_failed']);
+
+      await fillCard(frame, VISA, CVC);
+      await frame.getByRole('button', { name: 'Pay £1200.00' }).click();
+      await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
+      assert.deepEqual(
+        (await paymentsOf(tenant.sessionId)).map((row) => row.status),
+        ['failed', 'succeeded'],
+      );
+    });
+  }
+
+  it('checks the card inline before sending anything', async () => {
+    const tenant = await newTenant(env);
+    const { page, frame } = await open(tenant);
+    await fillCard(frame, '4242424242424241', '12', '01 / 20');
+    await frame.getByRole('button', { name: 'Pay £1200.00' }).click();
+    await frame.getByText('Your card number is invalid.').waitFor();
+    await frame.getByText('Your card has expired.').waitFor();
+    await frame.getByText('Your card’s security code is 3 digits.').waitFor();
+    assert.equal(await frame.getByLabel('Card number').getAttribute('aria-invalid'), 'true');
+    assert.equal(await frame.getByLabel('Card number').evaluate((el) => el === document.activeElement), true);
+    await screenshot(page, 'page-card-inline-errors');
+    assert.equal((await paymentsOf(tenant.sessionId)).length, 0);
+  });
+
+  it('a double click on Pay charges once', async () => {
+    const tenant = await newTenant(env);
+    const { page, frame } = await open(tenant);
+    await fillCard(frame, VISA, CVC);
+    await frame.getByRole('button', { name: 'Pay £1200.00' }).dblclick();
+    await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
+    await screenshot(page, 'page-double-click');
+    const payments = await paymentsOf(tenant.sessionId);
+    assert.equal(payments.length, 1);
+    const [charges] = await env.t.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM sandbox_charges WHERE idempotency_key = $1',
+      [payments[0]!.id],
+    );
+    assert.equal(charges?.n, 1);
+  });
+
+  it('3DS inside the page: Authorise completes the payment', async () => {
+    const tenant = await newTenant(env);
+    const { page, frame } = await open(tenant);
+    await fillCard(frame, THREE_DS_FIRST, CVC);
+    await frame.getByRole('button', { name: 'Pay £1200.00' }).click();
+    await frame.getByRole('heading', { name: 'Confirm it’s you' }).waitFor();
+    const challenge = frame.frameLocator('iframe[title="3D Secure check"]');
+    await screenshot(page, 'page-3ds-challenge');
+    await challenge.getByRole('button', { name: 'Authorise' }).click();
+    await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
+    await screenshot(page, 'page-3ds-authorised');
+    const [payment] = await paymentsOf(tenant.sessionId);
+    assert.equal(payment?.status, 'succeeded');
+    assert.deepEqual(await eventsOf(payment!.id), ['payment_success']);
+  });
+
+  it('3DS inside the page: Fail shows why and charges nothing', async () => {
+    const tenant = await newTenant(env);
+    const { page, frame } = await open(tenant);
+    await fillCard(frame, THREE_DS_FIRST, CVC);
+    await frame.getByRole('button', { name: 'Pay £1200.00' }).click();
+    await frame.frameLocator('iframe[title="3D Secure check"]').getByRole('button', { name: 'Fail' }).click();
+    const alert = frame.getByRole('alert');
+    await alert.waitFor();
+    assert.match(await alert.innerText(), /could not authenticate/);
+    await screenshot(page, 'page-3ds-failed');
+    const [payment] = await paymentsOf(tenant.sessionId);
+    assert.equal(payment?.status, 'failed');
+    assert.equal(payment?.failure_code, 'authentication_failed');
+  });
+});
+
+describe('hosted page: session expiry', () => {
+  it('an expired token shows "Session expired"', async () => {
+    const tenant = await newTenant(env);
+    env.t.clock.advance(16 * 60_000);
+    const { page, frame } = await open(tenant);
+    await frame.getByRole('heading', { name: 'Session expired' }).waitFor();
+    await screenshot(page, 'page-session-expired');
+  });
+
+  it('a session that lapses while the page is open shows "Session expired" on Pay, and nothing is charged', async () => {
+    const tenant = await newTenant(env);
+    const { frame } = await open(tenant);
+    await fillCard(frame, VISA, CVC);
+    env.t.clock.advance(31 * 60_000);
+    await frame.getByRole('button', { name: 'Pay £1200.00' }).click();
+    await frame.getByRole('heading', { name: 'Session expired' }).waitFor();
+    assert.equal((await paymentsOf(tenant.sessionId)).length, 0);
+  });
+
+  it('a session id that does not belong to the token is refused', async () => {
+    const tenant = await newTenant(env);
+    const other = await newTenant(env);
+    const { frame } = await open({ token: tenant.token, sessionId: other.sessionId });
+    await frame.getByRole('heading', { name: 'Session expired' }).waitFor();
+  });
+});
+
+describe('hosted page: accessibility', () => {
+  it('axe-core finds no serious or critical violation, at 320 px wide', async () => {
+    const tenant = await newTenant(env);
+    const { page, frame } = await open(tenant, { width: 320 });
+    await frame.getByRole('button', { name: 'Pay £1200.00' }).waitFor();
+    const inner = await pageFrame(page);
+    await inner.evaluate(axeSource);
+    const violations = await inner.evaluate(async () => {
+      // biome-ignore lint/suspicious/noExplicitAny: axe is injected above
+      const result = await (window as any).axe.run(document);
+      // biome-ignore lint/suspicious/noExplicitAny: axe's result shape
+      return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
+    });
+    const serious = violations.filter(
+      (v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical',
+    );
+    assert.deepEqual(serious, []);
+    const size = await inner.evaluate(() => ({
+      width: document.documentElement.scrollWidth,
+      height: document.documentElement.scrollHeight,
+    }));
+    assert.ok(size.width <= 320, `no horizontal scrolling at 320 px (content is ${size.width} px wide)`);
+    assert.ok(
+      size.height <= 700,
+      `fits the spec's 700 px frame at 320 px wide (content is ${size.height} px high)`,
+    );
+    await screenshot(page, 'page-320px');
+  });
+
+  it('can be filled and paid with the keyboard alone', async () => {
+    const tenant = await newTenant(env);
+    const { page, frame } = await open(tenant);
+    await frame.getByLabel('Amount (£)').focus();
+    const order: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      await page.keyboard.press('Tab');
+      const focused = await frame
+        .locator(':focus')
+        .evaluate((el) => el.getAttribute('id') ?? el.getAttribute('name') ?? el.tagName);
+      order.push(focused);
+      if (focused === 'card-number') break;
+    }
+    assert.equal(order.at(-1), 'card-number', `Tab reaches the card number: ${order.join(', ')}`);
+    await page.keyboard.type(VISA);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('1230');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(CVC);
+    await page.keyboard.press('Enter');
+    await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
+    const outline = await frame
+      .getByRole('heading', { name: 'Payment successful' })
+      .evaluate((el) => el === document.activeElement);
+    assert.equal(outline, true, 'focus moves to the outcome');
+  });
+});
+
+describe('hosted page: card data', () => {
+  it('no card number or CVC typed into the page reaches a table or a log line', async () => {
+    const text = await allRowsText(env.t);
+    const logs = env.t.logs.text;
+    const cvcAlone = new RegExp(`(^|[^A-Za-z0-9])${CVC}([^A-Za-z0-9]|$)`);
+    for (const number of [VISA, THREE_DS_FIRST, ...DECLINES.map((d) => d.number)]) {
+      assert.ok(!text.includes(number), `the database holds ${number}`);
+      assert.ok(!logs.includes(number), `the logs hold ${number}`);
+    }
+    assert.ok(!cvcAlone.test(text), 'the database holds the CVC');
+    assert.ok(!cvcAlone.test(logs), 'the logs hold the CVC');
+    assert.ok(text.includes('payments: '), 'the check saw the payments table');
+  });
+});

@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { FakeClock } from '../src/platform/clock/clock.ts';
+import type { Db } from '../src/platform/db/db.ts';
+import { migrate } from '../src/platform/db/migrate.ts';
+import { enqueueJob, JOBS_CHANNEL, Worker } from '../src/platform/jobs/queue.ts';
+import { createLogger } from '../src/platform/log/logger.ts';
+import { createTestDatabase, type TestDatabase } from './helpers.ts';
+
+const silent = createLogger('silent');
+
+describe('job worker: slots and wake-ups', () => {
+  let database: TestDatabase;
+  let db: Db;
+  const clock = new FakeClock('2026-05-01T00:00:00.000Z');
+
+  before(async () => {
+    database = await createTestDatabase();
+    db = await database.open();
+    await migrate(db);
+  });
+  after(async () => {
+    await db.close();
+    await database.drop();
+  });
+
+  it('refills a slot as soon as its job ends: one slow job does not hold up the others', async () => {
+    await db.query('DELETE FROM jobs');
+    const finished: string[] = [];
+    let releaseSlow: () => void = () => undefined;
+    const slowGate = new Promise<void>((resolve) => {
+      releaseSlow = resolve;
+    });
+    await enqueueJob(db, clock, 'test.slow', {});
+    for (let i = 0; i < 6; i++) await enqueueJob(db, clock, 'test.quick', { i });
+    const worker = new Worker({
+      db,
+      clock,
+      log: silent,
+      concurrency: 2,
+      handlers: {
+        'test.slow': async () => {
+          await slowGate;
+          finished.push('slow');
+        },
+        'test.quick': async ({ job }) => {
+          finished.push(`quick ${job.payload.i}`);
+          if (finished.length === 6) releaseSlow();
+        },
+      },
+    });
+    assert.equal(await worker.drain(), 7);
+    assert.equal(
+      finished.at(-1),
+      'slow',
+      'all six quick jobs ran in the other slot while the slow one waited',
+    );
+  });
+
+  it('an idle worker with a wake channel runs a job as soon as the transaction that notifies commits', async () => {
+    await db.query('DELETE FROM jobs');
+    let ran: (at: number) => void = () => undefined;
+    const ranAt = new Promise<number>((resolve) => {
+      ran = resolve;
+    });
+    const worker = new Worker({
+      db,
+      clock,
+      log: silent,
+      pollIntervalMs: 60_000,
+      wakeChannel: JOBS_CHANNEL,
+      handlers: { 'test.wake': async () => ran(performance.now()) },
+    });
+    worker.start();
+    try {
+      // Let the first (empty) poll pass and LISTEN start: the worker now sleeps for a minute.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const committed = await db.transaction(async (tx) => {
+        await enqueueJob(tx, clock, 'test.wake', {});
+        await tx.query('SELECT pg_notify($1, $2)', [JOBS_CHANNEL, 'test.wake']);
+        return () => performance.now();
+      });
+      const at = committed();
+      const wokeAfter =
+        (await Promise.race([
+          ranAt,
+          new Promise<number>((_, reject) => setTimeout(() => reject(new Error('not woken')), 5_000)),
+        ])) - at;
+      assert.ok(wokeAfter < 1_000, `ran ${Math.round(wokeAfter)} ms after the commit`);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it('a notification inside a transaction that rolls back wakes nobody', async () => {
+    await db.query('DELETE FROM jobs');
+    let wakes = 0;
+    const stop = await db.listen(JOBS_CHANNEL, () => {
+      wakes += 1;
+    });
+    try {
+      await assert.rejects(
+        db.transaction(async (tx) => {
+          await tx.query('SELECT pg_notify($1, $2)', [JOBS_CHANNEL, 'x']);
+          throw new Error('roll back');
+        }),
+        /roll back/,
+      );
+      await db.query('SELECT pg_notify($1, $2)', [JOBS_CHANNEL, 'y']);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(wakes, 1);
+    } finally {
+      await stop();
+    }
+  });
+});

@@ -1,0 +1,619 @@
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import {
+  ApiProblem,
+  ClientApi,
+  type Payment,
+  type PaymentMethod,
+  type SavedCard,
+  type Session,
+} from './api.ts';
+import { CardForm, type CardFormHandle } from './CardForm.tsx';
+import { applyAppearance, type Embed, type EmbedOptions, type FeatureName } from './embed.ts';
+import { feePence, formatPence, parsePence } from './money.ts';
+import { Recurring } from './Recurring.tsx';
+import { SavedCards } from './SavedCards.tsx';
+import { type ActionView, StepPanel } from './StepPanel.tsx';
+import { pollUntil } from './steps.ts';
+
+const METHOD_LABELS: Record<PaymentMethod, string> = {
+  card: 'Card',
+  apple_pay: 'Apple Pay',
+  google_pay: 'Google Pay',
+  alipay: 'Alipay',
+  wechat_pay: 'WeChat Pay',
+  unionpay: 'UnionPay',
+};
+const WALLETS: PaymentMethod[] = ['apple_pay', 'google_pay'];
+const APMS: PaymentMethod[] = ['alipay', 'wechat_pay', 'unionpay'];
+const NEW_CARD = 'new';
+
+type Phase =
+  | { name: 'loading' }
+  | { name: 'expired' }
+  | { name: 'ready' }
+  | { name: 'step'; view: ActionView }
+  | { name: 'succeeded'; payment: Payment };
+
+export interface Credentials {
+  token: string;
+  /** Absent inside the SDK's iframe: the SDK has the token only. */
+  sessionId: string | undefined;
+}
+
+/** What the SDK's promise rejects with (contract §3): `{code, message, payment_id?, decline_code?}`. */
+export interface PaymentError {
+  code: string;
+  message: string;
+  payment_id?: string;
+  decline_code?: string;
+}
+
+type Outcome = { payment: Payment } | { error: PaymentError };
+
+function newIdempotencyKey(): string {
+  return `page_${crypto.randomUUID()}`;
+}
+
+function errorOf(error: unknown): PaymentError {
+  if (error instanceof ApiProblem) {
+    if (error.sessionExpired) return { code: 'session_expired', message: 'The payment session has expired.' };
+    return { code: error.code, message: error.message };
+  }
+  return { code: 'unexpected', message: error instanceof Error ? error.message : String(error) };
+}
+
+function failureOf(payment: Payment): PaymentError {
+  if (payment.status === 'canceled') {
+    return {
+      code: 'payment_canceled',
+      message: 'The payment was cancelled. You have not been charged.',
+      payment_id: payment.payment_id,
+    };
+  }
+  return {
+    code: 'payment_failed',
+    message: payment.failure_message ?? 'The payment failed. You have not been charged.',
+    payment_id: payment.payment_id,
+    ...(payment.failure_code ? { decline_code: payment.failure_code } : {}),
+  };
+}
+
+export function App({
+  credentials,
+  embed,
+}: {
+  credentials: Credentials | undefined;
+  embed?: Embed | undefined;
+}) {
+  const api = useMemo(() => credentials && new ClientApi(credentials.token), [credentials]);
+  const [phase, setPhase] = useState<Phase>({ name: 'loading' });
+  const [session, setSession] = useState<Session>();
+  const [options, setOptions] = useState<EmbedOptions>();
+  const [cards, setCards] = useState<SavedCard[]>([]);
+  const [amount, setAmount] = useState('');
+  const [amountError, setAmountError] = useState<string>();
+  const [method, setMethod] = useState<PaymentMethod>('card');
+  const [choice, setChoice] = useState(NEW_CARD);
+  const [problem, setProblem] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const [view, setView] = useState<'pay' | 'recurring'>('pay');
+  const busyRef = useRef(false);
+  const cardForm = useRef<CardFormHandle>(null);
+  const stepAbort = useRef<AbortController | undefined>(undefined);
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  const submitRef = useRef<((walletToken?: string) => Promise<Outcome | undefined>) | undefined>(undefined);
+  const debug = (...args: unknown[]) => {
+    if (options?.debug) console.info('[rentpay frame]', ...args);
+  };
+
+  // Inside the SDK's iframe: say we are here, then wait for SVC.init's options.
+  useEffect(() => {
+    if (!embed) return;
+    embed.watchHeight();
+    const stop = embed.listen((message) => {
+      if (message.type === 'init') {
+        const received = message.options as EmbedOptions;
+        applyAppearance(received.appearance);
+        setOptions(received);
+      } else if (message.type === 'update') {
+        const changes = message.changes as Partial<EmbedOptions>;
+        if (changes.appearance !== undefined) applyAppearance(changes.appearance);
+        setOptions((current) => current && { ...current, ...changes });
+        if (typeof changes.pure_amount === 'string') setAmount(changes.pure_amount);
+      } else if (message.type === 'pay') {
+        const id = message.id;
+        const run = submitRef.current;
+        const done = (outcome: Outcome | undefined) =>
+          embed.post('pay_result', {
+            id,
+            ...(outcome ?? {
+              error: { code: 'validation_error', message: 'Check the highlighted fields and try again.' },
+            }),
+          });
+        if (!run) {
+          done({ error: { code: 'not_ready', message: 'The payment form is not ready yet.' } });
+          return;
+        }
+        run().then(done, (error: unknown) => done({ error: errorOf(error) }));
+      }
+    });
+    embed.post('loaded');
+    return stop;
+  }, [embed]);
+
+  useEffect(() => {
+    if (!api || !credentials) {
+      setPhase({ name: 'expired' });
+      embed?.post('init_error', { error: { code: 'session_expired', message: 'No valid session token.' } });
+      return;
+    }
+    if (embed && !options) return;
+    (async () => {
+      try {
+        const loaded = await api.session();
+        if (credentials.sessionId !== undefined && loaded.session_id !== credentials.sessionId) {
+          return setPhase({ name: 'expired' });
+        }
+        setSession(loaded);
+        setAmount(embed ? (options?.pure_amount ?? '') : loaded.tenancy.rent_amount);
+        if (loaded.features.savedCards && options?.features.savedCards !== false) {
+          const saved = await api.cards();
+          setCards(saved);
+          const preferred = saved.find((card) => card.is_default) ?? saved[0];
+          if (preferred) setChoice(preferred.card_id);
+        }
+        setPhase({ name: 'ready' });
+        embed?.post('ready', { environment: loaded.environment, session_id: loaded.session_id });
+      } catch (error) {
+        const failure = errorOf(error);
+        embed?.post('init_error', { error: failure });
+        if (failure.code === 'session_expired') return setPhase({ name: 'expired' });
+        setProblem(failure.message);
+        setPhase({ name: 'ready' });
+      }
+    })();
+    // Options change later only through 'update', which must not reload the session.
+  }, [api, credentials, embed, options === undefined]);
+
+  useEffect(() => {
+    if (phase.name !== 'loading') headingRef.current?.focus();
+  }, [phase.name]);
+
+  const purePence = parsePence(amount);
+  const fee = purePence === undefined || !session ? 0 : feePence(purePence, session.fees[method]);
+  const total = purePence === undefined ? undefined : formatPence(purePence + fee);
+
+  useEffect(() => {
+    if (phase.name !== 'ready') return;
+    embed?.post('change', {
+      method,
+      pure_amount: purePence === undefined ? null : formatPence(purePence),
+      fee: formatPence(fee),
+      amount: total ?? null,
+    });
+  }, [embed, phase.name, method, purePence, fee, total]);
+
+  if (phase.name === 'loading') {
+    return (
+      <p class="status" role="status">
+        Loading your payment…
+      </p>
+    );
+  }
+  if (phase.name === 'expired' || !session || !api) {
+    return (
+      <section class="panel" aria-labelledby="expired-title">
+        <h1 id="expired-title" ref={headingRef} tabIndex={-1}>
+          Session expired
+        </h1>
+        <p>This payment session has expired or is not valid. Please go back and start the payment again.</p>
+      </section>
+    );
+  }
+
+  const enabled = (feature: FeatureName) => session.features[feature] && options?.features[feature] !== false;
+  const amountEditable = !embed || options?.isAmountEditable === true;
+  const minPence = parsePence(session.limits.min_amount) ?? 100;
+  const maxPence = parsePence(session.limits.max_amount) ?? Number.MAX_SAFE_INTEGER;
+
+  if (phase.name === 'succeeded') {
+    const paid = phase.payment;
+    return (
+      <section class="panel result success" aria-labelledby="success-title">
+        <h1 id="success-title" ref={headingRef} tabIndex={-1}>
+          Payment successful
+        </h1>
+        <p>
+          You paid <strong>£{paid.amount}</strong> for {paid.reference}.
+        </p>
+        <dl class="summary">
+          <dt>Payment</dt>
+          <dd>{paid.payment_id}</dd>
+          <dt>Method</dt>
+          <dd>
+            {METHOD_LABELS[paid.method]}
+            {paid.card ? ` •••• ${paid.card.last4}` : ''}
+          </dd>
+        </dl>
+      </section>
+    );
+  }
+
+  const amountProblem = (): string | undefined => {
+    if (purePence === undefined) return 'Enter an amount in pounds, e.g. 1200.00.';
+    if (purePence < minPence || purePence > maxPence) {
+      return `Enter an amount from £${session.limits.min_amount} to £${session.limits.max_amount}.`;
+    }
+    return undefined;
+  };
+
+  /** Shows the step (3DS, APM) and waits for the payment to leave it; returns the payment as it ends. */
+  const followPayment = async (first: Payment): Promise<Payment> => {
+    const payment = first;
+    if (payment.status === 'requires_action' && payment.next_action) {
+      const controller = new AbortController();
+      stepAbort.current = controller;
+      debug('next action', payment.next_action.type, payment.payment_id);
+      const ended = await new Promise<Payment>((resolve, reject) => {
+        setPhase({
+          name: 'step',
+          view: {
+            kind: 'payment',
+            action: payment.next_action!,
+            method: payment.method,
+            amount: payment.amount,
+            signal: controller.signal,
+            onCancel: async () => {
+              try {
+                const canceled = await api.cancelPayment(payment.payment_id);
+                controller.abort();
+                resolve(canceled);
+              } catch (error) {
+                reject(error);
+              }
+            },
+            wait: (wake) =>
+              pollUntil(
+                () => api.payment(payment.payment_id),
+                (current) => current.status !== 'requires_action' && current.status !== 'processing',
+                controller.signal,
+                wake,
+              ).then(resolve, reject),
+          },
+        });
+      });
+      controller.abort();
+      debug('next action ended', ended.status);
+      return ended;
+    }
+    if (payment.status === 'processing') {
+      return pollUntil(
+        () => api.payment(payment.payment_id),
+        (current) => current.status !== 'processing',
+        new AbortController().signal,
+      );
+    }
+    return payment;
+  };
+
+  const settle = (payment: Payment): Outcome => {
+    if (payment.status === 'succeeded') {
+      setPhase({ name: 'succeeded', payment });
+      embed?.post('success', { payment });
+      return { payment };
+    }
+    const error = failureOf(payment);
+    setPhase({ name: 'ready' });
+    setProblem(error.message);
+    embed?.post('error', { error });
+    return { error };
+  };
+
+  /** Saves a new card, with 3DS when the card asks, and returns it once active. */
+  const saveCard = async (cardToken: string): Promise<SavedCard> => {
+    let card = await api.saveCard(cardToken);
+    if (card.status === 'requires_action' && card.next_action) {
+      const controller = new AbortController();
+      stepAbort.current = controller;
+      const pending = card;
+      card = await new Promise<SavedCard>((resolve, reject) => {
+        setPhase({
+          name: 'step',
+          view: {
+            kind: 'card',
+            action: pending.next_action!,
+            method: 'card',
+            amount: undefined,
+            signal: controller.signal,
+            onCancel: () => {
+              controller.abort();
+              reject(new Error('Saving the card was cancelled.'));
+            },
+            wait: (wake) =>
+              pollUntil(
+                () => api.card(pending.card_id),
+                (current) => current.status !== 'requires_action',
+                controller.signal,
+                wake,
+              ).then(resolve, reject),
+          },
+        });
+      });
+      controller.abort();
+      setPhase({ name: 'ready' });
+    }
+    if (card.status !== 'active') throw new Error('Your card could not be verified, so it was not saved.');
+    setCards(await api.cards());
+    setChoice(card.card_id);
+    return card;
+  };
+
+  /** One payment attempt from the form; undefined when the form needs fixing first (shown inline). */
+  const submit = async (walletToken?: string): Promise<Outcome | undefined> => {
+    if (busyRef.current) {
+      return { error: { code: 'payment_in_progress', message: 'A payment is already in progress.' } };
+    }
+    setProblem(undefined);
+    const amountIssue = amountProblem();
+    setAmountError(amountIssue);
+    const body: Record<string, unknown> = {
+      pure_amount: purePence === undefined ? amount : formatPence(purePence),
+      method,
+      ...(options?.reference ? { reference: options.reference } : {}),
+    };
+    if (method === 'card' && choice === NEW_CARD) {
+      const valid = cardForm.current?.validate() ?? false;
+      if (!valid || amountIssue) return undefined;
+    } else if (amountIssue) {
+      return undefined;
+    }
+    busyRef.current = true;
+    setBusy(true);
+    try {
+      if (method === 'card') {
+        if (choice === NEW_CARD) {
+          const tokenised = await cardForm.current!.tokenise(session.processor.tokenize_url);
+          if (!tokenised) return undefined;
+          if (tokenised.save) body.saved_card_id = (await saveCard(tokenised.token)).card_id;
+          else body.card_token = tokenised.token;
+        } else {
+          body.saved_card_id = choice;
+        }
+      } else if (WALLETS.includes(method)) {
+        if (!walletToken) {
+          openWallet();
+          return {
+            error: { code: 'wallet_required', message: 'Use the wallet button to pay with a wallet.' },
+          };
+        }
+        body.wallet_token = walletToken;
+      }
+      debug('paying', method);
+      const payment = await api.pay(body, newIdempotencyKey());
+      const outcome = settle(await followPayment(payment));
+      if ('payment' in outcome) cardForm.current?.clear();
+      return outcome;
+    } catch (error) {
+      const failure = errorOf(error);
+      if (failure.code === 'session_expired') {
+        stepAbort.current?.abort();
+        setPhase({ name: 'expired' });
+      } else {
+        setPhase({ name: 'ready' });
+        setProblem(failure.message);
+      }
+      embed?.post('error', { error: failure });
+      return { error: failure };
+    } finally {
+      busyRef.current = false;
+      setBusy(false);
+    }
+  };
+  submitRef.current = submit;
+
+  const openWallet = () => {
+    if (!session.processor.wallet_url || total === undefined) return;
+    const controller = new AbortController();
+    stepAbort.current = controller;
+    setPhase({
+      name: 'step',
+      view: {
+        kind: 'wallet',
+        action: {
+          type: 'three_ds',
+          url: `${session.processor.wallet_url}/${method}?amount=${encodeURIComponent(total)}`,
+        },
+        method,
+        amount: total,
+        signal: controller.signal,
+        onCancel: () => {
+          controller.abort();
+          setPhase({ name: 'ready' });
+        },
+        onWalletToken: (token) => {
+          controller.abort();
+          setPhase({ name: 'ready' });
+          void submitRef.current?.(token);
+        },
+        wait: () => Promise.resolve(),
+      },
+    });
+  };
+
+  const cardAction = async (action: () => Promise<unknown>) => {
+    setProblem(undefined);
+    try {
+      await action();
+    } catch (error) {
+      const failure = errorOf(error);
+      if (failure.code === 'session_expired') setPhase({ name: 'expired' });
+      else setProblem(failure.message);
+    }
+  };
+
+  const onDelete = (card: SavedCard) =>
+    cardAction(async () => {
+      await api.deleteCard(card.card_id);
+      const remaining = await api.cards();
+      setCards(remaining);
+      if (choice === card.card_id) setChoice(remaining.find((c) => c.is_default)?.card_id ?? NEW_CARD);
+    });
+
+  const onMakeDefault = (card: SavedCard) =>
+    cardAction(async () => {
+      await api.makeDefault(card.card_id);
+      setCards(await api.cards());
+    });
+
+  const methods: PaymentMethod[] = [
+    'card',
+    ...(enabled('wallets') && session.processor.wallet_url ? WALLETS : []),
+    ...(enabled('apms') ? APMS : []),
+  ];
+  const savedCardsOn = enabled('savedCards');
+  // Recurring rent charges a saved card off-session; wallets and APMs are one-time (spec).
+  const recurringOn = enabled('recurring') && savedCardsOn;
+  const stepView = phase.name === 'step' ? phase.view : undefined;
+  const payLabel = total === undefined ? 'Pay' : `Pay £${total}`;
+  const isWallet = WALLETS.includes(method);
+  // In the SDK the integrator's own button calls SVC.pay(); wallets still complete from their own button.
+  const showPayButton = !embed || isWallet;
+
+  return (
+    <section class="panel" aria-labelledby="pay-title">
+      <h1 id="pay-title" ref={headingRef} tabIndex={-1} class={embed ? 'visually-hidden' : undefined}>
+        Pay rent
+      </h1>
+      {embed ? null : (
+        <p class="who">
+          {session.tenant.first_name} {session.tenant.last_name} · {session.tenancy.address_1},{' '}
+          {session.tenancy.city} {session.tenancy.post_code}
+          <br />
+          Reference <span class="mono">{session.tenancy.payment_reference}</span>
+          {session.environment === 'sandbox' ? <span class="badge">Sandbox</span> : null}
+        </p>
+      )}
+
+      {problem ? (
+        <div class="alert" role="alert">
+          {problem}
+        </div>
+      ) : null}
+
+      {recurringOn && !stepView ? (
+        <nav class="views" aria-label="Payment options">
+          <button type="button" aria-pressed={view === 'pay'} onClick={() => setView('pay')}>
+            Pay now
+          </button>
+          <button type="button" aria-pressed={view === 'recurring'} onClick={() => setView('recurring')}>
+            Recurring rent
+          </button>
+        </nav>
+      ) : null}
+
+      {stepView ? (
+        <StepPanel view={stepView} />
+      ) : recurringOn && view === 'recurring' ? (
+        <Recurring
+          api={api}
+          session={session}
+          cards={cards}
+          onExpired={() => setPhase({ name: 'expired' })}
+        />
+      ) : (
+        <form
+          noValidate
+          onSubmit={(event) => {
+            event.preventDefault();
+            void submit();
+          }}
+        >
+          {amountEditable ? (
+            <div class="field">
+              <label for="amount">Amount (£)</label>
+              <input
+                id="amount"
+                name="amount"
+                inputMode="decimal"
+                autoComplete="off"
+                value={amount}
+                aria-invalid={amountError ? 'true' : undefined}
+                aria-describedby={amountError ? 'amount-error' : undefined}
+                onInput={(event) => setAmount(event.currentTarget.value)}
+                onBlur={() => setAmountError(amountProblem())}
+              />
+              {amountError ? (
+                <p id="amount-error" class="error">
+                  {amountError}
+                </p>
+              ) : null}
+            </div>
+          ) : amountError ? (
+            <p class="error">{amountError}</p>
+          ) : null}
+
+          {methods.length > 1 ? (
+            <fieldset class="methods">
+              <legend>Payment method</legend>
+              {methods.map((option) => (
+                <label key={option} class={option === method ? 'method selected' : 'method'}>
+                  <input
+                    type="radio"
+                    name="method"
+                    value={option}
+                    checked={option === method}
+                    onChange={() => {
+                      setMethod(option);
+                      setProblem(undefined);
+                    }}
+                  />
+                  {METHOD_LABELS[option]}
+                </label>
+              ))}
+            </fieldset>
+          ) : null}
+
+          {method === 'card' ? (
+            <>
+              {savedCardsOn && cards.length > 0 ? (
+                <SavedCards
+                  cards={cards}
+                  choice={choice}
+                  newCard={NEW_CARD}
+                  onChoose={setChoice}
+                  onDelete={onDelete}
+                  onMakeDefault={onMakeDefault}
+                />
+              ) : null}
+              {choice === NEW_CARD || !savedCardsOn || cards.length === 0 ? (
+                <CardForm handleRef={cardForm} allowSave={savedCardsOn} />
+              ) : null}
+            </>
+          ) : null}
+
+          {APMS.includes(method) ? (
+            <p class="hint">
+              You will confirm the payment with {METHOD_LABELS[method]}
+              {method === 'wechat_pay' ? ' by scanning a QR code.' : ' in a new window.'}
+            </p>
+          ) : null}
+
+          <dl class="summary totals" aria-live="polite">
+            <dt>Rent</dt>
+            <dd>£{purePence === undefined ? '—' : formatPence(purePence)}</dd>
+            <dt>Fee</dt>
+            <dd>£{formatPence(fee)}</dd>
+            <dt class="total">Total</dt>
+            <dd class="total">£{total ?? '—'}</dd>
+          </dl>
+
+          {showPayButton ? (
+            <button type="submit" class="pay" disabled={busy} aria-busy={busy ? 'true' : undefined}>
+              {isWallet ? `${payLabel} with ${METHOD_LABELS[method]}` : payLabel}
+            </button>
+          ) : null}
+        </form>
+      )}
+    </section>
+  );
+}

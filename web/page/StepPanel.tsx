@@ -1,0 +1,153 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { NextAction, PaymentMethod } from './api.ts';
+import { originOf, waitForStepMessage } from './steps.ts';
+
+export interface ActionView {
+  /** What waits: a payment (3DS, APM), a card being saved (3DS) or a wallet sheet. */
+  kind: 'payment' | 'card' | 'wallet';
+  action: NextAction;
+  method: PaymentMethod;
+  amount: string | undefined;
+  signal: AbortSignal;
+  onCancel(): void;
+  onWalletToken?(token: string): void;
+  /** Starts waiting for the outcome; `wake` settles when the step's page says it is done. */
+  wait(wake: Promise<unknown>): Promise<void>;
+}
+
+const PROVIDER: Partial<Record<PaymentMethod, string>> = {
+  alipay: 'Alipay',
+  wechat_pay: 'WeChat Pay',
+  unionpay: 'UnionPay',
+  apple_pay: 'Apple Pay',
+  google_pay: 'Google Pay',
+};
+
+export function StepPanel({ view }: { view: ActionView }) {
+  const frame = useRef<HTMLIFrameElement>(null);
+  const popup = useRef<Window | null>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const [inline, setInline] = useState(view.action.type === 'three_ds');
+  const [opened, setOpened] = useState(false);
+  const provider = PROVIDER[view.method] ?? 'your bank';
+
+  useEffect(() => {
+    heading.current?.focus();
+    const message = waitForStepMessage(
+      originOf(view.action.url),
+      () => popup.current ?? frame.current?.contentWindow ?? null,
+      view.signal,
+    );
+    if (view.kind === 'wallet') {
+      message.then(
+        (data) => {
+          if (data.outcome && data.token) view.onWalletToken?.(data.token);
+        },
+        () => undefined,
+      );
+      return;
+    }
+    void view.wait(message).catch(() => undefined);
+    return () => popup.current?.close();
+  }, [view]);
+
+  const openWindow = () => {
+    const opened = window.open(view.action.url, 'rentpay-step', 'popup,width=480,height=640');
+    if (!opened) {
+      // A blocked popup: the provider's page opens inside ours instead.
+      setInline(true);
+      return;
+    }
+    popup.current = opened;
+    setOpened(true);
+  };
+
+  let title: string;
+  let body: preact.ComponentChildren;
+  if (view.kind === 'wallet') {
+    title = `Pay with ${provider}`;
+    body = (
+      <p>
+        Confirm the payment of £{view.amount} in the {provider} sheet below.
+      </p>
+    );
+  } else if (view.action.type === 'three_ds') {
+    title = 'Confirm it’s you';
+    body = (
+      <p>
+        Your bank needs to check {view.kind === 'card' ? 'this card before it is saved' : 'this payment'}.
+        Complete the check below.
+      </p>
+    );
+  } else if (view.action.type === 'qr') {
+    title = `Scan to pay with ${provider}`;
+    body = (
+      <>
+        <p>
+          Open {provider} on your phone and scan this code to pay £{view.amount}. This page updates when you
+          have paid.
+        </p>
+        {view.action.image_url ? (
+          <img
+            class="qr"
+            src={view.action.image_url}
+            alt={`QR code to pay with ${provider}`}
+            width={200}
+            height={200}
+          />
+        ) : null}
+        <p>
+          <button type="button" class="secondary" onClick={openWindow}>
+            Open the {provider} payment page instead
+          </button>
+        </p>
+      </>
+    );
+  } else {
+    title = `Continue with ${provider}`;
+    body = (
+      <>
+        <p>
+          {opened
+            ? `Waiting for you to confirm the payment in the ${provider} window…`
+            : `Confirm the payment of £${view.amount} with ${provider} in a new window.`}
+        </p>
+        {opened ? null : (
+          <p>
+            <button type="button" class="pay" onClick={openWindow}>
+              Continue to {provider}
+            </button>
+          </p>
+        )}
+      </>
+    );
+  }
+
+  return (
+    <div class="step" aria-live="polite">
+      <h2 ref={heading} tabIndex={-1}>
+        {title}
+      </h2>
+      {body}
+      {inline ? (
+        <iframe
+          ref={frame}
+          class="step-frame"
+          src={view.action.url}
+          title={
+            view.kind === 'wallet'
+              ? `${provider} sheet`
+              : view.action.type === 'three_ds'
+                ? '3D Secure check'
+                : `${provider} payment page`
+          }
+        />
+      ) : null}
+      <p>
+        <button type="button" class="secondary" onClick={() => view.onCancel()}>
+          Cancel
+        </button>
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,187 @@
+/** The Client API as the page uses it: Bearer user session token, JSON, errors as ApiProblem. */
+
+import type { PaymentMethod, Payment as PublicPayment } from '../sdk/rentpay.d.ts';
+
+export type { PaymentMethod };
+
+export interface NextAction {
+  type: 'three_ds' | 'redirect' | 'qr';
+  url: string;
+  image_url?: string;
+}
+
+/** The contract's Payment (the SDK's public type) plus what the page must do next. */
+export interface Payment extends PublicPayment {
+  next_action: NextAction | null;
+}
+
+export interface SavedCard {
+  card_id: string;
+  brand: string;
+  last4: string;
+  exp_month: number;
+  exp_year: number;
+  is_default: boolean;
+  status: 'requires_action' | 'active' | 'failed';
+  next_action: NextAction | null;
+}
+
+export interface Schedule {
+  schedule_id: string;
+  status: 'active' | 'paused' | 'canceled' | 'completed';
+  payment_reference: string;
+  pure_amount: string;
+  frequency: string;
+  rent_due_day: number;
+  next_due_date: string | null;
+  installment_plan: boolean;
+  card: { brand: string; last4: string } | null;
+}
+
+export interface Session {
+  session_id: string;
+  environment: string;
+  tenant: { first_name: string; last_name: string; email: string };
+  tenancy: {
+    payment_reference: string;
+    address_1: string;
+    city: string;
+    post_code: string;
+    rent_amount: string;
+    frequency: string;
+    rent_due_day: number;
+    end_rent_date: string;
+  };
+  currency: 'GBP';
+  limits: { min_amount: string; max_amount: string };
+  fees: Record<string, { percent: string; fixed: string }>;
+  features: { apms: boolean; wallets: boolean; recurring: boolean; savedCards: boolean };
+  processor: { name: string; tokenize_url: string; wallet_url: string | null };
+}
+
+/** A refused request: `fields` holds per-field messages when the server sent them. */
+export class ApiProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly fields: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+
+  get sessionExpired(): boolean {
+    return this.status === 401;
+  }
+}
+
+async function problemOf(response: Response): Promise<ApiProblem> {
+  let body: unknown;
+  try {
+    body = await response.json();
+  } catch {
+    body = undefined;
+  }
+  if (body && typeof body === 'object') {
+    const record = body as Record<string, unknown>;
+    if (typeof record.error === 'string') {
+      return new ApiProblem(response.status, record.error, String(record.detail ?? record.error));
+    }
+    const fields: Record<string, string> = {};
+    for (const [key, value] of Object.entries(record)) {
+      fields[key] = Array.isArray(value) ? String(value[0]) : String(value);
+    }
+    const first = Object.values(fields)[0];
+    if (first) return new ApiProblem(response.status, 'invalid_request', first, fields);
+  }
+  return new ApiProblem(response.status, 'network', 'Something went wrong. Please try again.');
+}
+
+export async function requestJson<T>(url: string, init: RequestInit & { token?: string } = {}): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  if (init.token) headers.authorization = `Bearer ${init.token}`;
+  let response: Response;
+  try {
+    response = await fetch(url, { ...init, headers: { ...headers, ...(init.headers as object) } });
+  } catch {
+    throw new ApiProblem(
+      0,
+      'network',
+      'We could not reach the payment service. Check your connection and try again.',
+    );
+  }
+  if (!response.ok) throw await problemOf(response);
+  if (response.status === 204) return undefined as T;
+  return (await response.json()) as T;
+}
+
+export class ClientApi {
+  constructor(private readonly token: string) {}
+
+  #call<T>(path: string, method = 'GET', body?: unknown, headers?: Record<string, string>): Promise<T> {
+    return requestJson<T>(`/api/client${path}`, {
+      method,
+      token: this.token,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      ...(headers ? { headers } : {}),
+    });
+  }
+
+  session(): Promise<Session> {
+    return this.#call('/session');
+  }
+
+  pay(body: Record<string, unknown>, idempotencyKey: string): Promise<Payment> {
+    return this.#call('/payments', 'POST', body, { 'idempotency-key': idempotencyKey });
+  }
+
+  payment(id: string): Promise<Payment> {
+    return this.#call(`/payments/${encodeURIComponent(id)}`);
+  }
+
+  cancelPayment(id: string): Promise<Payment> {
+    return this.#call(`/payments/${encodeURIComponent(id)}/cancel`, 'POST');
+  }
+
+  async cards(): Promise<SavedCard[]> {
+    return (await this.#call<{ cards: SavedCard[] }>('/cards')).cards;
+  }
+
+  card(id: string): Promise<SavedCard> {
+    return this.#call(`/cards/${encodeURIComponent(id)}`);
+  }
+
+  saveCard(cardToken: string): Promise<SavedCard> {
+    return this.#call('/cards', 'POST', { card_token: cardToken });
+  }
+
+  async schedules(): Promise<Schedule[]> {
+    return (await this.#call<{ schedules: Schedule[] }>('/schedules')).schedules;
+  }
+
+  createSchedule(body: { saved_card_id: string; pure_amount?: string }): Promise<Schedule> {
+    return this.#call('/schedules', 'POST', body);
+  }
+
+  changeSchedule(id: string, action: 'pause' | 'resume' | 'cancel'): Promise<Schedule> {
+    return this.#call(`/schedules/${encodeURIComponent(id)}/${action}`, 'POST');
+  }
+
+  deleteCard(id: string): Promise<void> {
+    return this.#call(`/cards/${encodeURIComponent(id)}`, 'DELETE');
+  }
+
+  makeDefault(id: string): Promise<SavedCard> {
+    return this.#call(`/cards/${encodeURIComponent(id)}/default`, 'POST');
+  }
+}
+
+/** Card data goes to the processor's tokenisation endpoint, never to our API. */
+export async function tokeniseCard(
+  url: string,
+  card: { number: string; exp_month: number; exp_year: number; cvc: string },
+): Promise<string> {
+  const result = await requestJson<{ token: string }>(url, { method: 'POST', body: JSON.stringify(card) });
+  return result.token;
+}

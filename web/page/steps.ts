@@ -1,0 +1,82 @@
+/** Waiting for the customer elsewhere: a 3DS challenge, an APM page or a wallet sheet. */
+
+export interface SandboxMessage {
+  type: 'rentpay:sandbox-complete';
+  kind: 'three_ds' | 'apm' | 'wallet';
+  outcome: 'authorise' | 'fail';
+  charge_id?: string;
+  wallet?: string;
+  token?: string;
+}
+
+/**
+ * Resolves with the first message from `source()` sent from `origin`; the sender is checked as well as the
+ * origin, so another frame of ours cannot answer for it.
+ */
+export function waitForStepMessage(
+  origin: string,
+  source: () => MessageEventSource | null,
+  signal: AbortSignal,
+): Promise<SandboxMessage> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (event: MessageEvent) => {
+      if (event.origin !== origin) return;
+      const expected = source();
+      if (expected && event.source !== expected) return;
+      const data = event.data as Partial<SandboxMessage> | null;
+      if (data?.type !== 'rentpay:sandbox-complete') return;
+      window.removeEventListener('message', onMessage);
+      resolve(data as SandboxMessage);
+    };
+    window.addEventListener('message', onMessage);
+    signal.addEventListener('abort', () => {
+      window.removeEventListener('message', onMessage);
+      reject(signal.reason);
+    });
+  });
+}
+
+/**
+ * Polls until `check` says done. `wake` (a message from the step's page) polls at once instead of waiting
+ * for the next tick, so the outcome shows as soon as the server has it.
+ */
+export async function pollUntil<T>(
+  load: () => Promise<T>,
+  done: (value: T) => boolean,
+  signal: AbortSignal,
+  wake?: Promise<unknown>,
+  intervalMs = 750,
+): Promise<T> {
+  let woken = false;
+  wake?.then(
+    () => {
+      woken = true;
+    },
+    () => undefined,
+  );
+  for (;;) {
+    if (signal.aborted) throw signal.reason;
+    const value = await load();
+    if (done(value)) return value;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, woken ? intervalMs / 3 : intervalMs);
+      signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      if (!woken) {
+        wake?.then(
+          () => {
+            clearTimeout(timer);
+            resolve();
+          },
+          () => undefined,
+        );
+      }
+    });
+  }
+}
+
+export function originOf(url: string): string {
+  return new URL(url, location.href).origin;
+}
