@@ -63,18 +63,26 @@ describe('job worker: slots and wake-ups', () => {
     const ranAt = new Promise<number>((resolve) => {
       ran = resolve;
     });
+    let firstPollDone: () => void = () => undefined;
+    const firstPoll = new Promise<void>((resolve) => {
+      firstPollDone = resolve;
+    });
+    await enqueueJob(db, clock, 'test.first', {});
     const worker = new Worker({
       db,
       clock,
       log: silent,
       pollIntervalMs: 60_000,
       wakeChannel: JOBS_CHANNEL,
-      handlers: { 'test.wake': async () => ran(performance.now()) },
+      handlers: {
+        'test.first': async () => firstPollDone(),
+        'test.wake': async () => ran(performance.now()),
+      },
     });
     worker.start();
     try {
-      // Let the first (empty) poll pass and LISTEN start: the worker now sleeps for a minute.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // After its first job and the listen, the worker would sleep for a minute without a wake-up.
+      await Promise.all([firstPoll, worker.listening()]);
       const committed = await db.transaction(async (tx) => {
         await enqueueJob(tx, clock, 'test.wake', {});
         await tx.query('SELECT pg_notify($1, $2)', [JOBS_CHANNEL, 'test.wake']);
@@ -94,21 +102,30 @@ describe('job worker: slots and wake-ups', () => {
 
   it('a notification inside a transaction that rolls back wakes nobody', async () => {
     await db.query('DELETE FROM jobs');
+    // A channel of this test's own: NOTIFY is database-wide, and suites running beside it on the same PostgreSQL
+    // database (other schemas) notify JOBS_CHANNEL too.
+    const channel = `rentpay_test_${process.pid}_${Date.now()}`;
     let wakes = 0;
-    const stop = await db.listen(JOBS_CHANNEL, () => {
+    let woken: () => void = () => undefined;
+    const firstWake = new Promise<void>((resolve) => {
+      woken = resolve;
+    });
+    const stop = await db.listen(channel, () => {
       wakes += 1;
+      woken();
     });
     try {
       await assert.rejects(
         db.transaction(async (tx) => {
-          await tx.query('SELECT pg_notify($1, $2)', [JOBS_CHANNEL, 'x']);
+          await tx.query('SELECT pg_notify($1, $2)', [channel, 'x']);
           throw new Error('roll back');
         }),
         /roll back/,
       );
-      await db.query('SELECT pg_notify($1, $2)', [JOBS_CHANNEL, 'y']);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      assert.equal(wakes, 1);
+      // Notifications arrive in commit order, so a leaked 'x' would have arrived before 'y'.
+      await db.query('SELECT pg_notify($1, $2)', [channel, 'y']);
+      await firstWake;
+      assert.equal(wakes, 1, 'only the committed notification arrived');
     } finally {
       await stop();
     }

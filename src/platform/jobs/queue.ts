@@ -310,6 +310,11 @@ export class Worker {
     this.#loop = this.#run();
   }
 
+  /** Resolves once the worker listens on its wake channel (at once without one, or when listening failed). */
+  async listening(): Promise<void> {
+    await this.#unlisten;
+  }
+
   /** Wakes the poll loop now, e.g. after enqueuing a job that should run at once. */
   nudge(): void {
     this.#nudged = true;
