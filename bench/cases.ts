@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { chromium } from 'playwright-core';
 import { SandboxProcessor } from '../src/processors/sandbox/processor.ts';
@@ -270,7 +271,7 @@ export const CASES: readonly BenchCase[] = [
   },
   {
     name: 'payment-page',
-    description: `hosted page in headless Chromium, ${PAGE_LOADS} cold loads: navigation to an interactive card form; gzipped weight`,
+    description: `hosted page in headless Chromium, ${PAGE_LOADS} cold loads: navigation to an interactive card form; gzipped weight of the page's JS+CSS and of the UMD SDK`,
     unit: 'loads',
     async setup(app) {
       return { sessions: JSON.stringify(await benchSessions(app, PAGE_LOADS)) };
@@ -278,11 +279,16 @@ export const CASES: readonly BenchCase[] = [
     async batch(baseUrl, data) {
       const sessions = JSON.parse(required(data, 'sessions')) as { token: string; sessionId: string }[];
       const html = await (await fetch(`${baseUrl}/third-party`)).text();
+      // fetch() decompresses whatever the server sends, so the gzipped weight is computed here from the raw bytes.
       let weight = 0;
+      let rawWeight = 0;
       for (const asset of html.matchAll(/(?:src|href)="(\/third-party\/assets\/[^"]+)"/g)) {
-        const response = await fetch(`${baseUrl}${asset[1]}`, { headers: { 'accept-encoding': 'gzip' } });
-        weight += (await response.arrayBuffer()).byteLength;
+        const body = new Uint8Array(await (await fetch(`${baseUrl}${asset[1]}`)).arrayBuffer());
+        rawWeight += body.byteLength;
+        weight += gzipSync(body, { level: 9 }).byteLength;
       }
+      const sdk = new Uint8Array(await (await fetch(`${baseUrl}/sdk/rentpay.umd.js`)).arrayBuffer());
+      const sdkWeight = gzipSync(sdk, { level: 9 }).byteLength;
       const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox'] });
       try {
         const timeToForm = async (url: string, ready: string) => {
@@ -307,7 +313,12 @@ export const CASES: readonly BenchCase[] = [
           units: sessions.length,
           seconds: (performance.now() - began) / 1000,
           latenciesMs,
-          extra: { gzip_bytes: weight, blank_page_ms: Math.round(floor) },
+          extra: {
+            gzip_bytes: weight,
+            raw_bytes: rawWeight,
+            sdk_umd_gzip_bytes: sdkWeight,
+            blank_page_ms: Math.round(floor),
+          },
         };
       } finally {
         await browser.close();

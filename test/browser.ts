@@ -188,6 +188,23 @@ export async function openInIntegratorPage(
   return { context, page, frame: page.frameLocator('#rentpay') };
 }
 
+/** The integrator's checkout page (on `origin`) with the SDK loaded as `load`: umd, esm or both (two copies). */
+export async function openSdkCheckout(
+  env: PageEnvironment,
+  load: 'umd' | 'esm' | 'both' = 'umd',
+  origin = env.integratorOrigin,
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await env.browser.newContext({ viewport: { width: 520, height: 900 } });
+  context.setDefaultTimeout(UI_TIMEOUT_MS);
+  // tsx compiles the functions handed to page.evaluate with esbuild's keepNames, which calls __name.
+  await context.addInitScript('window.__name = (fn) => fn;');
+  const page = await context.newPage();
+  await page.goto(`${origin}/sdk?load=${load}`);
+  if (load !== 'umd')
+    await page.waitForFunction(() => (window as unknown as { moduleLoaded?: boolean }).moduleLoaded);
+  return { context, page };
+}
+
 export async function fillCard(
   frame: FrameLocator,
   number: string,

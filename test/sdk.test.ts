@@ -9,11 +9,11 @@ import type { BrowserContext, FrameLocator, Page } from 'playwright-core';
 import {
   fillCard,
   newTenant,
+  openSdkCheckout,
   type PageEnvironment,
   screenshot,
   startPageEnvironment,
   type Tenant,
-  UI_TIMEOUT_MS,
 } from './browser.ts';
 
 const VISA = '4242424242424242';
@@ -34,15 +34,8 @@ after(async () => {
 
 /** The integrator's checkout page with the SDK loaded as `load` (umd, esm or both). */
 async function checkout(load: 'umd' | 'esm' | 'both' = 'umd', origin = env.integratorOrigin): Promise<Page> {
-  const context = await env.browser.newContext({ viewport: { width: 520, height: 900 } });
-  context.setDefaultTimeout(UI_TIMEOUT_MS);
+  const { context, page } = await openSdkCheckout(env, load, origin);
   contexts.push(context);
-  // tsx compiles the functions handed to page.evaluate with esbuild's keepNames, which calls __name.
-  await context.addInitScript('window.__name = (fn) => fn;');
-  const page = await context.newPage();
-  await page.goto(`${origin}/sdk?load=${load}`);
-  if (load !== 'umd')
-    await page.waitForFunction(() => (window as unknown as { moduleLoaded?: boolean }).moduleLoaded);
   return page;
 }
 

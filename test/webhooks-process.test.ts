@@ -151,11 +151,12 @@ describe('webhooks with real worker processes', () => {
     }
   });
 
-  it('two worker processes over one PostgreSQL database: every event once, never twice at the same time', {
-    skip: TEST_DATABASE_URL
-      ? false
-      : 'PGlite serves one process; the in-process variant is in webhooks.test.ts',
-  }, async () => {
+  // PGlite serves one process: there the second worker must refuse to start rather than share the files (the
+  // in-process variant with two workers is in webhooks.test.ts).
+  const twoWorkersTitle = TEST_DATABASE_URL
+    ? 'two worker processes over one PostgreSQL database: every event once, never twice at the same time'
+    : 'a second worker process on the same PGlite data directory refuses to start; the first delivers every event once';
+  it(twoWorkersTitle, async () => {
     const database = await createTestDatabase();
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rentpay-webhook-workers-'));
     const options = { databaseUrl: database.databaseUrl, dataDir };
@@ -177,6 +178,33 @@ describe('webhooks with real worker processes', () => {
           await enqueueJob(tx, systemClock, WEBHOOK_DELIVER_JOB, { event_id: id });
           ids.push(id);
         });
+      }
+      if (!TEST_DATABASE_URL) {
+        await setup.close();
+        const only = startWorker(options);
+        await only.logged((line) => line.msg === 'webhook delivered');
+        const refused = startWorker(options);
+        assert.notEqual(await refused.exit, 0);
+        assert.match(refused.stderr(), /in use by another rentpay process \(pid \d+\)/);
+        assert.deepEqual(
+          refused.lines().filter((line) => line.msg === 'webhook delivered'),
+          [],
+          'the refused worker delivered nothing',
+        );
+        await receiver.waitFor(events, 120_000);
+        await only.logged(
+          () => only.lines().filter((line) => line.msg === 'webhook delivered').length === events,
+        );
+        assert.equal(await stop(only), 0, only.stderr());
+        assert.equal(receiver.concurrentDuplicates, 0);
+        assert.deepEqual([...receiver.ids()].sort(), [...ids].sort(), 'each event exactly once');
+        const check = await openDatabase(options);
+        const [row] = await check.query<{ delivered: number }>(
+          "SELECT count(*)::int AS delivered FROM webhook_deliveries WHERE status = 'delivered'",
+        );
+        assert.equal(row!.delivered, events);
+        await check.close();
+        return;
       }
       const workers = [startWorker(options), startWorker(options)];
       await receiver.waitFor(events, 120_000);

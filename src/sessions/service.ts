@@ -75,6 +75,7 @@ export interface ClientContext {
     rent_due_day: number;
     start_rent_date: string;
     end_rent_date: string;
+    installment_plan: InstallmentPlan | null;
   };
 }
 

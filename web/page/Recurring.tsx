@@ -35,6 +35,8 @@ export function Recurring(props: {
   const [schedules, setSchedules] = useState<Schedule[]>();
   const [card, setCard] = useState(cards.find((c) => c.is_default)?.card_id ?? cards[0]?.card_id ?? '');
   const [amount, setAmount] = useState(session.tenancy.rent_amount);
+  const installments = session.tenancy.installments;
+  const [followPlan, setFollowPlan] = useState(installments.length > 0);
   const [problem, setProblem] = useState<string>();
   const [notice, setNotice] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -68,10 +70,19 @@ export function Recurring(props: {
 
   const create = () =>
     run(async () => {
-      const pence = parsePence(amount);
-      if (pence === undefined) throw new Error('Enter an amount in pounds, e.g. 1200.00.');
       if (!card) throw new Error('Choose a saved card.');
-      const created = await api.createSchedule({ saved_card_id: card, pure_amount: formatPence(pence) });
+      let created: Schedule;
+      if (followPlan) {
+        created = await api.createSchedule({ saved_card_id: card, use_installment_plan: true });
+      } else {
+        const pence = parsePence(amount);
+        if (pence === undefined) throw new Error('Enter an amount in pounds, e.g. 1200.00.');
+        created = await api.createSchedule({
+          saved_card_id: card,
+          pure_amount: formatPence(pence),
+          ...(installments.length > 0 ? { use_installment_plan: false } : {}),
+        });
+      }
       setSchedules(await api.schedules());
       setNotice('Recurring rent is set up.');
       props.onChange?.(created);
@@ -93,8 +104,8 @@ export function Recurring(props: {
           {live.map((schedule) => (
             <li key={schedule.schedule_id}>
               <p>
-                <strong>£{schedule.pure_amount}</strong> {describe(schedule)}
-                {schedule.installment_plan ? ' (installment plan)' : ''}
+                <strong>£{schedule.pure_amount}</strong>{' '}
+                {schedule.installment_plan ? 'next, by your installment plan' : describe(schedule)}
                 <span class="badge">{STATUS_LABELS[schedule.status]}</span>
                 <br />
                 {schedule.card
@@ -138,18 +149,46 @@ export function Recurring(props: {
             void create();
           }}
         >
-          <p>
-            Pay your rent automatically {describe(session.tenancy)}, until {session.tenancy.end_rent_date}.
-          </p>
-          <div class="field">
-            <label for="recurring-amount">Amount each time (£)</label>
-            <input
-              id="recurring-amount"
-              inputMode="decimal"
-              value={amount}
-              onInput={(event) => setAmount(event.currentTarget.value)}
-            />
-          </div>
+          {installments.length > 0 ? (
+            <label class="check">
+              <input
+                type="checkbox"
+                checked={followPlan}
+                onChange={(event) => setFollowPlan(event.currentTarget.checked)}
+              />
+              Follow my installment plan
+            </label>
+          ) : null}
+          {followPlan ? (
+            <>
+              <p>Pay each installment automatically on its due date:</p>
+              {/* Scrolls when the plan is long, so it takes focus for keyboard scrolling. */}
+              {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be focusable */}
+              <ul class="installments" tabIndex={0} aria-label="Installments">
+                {installments.map((installment) => (
+                  <li key={installment.installment_number}>
+                    {installment.due_date}: £{installment.amount}
+                  </li>
+                ))}
+              </ul>
+            </>
+          ) : (
+            <>
+              <p>
+                Pay your rent automatically {describe(session.tenancy)}, until {session.tenancy.end_rent_date}
+                .
+              </p>
+              <div class="field">
+                <label for="recurring-amount">Amount each time (£)</label>
+                <input
+                  id="recurring-amount"
+                  inputMode="decimal"
+                  value={amount}
+                  onInput={(event) => setAmount(event.currentTarget.value)}
+                />
+              </div>
+            </>
+          )}
           <div class="field">
             <label for="recurring-card">Card</label>
             <select id="recurring-card" value={card} onChange={(event) => setCard(event.currentTarget.value)}>

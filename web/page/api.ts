@@ -51,6 +51,7 @@ export interface Session {
     frequency: string;
     rent_due_day: number;
     end_rent_date: string;
+    installments: { installment_number: number; due_date: string; amount: string }[];
   };
   currency: 'GBP';
   limits: { min_amount: string; max_amount: string };
@@ -160,7 +161,11 @@ export class ClientApi {
     return (await this.#call<{ schedules: Schedule[] }>('/schedules')).schedules;
   }
 
-  createSchedule(body: { saved_card_id: string; pure_amount?: string }): Promise<Schedule> {
+  createSchedule(body: {
+    saved_card_id: string;
+    pure_amount?: string;
+    use_installment_plan?: boolean;
+  }): Promise<Schedule> {
     return this.#call('/schedules', 'POST', body);
   }
 

@@ -36,6 +36,17 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
               rent_due_day: Type.Integer(),
               start_rent_date: Type.String(),
               end_rent_date: Type.String(),
+              installments: Type.Array(
+                Type.Object({
+                  installment_number: Type.Integer(),
+                  due_date: Type.String({ format: 'date' }),
+                  amount: Type.String(),
+                }),
+                {
+                  description:
+                    'The tenancy’s installment plan, empty without one; a recurring schedule follows it by default.',
+                },
+              ),
             }),
             currency: Type.Literal('GBP'),
             limits: Type.Object({ min_amount: Type.String(), max_amount: Type.String() }),
@@ -94,6 +105,11 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
           rent_due_day: tenancy.rent_due_day,
           start_rent_date: tenancy.start_rent_date,
           end_rent_date: tenancy.end_rent_date,
+          installments: (tenancy.installment_plan?.installments ?? []).map((installment) => ({
+            installment_number: installment.installment_number,
+            due_date: installment.due_date,
+            amount: formatPence(Number(installment.amount_pence)),
+          })),
         },
         currency: 'GBP' as const,
         limits: {
