@@ -96,10 +96,20 @@ describe('hosted page: headers and framing', () => {
     assert.doesNotMatch(html, /<script>|<script [^>]*>[^<]/, 'no inline script');
   });
 
-  it('an unknown token frames for no one', async () => {
+  it('an unknown token frames for no one; in the SDK only the origin that asked, to show "session expired"', async () => {
     const response = await fetch(`${env.baseUrl}/third-party?token=rp_ust_nope&session_id=ses_nope`);
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
+    const origin = encodeURIComponent(env.strangerOrigin);
+    const sdk = await fetch(`${env.baseUrl}/third-party?sdk=1&origin=${origin}&token=rp_ust_nope`);
+    assert.match(
+      sdk.headers.get('content-security-policy') ?? '',
+      new RegExp(`frame-ancestors ${env.strangerOrigin}(;|$)`),
+    );
+    const notAnOrigin = await fetch(
+      `${env.baseUrl}/third-party?sdk=1&origin=${encodeURIComponent('javascript:alert(1)')}&token=rp_ust_nope`,
+    );
+    assert.match(notAnOrigin.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
   });
 
   it('serves its assets compressed and immutable, and 404s unknown ones', async () => {

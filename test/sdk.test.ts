@@ -203,6 +203,14 @@ describe('SDK: init validation', () => {
     assert.equal(await page.locator('iframe').count(), 0);
   });
 
+  it('a token no session has rejects with session_expired from the form (not a load timeout) and leaves no iframe', async () => {
+    const page = await checkout('umd');
+    const result = await init(page, { token: 'rp_ust_neverIssuedByUs' });
+    assert.equal(result.ok, false);
+    if (!result.ok) assert.equal(result.error.code, 'session_expired', result.error.message);
+    assert.equal(await page.locator('iframe').count(), 0);
+  });
+
   it('environment "production" (the default) against a sandbox service rejects with environment_mismatch', async () => {
     const tenant = await newTenant(env);
     const page = await checkout('umd');

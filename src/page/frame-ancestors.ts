@@ -6,15 +6,15 @@ const ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$|^https?:\/\/\[[0-9A-Fa-f:
 /**
  * The origins allowed to frame the page for this token or session: the integrator's allowed origins
  * (contract §3). A lapsed token still names its integrator, so the "session expired" state shows inside
- * the integrator's frame instead of a browser error. Nothing known: no one may frame it.
+ * the integrator's frame instead of a browser error. undefined: no session has this token or id.
  */
 export async function frameAncestorsFor(
   db: Db,
   token: string | undefined,
   sessionId: string | undefined,
-): Promise<string[]> {
+): Promise<string[] | undefined> {
   const tokenHash = token?.startsWith(USER_SESSION_TOKEN_PREFIX) ? hashToken(token) : null;
-  if (!tokenHash && !sessionId) return [];
+  if (!tokenHash && !sessionId) return undefined;
   const [row] = await db.query<{ allowed_origins: string[] }>(
     `SELECT i.allowed_origins FROM sessions s JOIN integrators i ON i.id = s.integrator_id
       WHERE s.token_hash = $1 OR ($1::text IS NULL AND s.id = $2)
@@ -23,5 +23,9 @@ export async function frameAncestorsFor(
     { prepare: 'page-frame-ancestors' },
   );
   // Origins are normalised when the operator sets them; this keeps anything else out of the header.
-  return (row?.allowed_origins ?? []).filter((origin) => ORIGIN.test(origin));
+  return row && row.allowed_origins.filter(isOrigin);
+}
+
+export function isOrigin(value: string): boolean {
+  return ORIGIN.test(value);
 }

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { loadStaticDirectory, sendStaticFile } from '../platform/http/static-files.ts';
-import { frameAncestorsFor } from './frame-ancestors.ts';
+import { frameAncestorsFor, isOrigin } from './frame-ancestors.ts';
 
 export const PAGE_BUILD_DIR = fileURLToPath(new URL('../../web/dist/page/', import.meta.url));
 const ASSET_NAME = /^[A-Za-z0-9._-]{1,128}$/;
@@ -41,7 +41,12 @@ export function hostedPage(options: { buildDir?: string; processorOrigin: string
       );
       // Inside the SDK's iframe the page talks to the parent origin it was given; only an allowed one may frame it.
       const sdkOrigin = query.sdk === '1' ? queryString(query.origin) : undefined;
-      const ancestors = sdkOrigin === undefined ? allowed : allowed.filter((origin) => origin === sdkOrigin);
+      let ancestors = allowed ?? [];
+      if (sdkOrigin !== undefined) ancestors = ancestors.filter((origin) => origin === sdkOrigin);
+      // A token no session has names no integrator, and the page can show nothing but "Session expired". In the
+      // SDK it may then be framed by the origin that asked, so init rejects with session_expired at once instead
+      // of waiting out its load timeout.
+      if (allowed === undefined && sdkOrigin !== undefined && isOrigin(sdkOrigin)) ancestors = [sdkOrigin];
       const processor = options.processorOrigin;
       reply.header(
         'content-security-policy',
