@@ -604,6 +604,56 @@ describe('the sandbox test clock charges schedules', () => {
     assert.equal(withdrawn!.status, 'canceled');
   });
 
+  it('the scheduler’s keys: the Client API refuses keys starting with sch_ (400); a payment holding one does not roll back the other charges', async () => {
+    const ann = await tenant({ rent_due_day: 11 });
+    const bob = await tenant({ rent_due_day: 11 });
+    const annSchedule = await scheduleOk(ann);
+    const bobSchedule = await scheduleOk(bob);
+    const key = `${annSchedule.schedule_id}:2026-03-11:1`;
+    const token = await cardToken(t, PAN.visa);
+    const reserved = {
+      idempotency_key: ['Keys starting with "sch_" are reserved for recurring payments; use another key.'],
+    };
+    for (const answer of [
+      await ann.client.pay({ card_token: token, idempotency_key: key }),
+      await send(t, {
+        method: 'POST',
+        url: '/api/client/payments',
+        headers: { authorization: `Bearer ${ann.client.token}`, 'idempotency-key': 'sch_anything' },
+        payload: { pure_amount: '1200.00', method: 'card', card_token: token },
+      }),
+    ]) {
+      assert.equal(answer.status, 400, JSON.stringify(answer.body));
+      assert.deepEqual(answer.body, reserved);
+    }
+    assert.equal(await count(t, 'payments WHERE session_id = $1', [ann.sessionId]), 0);
+    // A payment stored before the Client API refused such keys, holding the key of Ann's first attempt.
+    await t.db.query(
+      `INSERT INTO payments (id, integrator_id, session_id, user_id, tenancy_id, status, pure_amount_pence, fee_pence,
+                             amount_pence, method, reference, idempotency_key, processor, processor_token, created_at,
+                             updated_at)
+       SELECT 'pay_legacyClientKey', s.integrator_id, s.id, s.user_id, s.tenancy_id, 'failed', 100, 0, 100, 'card',
+              'x', $2, $3, 'tok_legacy', $4, $4
+         FROM sessions s WHERE s.id = $1`,
+      [ann.sessionId, key, t.app.ctx.processor.name, t.clock.now()],
+    );
+    assert.deepEqual(await run('2026-03-11'), { charged: 2, failed: 0 }, 'both recorded, in one batch');
+    const [annPayment] = await t.db.query<{ idempotency_key: string; status: string }>(
+      'SELECT idempotency_key, status FROM payments WHERE schedule_id = $1',
+      [annSchedule.schedule_id],
+    );
+    assert.equal(annPayment!.status, 'succeeded');
+    assert.match(annPayment!.idempotency_key, new RegExp(`^${key}#pay_`));
+    assert.deepEqual(
+      (await schedulePaymentEvents(t, bobSchedule.schedule_id)).map((e) => e.type),
+      ['payment_success'],
+    );
+    assert.deepEqual(
+      (await schedulePaymentEvents(t, annSchedule.schedule_id)).map((e) => e.type),
+      ['payment_success'],
+    );
+  });
+
   it('onboarding updates: a new rent or frequency applies from the next due date; an earlier end completes the schedule', async () => {
     const tenancy = { rent_due_day: 15, amount: '1000.00', end_rent_date: '2027-12-31' };
     const ann = await tenant(tenancy);

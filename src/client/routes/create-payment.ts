@@ -32,11 +32,20 @@ const CreatePaymentBody = Type.Object({
   reference: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   idempotency_key: Type.Optional(
     Type.String({
-      description: 'Or the Idempotency-Key header. A retry with the same key is the same payment.',
+      description:
+        'Or the Idempotency-Key header. A retry with the same key is the same payment. Keys starting with "sch_" are reserved.',
     }),
   ),
 });
 type CreatePaymentBody = Static<typeof CreatePaymentBody>;
+
+/**
+ * The scheduler's payments are stored in the schedule's session with keys `{schedule_id}:{due_date}:{attempt}`, and
+ * schedule ids start with `sch_`: a client key there could take a scheduled charge's key (or answer its payment).
+ */
+export const SCHEDULER_KEY_PREFIX = 'sch_';
+export const SCHEDULER_KEY_MESSAGE =
+  'Keys starting with "sch_" are reserved for recurring payments; use another key.';
 
 const TOKEN_FIELDS = ['card_token', 'saved_card_id', 'wallet_token'] as const;
 
@@ -105,6 +114,8 @@ export const createPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
         errors.idempotency_key = ['This field (or the Idempotency-Key header) is required.'];
       } else if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
         errors.idempotency_key = [IDEMPOTENCY_KEY_MESSAGE];
+      } else if (idempotencyKey.startsWith(SCHEDULER_KEY_PREFIX)) {
+        errors.idempotency_key = [SCHEDULER_KEY_MESSAGE];
       } else if (
         header !== undefined &&
         body.idempotency_key !== undefined &&
