@@ -424,3 +424,102 @@ describe('SDK: appearance and isolation', () => {
     assert.equal(await page.frameLocator('#pay iframe').locator('#app').count(), 0);
   });
 });
+
+describe('SDK: lifecycle edges', () => {
+  it('destroy() while init is pending rejects init with destroyed', async () => {
+    const tenant = await newTenant(env);
+    const page = await checkout('umd');
+    const result = await page.evaluate(
+      async ({ base, token }) => {
+        // biome-ignore lint/suspicious/noExplicitAny: the page's globals
+        const w = window as any;
+        const starting = w.SVC.init({
+          apiBaseUrl: base,
+          authToken: token,
+          container: '#pay',
+          environment: 'sandbox',
+          pure_amount: 10,
+        });
+        w.SVC.destroy();
+        // A guard only: before the fix the promise never settled at all.
+        const guard = new Promise((resolve) => setTimeout(() => resolve({ code: 'still pending' }), 10_000));
+        return Promise.race([
+          starting.then(
+            () => ({ code: 'resolved' }),
+            (error: unknown) => error,
+          ),
+          guard,
+        ]);
+      },
+      { base: env.baseUrl, token: tenant.token },
+    );
+    assert.equal((result as { code: string }).code, 'destroyed');
+    assert.equal(await page.locator('iframe').count(), 0);
+  });
+
+  it('update() before the form loaded is not lost: the form starts with the updated amount', async () => {
+    const tenant = await newTenant(env);
+    const page = await checkout('umd');
+    const result = await page.evaluate(
+      async ({ base, token }) => {
+        // biome-ignore lint/suspicious/noExplicitAny: the page's globals
+        const w = window as any;
+        const starting = w.SVC.init({
+          apiBaseUrl: base,
+          authToken: token,
+          container: '#pay',
+          environment: 'sandbox',
+          pure_amount: 1200,
+        });
+        w.SVC.update({ pure_amount: 99.99, reference: 'EARLY-1' });
+        await starting;
+        return 'ok';
+      },
+      { base: env.baseUrl, token: tenant.token },
+    );
+    assert.equal(result, 'ok');
+    await form(page).locator('.summary').getByText('£99.99').first().waitFor();
+    await fillCard(form(page), VISA, CVC);
+    const paid = await startPay(page);
+    assert.equal(paid.value.pure_amount, '99.99');
+    assert.equal(paid.value.reference, 'EARLY-1');
+  });
+
+  it('a throwing onSuccess or onError does not stop the success and error events', async () => {
+    const tenant = await newTenant(env);
+    const page = await checkout('umd');
+    const ok = await page.evaluate(
+      async ({ base, token }) => {
+        // biome-ignore lint/suspicious/noExplicitAny: the page's globals
+        const w = window as any;
+        w.SVC.on('success', () => w.events.push({ type: 'success' }));
+        w.SVC.on('error', (error: { code: string }) => w.events.push({ type: 'error', code: error.code }));
+        await w.SVC.init({
+          apiBaseUrl: base,
+          authToken: token,
+          container: '#pay',
+          environment: 'sandbox',
+          pure_amount: 1200,
+          onSuccess: () => {
+            throw new Error('integrator bug (success)');
+          },
+          onError: () => {
+            throw new Error('integrator bug (error)');
+          },
+        });
+        return true;
+      },
+      { base: env.baseUrl, token: tenant.token },
+    );
+    assert.equal(ok, true);
+    await fillCard(form(page), DECLINED, CVC);
+    assert.equal((await startPay(page)).value.code, 'payment_failed');
+    await fillCard(form(page), VISA, CVC);
+    assert.equal((await startPay(page)).value.status, 'succeeded');
+    await page.waitForFunction(() => (window as unknown as { events: unknown[] }).events.length === 2);
+    assert.deepEqual(
+      (await events(page)).map((event) => event.type),
+      ['error', 'success'],
+    );
+  });
+});

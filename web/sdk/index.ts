@@ -57,6 +57,8 @@ interface Instance {
   payments: Map<string, { resolve(payment: Payment): void; reject(error: RentpayError): void }>;
   nextPayId: number;
   stop(): void;
+  /** Rejects init's promise if it is still pending (destroy during init). */
+  abandon(reason: RentpayError): void;
 }
 
 function problem(code: string, message: string): RentpayError {
@@ -193,6 +195,16 @@ function createSdk(): Rentpay {
     }
   };
 
+  /** An integrator's callback, guarded like the `on()` listeners: one that throws does not stop the events. */
+  const call = <T>(name: string, callback: ((value: T) => void) | undefined, value: T) => {
+    if (!callback) return;
+    try {
+      callback(value);
+    } catch (error) {
+      console.error(`[rentpay] ${name} threw`, error);
+    }
+  };
+
   const post = (target: Instance, type: string, payload: Record<string, unknown> = {}) => {
     target.frame.contentWindow?.postMessage(
       { source: MESSAGE_SOURCE, v: MESSAGE_VERSION, type, ...payload },
@@ -206,6 +218,7 @@ function createSdk(): Rentpay {
     instance = undefined;
     current.stop();
     current.frame.remove();
+    current.abandon(reason);
     for (const pending of current.payments.values()) pending.reject(reason);
   };
 
@@ -258,7 +271,8 @@ function createSdk(): Rentpay {
           log('frame says', data.type);
           switch (data.type) {
             case 'loaded': {
-              const { onSuccess: _s, onError: _e, container: _c, authToken: _t, ...rest } = settings;
+              // The current options: SVC.update may have changed them before the frame loaded.
+              const rest = current.options;
               post(current, 'init', {
                 options: {
                   pure_amount: rest.pure_amount === undefined ? null : amountString(rest.pure_amount),
@@ -307,13 +321,13 @@ function createSdk(): Rentpay {
             }
             case 'success': {
               const payment = data.payment as Payment;
-              settings.onSuccess?.(payment);
+              call('onSuccess', settings.onSuccess, payment);
               emit('success', payment);
               break;
             }
             case 'error': {
               const error = data.error as RentpayError;
-              settings.onError?.(error);
+              call('onError', settings.onError, error);
               emit('error', error);
               break;
             }
@@ -338,6 +352,11 @@ function createSdk(): Rentpay {
           stop: () => {
             clearTimeout(timer);
             window.removeEventListener('message', onMessage);
+          },
+          abandon: (reason) => {
+            if (settled) return;
+            settled = true;
+            reject(reason);
           },
         };
         log('init', { apiBaseUrl: settings.apiBaseUrl, environment: settings.environment });

@@ -27,14 +27,31 @@ export interface Payment {
 }
 
 /**
- * What a promise of the SDK rejects with and what `onError` receives.
- * Codes: `invalid_option`, `container_not_found`, `already_initialized`, `not_initialized`,
- * `session_expired`, `environment_mismatch`, `load_failed`, `validation_error`, `payment_in_progress`,
- * `payment_failed` (with `decline_code`, e.g. `card_declined`), `payment_canceled`, `destroyed`,
- * `network`, `unexpected`.
+ * The codes the SDK and its form use (docs/sdk.md, Errors). `payment_failed` comes with `decline_code`
+ * (e.g. `card_declined`); a refusal of the Client API passes its own code through (e.g. `feature_disabled`).
  */
+export type RentpayErrorCode =
+  | 'invalid_option'
+  | 'container_not_found'
+  | 'already_initialized'
+  | 'not_initialized'
+  | 'not_ready'
+  | 'session_expired'
+  | 'environment_mismatch'
+  | 'load_failed'
+  | 'validation_error'
+  | 'payment_in_progress'
+  | 'wallet_required'
+  | 'payment_failed'
+  | 'payment_canceled'
+  | 'payment_pending'
+  | 'destroyed'
+  | 'network'
+  | 'unexpected';
+
+/** What a promise of the SDK rejects with and what `onError` receives. */
 export interface RentpayError {
-  code: string;
+  code: RentpayErrorCode | (string & {});
   message: string;
   payment_id?: string;
   decline_code?: string;
