@@ -42,6 +42,10 @@ CREATE TABLE schedule_charges (
   attempts integer NOT NULL DEFAULT 0,
   -- The attempt a schedule.charge job was enqueued for; the scheduler enqueues the next one only after it.
   queued_attempt integer NOT NULL DEFAULT 0,
+  -- The last attempt sent to the processor (marked, and committed, before the call). An attempt started but not
+  -- recorded (started_attempt > attempts) may have charged: a pause or cancel does not withdraw its charge, and the
+  -- job asks the processor again with the same key until its answer is recorded.
+  started_attempt integer NOT NULL DEFAULT 0,
   first_attempt_on date,
   -- When the next attempt is due: the due date (or the day the scheduler reached it), then the retry days.
   next_attempt_on date NOT NULL,

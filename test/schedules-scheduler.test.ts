@@ -386,6 +386,91 @@ describe('exactly once when the scheduler’s steps race or crash', () => {
     assert.equal(await sandboxCharges(id), 1);
     assert.equal(await count(t, 'payments WHERE schedule_id = $1', [id]), 1);
   });
+
+  it('an attempt started before a cancel: the cancel leaves its charge, the retry asks the processor again and records it', async () => {
+    const ann = await scheduleTenant(t, api, { rent_due_day: 14 });
+    const id = (await scheduleOk(ann)).schedule_id;
+    const real = t.app.ctx.processor;
+    const losing = processorWith(real, {
+      chargeOffSession: async (request) => {
+        await real.chargeOffSession(request);
+        throw new Error('connection reset');
+      },
+    });
+    await new Scheduler(t.db, t.clock, real).reach('2026-03-14', { enqueue: false });
+    const key = { schedule_id: id, due_date: '2026-03-14' };
+    // The processor charged; the worker crashed before recording it.
+    await assert.rejects(
+      new Scheduler(t.db, t.clock, losing).attempt(key, 1, '2026-03-14'),
+      /connection reset/,
+    );
+    assert.equal((await ann.client.call('POST', `/schedules/${id}/cancel`)).status, 200);
+    const charge = () =>
+      t.db
+        .query<{ status: string; attempts: number; started_attempt: number }>(
+          'SELECT status, attempts, started_attempt FROM schedule_charges WHERE schedule_id = $1',
+          [id],
+        )
+        .then((rows) => ({ ...rows[0] }));
+    assert.deepEqual(await charge(), { status: 'pending', attempts: 0, started_attempt: 1 });
+    // The job's retry: the same key, so the processor answers the charge it made.
+    assert.equal(await new Scheduler(t.db, t.clock, real).attempt(key, 1, '2026-03-14'), 'succeeded');
+    assert.deepEqual(await charge(), { status: 'succeeded', attempts: 1, started_attempt: 1 });
+    assert.equal(await sandboxCharges(id), 1);
+    assert.equal(await count(t, "payments WHERE schedule_id = $1 AND status = 'succeeded'", [id]), 1);
+    assert.equal(
+      await count(t, "events WHERE type = 'payment_success' AND data->'payment'->>'schedule_id' = $1", [id]),
+      1,
+    );
+    // The same when the charge was withdrawn anyway (say, by a release before this one): a started attempt is asked.
+    const bob = await scheduleTenant(t, api, { rent_due_day: 14 });
+    const bobId = (await scheduleOk(bob)).schedule_id;
+    await new Scheduler(t.db, t.clock, real).reach('2026-03-14', { enqueue: false });
+    const bobKey = { schedule_id: bobId, due_date: '2026-03-14' };
+    await assert.rejects(new Scheduler(t.db, t.clock, losing).attempt(bobKey, 1, '2026-03-14'));
+    await t.db.query("UPDATE schedule_charges SET status = 'canceled' WHERE schedule_id = $1", [bobId]);
+    assert.equal(await new Scheduler(t.db, t.clock, real).attempt(bobKey, 1, '2026-03-14'), 'succeeded');
+    assert.equal(await sandboxCharges(bobId), 1);
+  });
+
+  it('a pause while an attempt is at the processor leaves its charge to it; a pause before the attempt starts means no call', async () => {
+    const ann = await scheduleTenant(t, api, { rent_due_day: 16 });
+    const id = (await scheduleOk(ann)).schedule_id;
+    const schedules = integrationSchedules(t, api);
+    const real = t.app.ctx.processor;
+    let paused = 0;
+    const pausing = processorWith(real, {
+      chargeOffSession: async (request) => {
+        // The tenant pauses while the processor is being asked.
+        paused = (await schedules.change(id, 'pause')).status;
+        return real.chargeOffSession(request);
+      },
+    });
+    await new Scheduler(t.db, t.clock, real).reach('2026-04-16', { enqueue: false });
+    // The card has run out of money: the first attempt fails, and would be retried on day 1.
+    await t.db.query("UPDATE sandbox_tokens SET behaviour = 'insufficient_funds' WHERE id = $1", [
+      ann.cardToken,
+    ]);
+    const scheduler = new Scheduler(t.db, t.clock, pausing);
+    assert.equal(
+      await scheduler.attempt({ schedule_id: id, due_date: '2026-03-16' }, 1, '2026-03-16'),
+      'failed',
+    );
+    assert.equal(paused, 200);
+    const [failed] = await t.db.query<{ status: string; retry: string | null }>(
+      `SELECT c.status, e.data->>'retry_on' AS retry FROM schedule_charges c
+         JOIN events e ON e.type = 'payment_failed' AND e.data->'payment'->>'payment_id' = c.last_payment_id
+        WHERE c.schedule_id = $1 AND c.due_date = '2026-03-16'`,
+      [id],
+    );
+    assert.deepEqual({ ...failed }, { status: 'canceled', retry: null }, 'paused: no retry');
+    // The next due date's charge was withdrawn by the pause before any attempt: nothing is asked.
+    assert.equal(
+      await scheduler.attempt({ schedule_id: id, due_date: '2026-04-16' }, 1, '2026-04-16'),
+      'skipped',
+    );
+    assert.equal(await sandboxCharges(id), 1);
+  });
 });
 
 // A tick period divides a day: runs begin at midnight UTC.

@@ -244,20 +244,41 @@ export class Scheduler {
     today: string,
     complete?: (tx: Queryable) => Promise<void>,
   ): Promise<AttemptOutcome[]> {
-    const contexts = await this.db.query<ChargeContext>(
-      `SELECT c.schedule_id, c.due_date::text AS due_date, c.status, c.attempts,
-              c.first_attempt_on::text AS first_attempt_on, c.installment_number, c.pure_amount_pence, c.fee_pence,
-              s.integrator_id, s.user_id, s.tenancy_id, s.session_id, s.saved_card_id, t.payment_reference,
-              k.status AS card_status, k.processor AS card_processor, k.processor_token, k.brand, k.last4, k.exp_month,
-              k.exp_year, u.external_id AS external_user_id, u.email
-         FROM jsonb_to_recordset($1::jsonb) AS x(schedule_id text, due_date date)
-         JOIN schedule_charges c ON c.schedule_id = x.schedule_id AND c.due_date = x.due_date
-         JOIN schedules s ON s.id = c.schedule_id
-         JOIN tenancies t ON t.id = s.tenancy_id
-         JOIN users u ON u.id = s.user_id
-         JOIN saved_cards k ON k.id = s.saved_card_id`,
-      [requests.map(({ schedule_id, due_date }) => ({ schedule_id, due_date }))],
+    // Each attempt is marked started, and committed, before the processor is asked: from then on a pause or cancel
+    // leaves its charge for this attempt to record. An attempt is due when it is the next one and its charge is still
+    // pending, or when it was started already (whatever the charge's status): asked again with the same key, the
+    // processor answers what it did the first time. Locked in one order, so overlapping jobs cannot deadlock.
+    const ready = await this.db.query<ChargeKey>(
+      `WITH ready AS (
+         SELECT c.schedule_id, c.due_date, x.attempt
+           FROM schedule_charges c
+           JOIN jsonb_to_recordset($1::jsonb) AS x(schedule_id text, due_date date, attempt integer)
+             ON c.schedule_id = x.schedule_id AND c.due_date = x.due_date
+          WHERE c.attempts = x.attempt - 1 AND (c.status = 'pending' OR c.started_attempt >= x.attempt)
+          ORDER BY c.schedule_id, c.due_date
+          FOR UPDATE OF c)
+       UPDATE schedule_charges c SET started_attempt = GREATEST(c.started_attempt, ready.attempt), updated_at = $2
+         FROM ready WHERE c.schedule_id = ready.schedule_id AND c.due_date = ready.due_date
+       RETURNING c.schedule_id, c.due_date::text AS due_date`,
+      [requests, this.clock.now()],
     );
+    const contexts =
+      ready.length === 0
+        ? []
+        : await this.db.query<ChargeContext>(
+            `SELECT c.schedule_id, c.due_date::text AS due_date, c.status, c.attempts,
+                    c.first_attempt_on::text AS first_attempt_on, c.installment_number, c.pure_amount_pence,
+                    c.fee_pence, s.integrator_id, s.user_id, s.tenancy_id, s.session_id, s.saved_card_id,
+                    t.payment_reference, k.status AS card_status, k.processor AS card_processor, k.processor_token,
+                    k.brand, k.last4, k.exp_month, k.exp_year, u.external_id AS external_user_id, u.email
+               FROM jsonb_to_recordset($1::jsonb) AS x(schedule_id text, due_date date)
+               JOIN schedule_charges c ON c.schedule_id = x.schedule_id AND c.due_date = x.due_date
+               JOIN schedules s ON s.id = c.schedule_id
+               JOIN tenancies t ON t.id = s.tenancy_id
+               JOIN users u ON u.id = s.user_id
+               JOIN saved_cards k ON k.id = s.saved_card_id`,
+            [ready],
+          );
     const byKey = new Map(contexts.map((c) => [attemptKey(c, 0), c]));
     const answers: (Answer | undefined)[] = new Array(requests.length);
     const errors: unknown[] = [];
@@ -267,7 +288,7 @@ export class Scheduler {
         const index = next++;
         const request = requests[index]!;
         const charge = byKey.get(attemptKey(request, 0));
-        if (charge?.status !== 'pending' || Number(charge.attempts) !== request.attempt - 1) continue;
+        if (charge === undefined || Number(charge.attempts) !== request.attempt - 1) continue;
         try {
           answers[index] = { request, charge, result: await this.#charge(charge, request.attempt) };
         } catch (error) {
@@ -319,11 +340,14 @@ export class Scheduler {
       due_date: charge.due_date,
     }));
     // Locked in one order, so two transactions over overlapping charges cannot deadlock.
-    const current = await tx.query<ChargeKey & { status: ChargeContext['status']; attempts: number }>(
-      `SELECT c.schedule_id, c.due_date::text AS due_date, c.status, c.attempts
+    const current = await tx.query<
+      ChargeKey & { status: ChargeContext['status']; attempts: number; schedule_status: string }
+    >(
+      `SELECT c.schedule_id, c.due_date::text AS due_date, c.status, c.attempts, s.status AS schedule_status
          FROM schedule_charges c
          JOIN jsonb_to_recordset($1::jsonb) AS x(schedule_id text, due_date date)
            ON c.schedule_id = x.schedule_id AND c.due_date = x.due_date
+         JOIN schedules s ON s.id = c.schedule_id
         ORDER BY c.schedule_id, c.due_date
         FOR UPDATE OF c`,
       [keys],
@@ -341,19 +365,23 @@ export class Scheduler {
       if (!row || Number(row.attempts) >= request.attempt) continue;
       const firstOn = charge.first_attempt_on ?? today;
       const retryIn = RETRY_AFTER_DAYS[request.attempt - 1];
-      // Only a charge still waiting is retried: one withdrawn meanwhile (pause, cancel) keeps its status unless this
-      // attempt, already at the processor, succeeded.
-      const retryOn =
-        result.ok || FINAL_FAILURES.has(result.code) || retryIn === undefined || row.status !== 'pending'
-          ? null
-          : addDays(firstOn, retryIn);
+      // Only a charge of a schedule still charging is retried: one paused or canceled while this attempt was at the
+      // processor is withdrawn (canceled) unless this attempt succeeded or failed for good.
+      const withdrawn =
+        row.status === 'canceled' ||
+        (row.status === 'pending' &&
+          (row.schedule_status === 'paused' || row.schedule_status === 'canceled'));
+      const final = result.ok || FINAL_FAILURES.has(result.code) || retryIn === undefined;
+      const retryOn = final || withdrawn || row.status !== 'pending' ? null : addDays(firstOn, retryIn);
       const status = result.ok
         ? 'succeeded'
         : retryOn !== null
           ? 'pending'
-          : row.status === 'pending'
-            ? 'failed'
-            : row.status;
+          : withdrawn && !final
+            ? 'canceled'
+            : row.status === 'pending' || row.status === 'canceled'
+              ? 'failed'
+              : row.status;
       const id = newId('pay');
       payments.push({
         id,

@@ -63,11 +63,15 @@ export async function recordScheduleEvent(
   return detail;
 }
 
-/** Pending charges (waiting for an attempt or a retry) of a schedule that stops charging are withdrawn. */
+/**
+ * Pending charges (waiting for an attempt or a retry) of a schedule that stops charging are withdrawn; not one whose
+ * attempt has started (sent to the processor, answer not recorded yet): that attempt may have charged, so its job
+ * records its outcome (and a failure of it is then not retried).
+ */
 async function withdrawPendingCharges(tx: Queryable, scheduleId: string, now: Date): Promise<void> {
   await tx.query(
     `UPDATE schedule_charges SET status = 'canceled', updated_at = $2
-      WHERE schedule_id = $1 AND status = 'pending'`,
+      WHERE schedule_id = $1 AND status = 'pending' AND started_attempt <= attempts`,
     [scheduleId, now],
   );
 }
