@@ -24,7 +24,7 @@ export interface EventRecord {
 /**
  * Records an event in the caller's transaction, beside the state change that causes it (contract §4): the
  * change and its event commit together or not at all. If the integrator has a webhook URL, the same statement
- * writes the event's delivery and its first WEBHOOK_DELIVER_JOB (src/webhooks/delivery-job.ts), and pg_notify
+ * writes the event's delivery and its first WEBHOOK_DELIVER_JOB (src/webhooks/delivery-job.ts), and a notification
  * wakes the workers once the transaction commits. Without a URL the event is kept and nothing is sent.
  */
 export async function recordEvent(
@@ -49,7 +49,7 @@ export async function recordEvents(tx: Queryable, clock: Clock, events: EventRec
     job_id: newId('job'),
   }));
   // One statement, so events cost their transaction one round trip with or without a webhook.
-  await tx.query(
+  const [queued] = await tx.query<{ jobs: number }>(
     `WITH x AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id text, integrator_id text, type text, data jsonb, job_id text)),
      e AS (
@@ -67,9 +67,9 @@ export async function recordEvents(tx: Queryable, clock: Clock, events: EventRec
        INSERT INTO jobs (id, kind, payload, run_at, created_at, updated_at)
        SELECT d.job_id, $3, jsonb_build_object('event_id', d.event_id), $2, $2, $2 FROM d
        RETURNING id)
-     -- Equal notifications of one transaction reach listeners once.
-     SELECT pg_notify($4, $3) FROM j`,
-    [rows, clock.now(), WEBHOOK_DELIVER_JOB, JOBS_CHANNEL],
+     SELECT count(*)::int AS jobs FROM j`,
+    [rows, clock.now(), WEBHOOK_DELIVER_JOB],
   );
+  if ((queued?.jobs ?? 0) > 0) await tx.notifyOnCommit(JOBS_CHANNEL, WEBHOOK_DELIVER_JOB);
   return rows.map((row) => row.id);
 }

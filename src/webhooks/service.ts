@@ -294,5 +294,5 @@ async function newRounds(tx: Queryable, clock: Clock, eventIds: string[]): Promi
 }
 
 async function notifyWorkers(tx: Queryable): Promise<void> {
-  await tx.query('SELECT pg_notify($1, $2)', [JOBS_CHANNEL, WEBHOOK_DELIVER_JOB]);
+  await tx.notifyOnCommit(JOBS_CHANNEL, WEBHOOK_DELIVER_JOB);
 }

@@ -29,6 +29,30 @@ export interface Queryable {
     params?: readonly SqlParam[],
     options?: QueryOptions,
   ): Promise<Row[]>;
+  /**
+   * NOTIFY channel once this work is committed: at once outside a transaction, after COMMIT inside one (equal
+   * notifications once), never after a rollback. Not pg_notify inside the transaction: PostgreSQL serialises the
+   * commits of notifying transactions on one database-wide lock, held across the commit's WAL flush.
+   */
+  notifyOnCommit(channel: string, payload: string): Promise<void>;
+}
+
+/** The notifications a transaction asked for, sent after it commits. */
+class PendingNotifications {
+  readonly #pending = new Map<string, { channel: string; payload: string }>();
+
+  add(channel: string, payload: string): Promise<void> {
+    checkChannel(channel);
+    this.#pending.set(`${channel}\u0000${payload}`, { channel, payload });
+    return Promise.resolve();
+  }
+
+  /** Sends them (best effort: a lost wake-up only waits for the workers' next poll). */
+  async send(run: (sql: string, params: unknown[]) => Promise<unknown>): Promise<void> {
+    for (const { channel, payload } of this.#pending.values()) {
+      await run('SELECT pg_notify($1, $2)', [channel, payload]).catch(() => undefined);
+    }
+  }
 }
 
 export interface Db extends Queryable {
@@ -85,12 +109,15 @@ class PostgresDb implements Db {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
+      const notifications = new PendingNotifications();
       const tx: Queryable = {
         query: async <Row>(sql: string, params?: readonly SqlParam[]) =>
           (await client.query(sql, encodeParams(params))).rows as Row[],
+        notifyOnCommit: (channel, payload) => notifications.add(channel, payload),
       };
       const result = await fn(tx);
       await client.query('COMMIT');
+      await notifications.send((sql, params) => client.query(sql, params));
       return result;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -108,6 +135,10 @@ class PostgresDb implements Db {
         return await fn({
           query: async <Row>(sql: string, params?: readonly SqlParam[]) =>
             (await client.query(sql, encodeParams(params))).rows as Row[],
+          notifyOnCommit: async (channel, payload) => {
+            checkChannel(channel);
+            await client.query('SELECT pg_notify($1, $2)', [channel, payload]);
+          },
         });
       } finally {
         await client.query('SELECT pg_advisory_unlock($1)', [lockKey]);
@@ -151,6 +182,11 @@ class PostgresDb implements Db {
     };
   }
 
+  async notifyOnCommit(channel: string, payload: string): Promise<void> {
+    checkChannel(channel);
+    await this.pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
+  }
+
   async close(): Promise<void> {
     await this.pool.end();
   }
@@ -170,12 +206,21 @@ class PgliteDb implements Db {
   }
 
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    return this.pglite.transaction(async (transaction: Transaction) =>
+    const notifications = new PendingNotifications();
+    const result = await this.pglite.transaction(async (transaction: Transaction) =>
       fn({
         query: async <Row>(sql: string, params?: readonly SqlParam[]) =>
           (await transaction.query<Row>(sql, encodeParams(params))).rows,
+        notifyOnCommit: (channel, payload) => notifications.add(channel, payload),
       }),
     );
+    await notifications.send((sql, params) => this.pglite.query(sql, params));
+    return result;
+  }
+
+  async notifyOnCommit(channel: string, payload: string): Promise<void> {
+    checkChannel(channel);
+    await this.pglite.query('SELECT pg_notify($1, $2)', [channel, payload]);
   }
 
   async withExclusiveLock<T>(_lockKey: number, fn: (db: Queryable) => Promise<T>): Promise<T> {
