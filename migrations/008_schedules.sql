@@ -42,6 +42,9 @@ CREATE TABLE schedule_charges (
   attempts integer NOT NULL DEFAULT 0,
   -- The attempt a schedule.charge job was enqueued for; the scheduler enqueues the next one only after it.
   queued_attempt integer NOT NULL DEFAULT 0,
+  -- That attempt's job. A pending charge whose job is over (its retries exhausted, the processor unreachable or
+  -- without an answer for days) while the attempt is still unrecorded gets a new job from the next scheduler run.
+  queued_job_id text,
   -- The last attempt sent to the processor (marked, and committed, before the call). An attempt started but not
   -- recorded (started_attempt > attempts) may have charged: a pause or cancel does not withdraw its charge, and the
   -- job asks the processor again with the same key until its answer is recorded.

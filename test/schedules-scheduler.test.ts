@@ -471,6 +471,47 @@ describe('exactly once when the scheduler’s steps race or crash', () => {
     );
     assert.equal(await sandboxCharges(id), 1);
   });
+
+  it('an attempt whose job gave up (no outcome from the processor for days) is enqueued again by the next run, and recorded once', async () => {
+    const ann = await scheduleTenant(t, api, { rent_due_day: 18 });
+    const id = (await scheduleOk(ann)).schedule_id;
+    const real = t.app.ctx.processor;
+    const scheduler = new Scheduler(t.db, t.clock, real);
+    const mineSql = `kind = 'schedule.charge' AND payload->'charges' @> $1::jsonb`;
+    const mine = [JSON.stringify([{ schedule_id: id }])];
+    const liveJobs = () => count(t, `jobs WHERE ${mineSql} AND status IN ('pending', 'running')`, mine);
+    await scheduler.reach('2026-03-18', { enqueue: true });
+    assert.equal(await liveJobs(), 1);
+    assert.equal(await scheduler.enqueueDue('2026-03-18'), 0, 'its job is live');
+    // The processor has no outcome for the off-session charge yet: the attempt throws, for the job to ask again ...
+    const waiting = processorWith(real, {
+      chargeOffSession: async () => ({ status: 'pending', processorPaymentId: null }),
+    });
+    const key = { schedule_id: id, due_date: '2026-03-18' };
+    await assert.rejects(
+      new Scheduler(t.db, t.clock, waiting).attempt(key, 1, '2026-03-18'),
+      /no outcome yet/,
+    );
+    // ... until the job system gives up on it, after its last attempt.
+    await t.db.query(`UPDATE jobs SET status = 'failed', attempts = max_attempts WHERE ${mineSql}`, mine);
+    assert.equal(await liveJobs(), 0);
+    assert.equal(await scheduler.enqueueDue('2026-03-20'), 1, 'the next run enqueues it again');
+    assert.equal(await scheduler.enqueueDue('2026-03-20'), 0, 'once');
+    assert.equal(await liveJobs(), 1);
+    await t.db.query("DELETE FROM jobs WHERE kind = 'document.fetch'");
+    await runJobs(t);
+    const [charge] = await t.db.query<{ status: string; attempts: number }>(
+      'SELECT status, attempts FROM schedule_charges WHERE schedule_id = $1',
+      [id],
+    );
+    assert.deepEqual({ ...charge }, { status: 'succeeded', attempts: 1 });
+    assert.equal(await sandboxCharges(id), 1);
+    assert.equal(
+      await count(t, "events WHERE type = 'payment_success' AND data->'payment'->>'schedule_id' = $1", [id]),
+      1,
+    );
+    assert.equal(await liveJobs(), 0);
+  });
 });
 
 // A tick period divides a day: runs begin at midnight UTC.

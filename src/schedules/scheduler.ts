@@ -81,8 +81,11 @@ export function attemptKey(key: ChargeKey, attempt: number): string {
   return `${key.schedule_id}:${key.due_date}:${attempt}`;
 }
 
-/** Jobs for these attempts, CHARGES_PER_JOB to a job. */
-export function chargeJobs(requests: AttemptRequest[]): JobSpec[] {
+/**
+ * Jobs for these attempts, CHARGES_PER_JOB to a job. `again`: attempts whose earlier job is over without recording
+ * them; their new jobs have no dedupe key (the charge row, locked, says which job is the live one).
+ */
+export function chargeJobs(requests: AttemptRequest[], again = false): JobSpec[] {
   const jobs: JobSpec[] = [];
   for (let i = 0; i < requests.length; i += CHARGES_PER_JOB) {
     const charges = requests.slice(i, i + CHARGES_PER_JOB);
@@ -90,11 +93,36 @@ export function chargeJobs(requests: AttemptRequest[]): JobSpec[] {
       kind: SCHEDULE_CHARGE_JOB,
       payload: { charges },
       // An attempt is enqueued once (queued_attempt, under the charge's row lock); the key says so again.
-      dedupeKey: `${SCHEDULE_CHARGE_JOB}:${attemptKey(charges[0]!, charges[0]!.attempt)}`,
+      ...(again
+        ? {}
+        : { dedupeKey: `${SCHEDULE_CHARGE_JOB}:${attemptKey(charges[0]!, charges[0]!.attempt)}` }),
       maxAttempts: CHARGE_JOB_MAX_ATTEMPTS,
     });
   }
   return jobs;
+}
+
+/** Enqueues the attempts' jobs and notes each charge's job (queued_job_id), in `tx`, where the charges are locked. */
+async function enqueueAttempts(
+  tx: Queryable,
+  clock: Clock,
+  requests: AttemptRequest[],
+  again = false,
+): Promise<void> {
+  if (requests.length === 0) return;
+  const ids = await enqueueJobs(tx, clock, chargeJobs(requests, again));
+  await tx.query(
+    `UPDATE schedule_charges c SET queued_job_id = x.job_id
+       FROM jsonb_to_recordset($1::jsonb) AS x(schedule_id text, due_date date, job_id text)
+      WHERE c.schedule_id = x.schedule_id AND c.due_date = x.due_date`,
+    [
+      requests.map((r, i) => ({
+        schedule_id: r.schedule_id,
+        due_date: r.due_date,
+        job_id: ids[Math.floor(i / CHARGES_PER_JOB)],
+      })),
+    ],
+  );
 }
 
 /**
@@ -188,32 +216,47 @@ export class Scheduler {
     }
     for (const id of pausedNow) await recordScheduleEvent(tx, this.clock, 'schedule_paused', id);
     if (options.enqueue) {
-      await enqueueJobs(tx, this.clock, chargeJobs(inserted.map((key) => ({ ...key, attempt: 1 }))));
+      await enqueueAttempts(
+        tx,
+        this.clock,
+        inserted.map((key) => ({ ...key, attempt: 1 })),
+      );
     }
     return { schedules: rows.length, written: inserted };
   }
 
   /**
-   * Enqueues the next attempt of every pending charge due by `asOf` that has no job for it yet: retries whose day
-   * has come, and charges written without a job. Returns how many.
+   * Enqueues the next attempt of every pending charge due by `asOf` that has no live job for it: retries whose day has
+   * come, charges written without a job, and attempts whose job is over (failed for good: the processor unreachable,
+   * or without an outcome, for as long as the job retried) without recording them, which are asked again with the
+   * same key. Returns how many.
    */
   async enqueueDue(asOf: string): Promise<number> {
     let total = 0;
     for (;;) {
       const queued = await this.db.transaction(async (tx) => {
-        const rows = await tx.query<AttemptRequest>(
+        const rows = await tx.query<AttemptRequest & { again: boolean }>(
           `WITH due AS (
-             SELECT schedule_id, due_date FROM schedule_charges
-              WHERE status = 'pending' AND next_attempt_on <= $1 AND queued_attempt <= attempts
-              ORDER BY next_attempt_on
+             SELECT c.schedule_id, c.due_date, c.queued_attempt > c.attempts AS again FROM schedule_charges c
+              WHERE c.status = 'pending' AND c.next_attempt_on <= $1
+                AND (c.queued_attempt <= c.attempts
+                     OR NOT EXISTS (SELECT 1 FROM jobs j
+                                     WHERE j.id = c.queued_job_id AND j.status IN ('pending', 'running')))
+              ORDER BY c.next_attempt_on
               LIMIT ${BATCH}
-              FOR UPDATE SKIP LOCKED)
+              FOR UPDATE OF c SKIP LOCKED)
            UPDATE schedule_charges c SET queued_attempt = c.attempts + 1, updated_at = $2
              FROM due WHERE c.schedule_id = due.schedule_id AND c.due_date = due.due_date
-           RETURNING c.schedule_id, c.due_date::text AS due_date, c.queued_attempt AS attempt`,
+           RETURNING c.schedule_id, c.due_date::text AS due_date, c.queued_attempt AS attempt, due.again`,
           [asOf, this.clock.now()],
         );
-        await enqueueJobs(tx, this.clock, chargeJobs(rows));
+        const request = ({ schedule_id, due_date, attempt }: AttemptRequest) => ({
+          schedule_id,
+          due_date,
+          attempt: Number(attempt),
+        });
+        await enqueueAttempts(tx, this.clock, rows.filter((r) => !r.again).map(request));
+        await enqueueAttempts(tx, this.clock, rows.filter((r) => r.again).map(request), true);
         return rows.length;
       });
       total += queued;
