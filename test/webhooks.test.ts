@@ -310,6 +310,33 @@ describe('webhooks: delivery', () => {
     await runJobs(t);
     assert.equal((await delivery(t, eventId)).status, 'delivered');
   });
+  it('an attempt that keeps throwing (here a broken secret) fails the delivery with its reason after the job’s last try', async () => {
+    const { t, receiver, integrator } = s;
+    const eventId = await record(t, integrator.id);
+    const [row] = await t.db.query<{ secret: string }>(
+      'SELECT webhook_secret AS secret FROM integrators WHERE id = $1',
+      [integrator.id],
+    );
+    const secret = row!.secret;
+    await t.db.query("UPDATE integrators SET webhook_secret = 'whsec_' WHERE id = $1", [integrator.id]);
+    const before = receiver.received.length;
+    try {
+      // An early try throws and is retried by the job queue; the delivery stays pending meanwhile.
+      await runJobs(t);
+      assert.equal((await delivery(t, eventId)).status, 'pending');
+      await t.db.query(
+        "UPDATE jobs SET attempts = max_attempts - 1, run_at = $1 WHERE kind = $2 AND status = 'pending'",
+        [t.clock.now(), WEBHOOK_DELIVER_JOB],
+      );
+      await runJobs(t);
+      const failed = await delivery(t, eventId);
+      assert.equal(failed.status, 'failed');
+      assert.match(failed.last_error ?? '', /^Could not be sent: A webhook secret cannot be empty/);
+      assert.equal(receiver.received.length, before, 'nothing was sent');
+    } finally {
+      await t.db.query('UPDATE integrators SET webhook_secret = $2 WHERE id = $1', [integrator.id, secret]);
+    }
+  });
 });
 
 describe('webhooks: the retry schedule, failure and redelivery', () => {

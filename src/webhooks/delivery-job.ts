@@ -219,7 +219,7 @@ async function recordAttempt(
  */
 export function webhookDeliveryHandler(options: WebhookDeliveryOptions): JobHandler {
   return async (ctx) => {
-    const { job, db, clock, log } = ctx;
+    const { job, db, log } = ctx;
     const eventId = job.payload.event_id;
     if (typeof eventId !== 'string') {
       log.error({ payload: job.payload }, 'webhook job with a malformed payload; skipped');
@@ -234,53 +234,74 @@ export function webhookDeliveryHandler(options: WebhookDeliveryOptions): JobHand
       return;
     }
     const eventLog = log.child({ event_id: eventId, integrator_id: delivery.integrator_id });
-    const url = delivery.webhook_url;
-    if (url === null) {
-      await failWithoutAttempt(ctx, eventId, 'The integrator has no webhook URL.');
-      eventLog.warn('webhook not sent: the integrator has no webhook URL');
-      return;
-    }
-    if (delivery.disabled_url === url) {
-      await failWithoutAttempt(ctx, eventId, `The endpoint is disabled: ${delivery.disabled_reason}`);
-      eventLog.warn('webhook not sent: the endpoint is disabled');
-      return;
-    }
-
-    const sentAt = clock.now();
-    const secrets = [delivery.webhook_secret];
-    const previousUntil = delivery.previous_secret_expires_at;
-    if (delivery.previous_secret && previousUntil && new Date(previousUntil).getTime() > sentAt.getTime()) {
-      secrets.push(delivery.previous_secret);
-    }
-    const body = webhookBody({
-      type: delivery.type,
-      created_at: delivery.event_created_at,
-      data: delivery.data,
-    });
-    const result = await postWebhook(url, { ...signedHeaders(secrets, eventId, sentAt, body) }, body, {
-      allowPrivate: options.allowPrivate,
-      isAllowedAddress: options.isAllowedAddress,
-      timeoutMs: options.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
-    });
-    const settled = settle(result, delivery.round_attempts + 1, clock.now(), options.random);
-    let recorded = true;
     try {
-      await recordAttempt(ctx, delivery, url, sentAt, result, settled);
+      await attempt(ctx, options, delivery, eventId, eventLog);
     } catch (error) {
-      // Only a job whose lease ran out while it still worked (over 5 minutes) gets here; the other job records.
-      if (!(error instanceof DeliveryMovedOn)) throw error;
-      recorded = false;
+      // The job's own retries (not the contract's schedule) cover a passing fault such as a lost database. When
+      // they are spent, the delivery is failed with the reason, where the operator sees it and can redeliver,
+      // instead of staying pending with no job behind it.
+      if (job.attempts < job.max_attempts) throw error;
+      const reason = error instanceof Error ? error.message : String(error);
+      await failWithoutAttempt(ctx, eventId, `Could not be sent: ${reason}`);
+      eventLog.error({ err: error }, 'webhook not sent: the delivery failed after the job’s last try');
     }
-    countAttempt(settled.outcome, result.latencyMs);
-    const fields = {
-      status_code: result.status,
-      latency_ms: result.latencyMs,
-      attempt_in_round: delivery.round_attempts + 1,
-      next_attempt_at: settled.nextAttemptAt?.toISOString(),
-      error: settled.error,
-      recorded,
-    };
-    if (settled.outcome === 'delivered') eventLog.info(fields, 'webhook delivered');
-    else eventLog.warn(fields, `webhook attempt failed (${settled.outcome})`);
   };
+}
+
+async function attempt(
+  ctx: JobContext,
+  options: WebhookDeliveryOptions,
+  delivery: DeliveryToAttempt,
+  eventId: string,
+  eventLog: JobContext['log'],
+): Promise<void> {
+  const { clock } = ctx;
+  const url = delivery.webhook_url;
+  if (url === null) {
+    await failWithoutAttempt(ctx, eventId, 'The integrator has no webhook URL.');
+    eventLog.warn('webhook not sent: the integrator has no webhook URL');
+    return;
+  }
+  if (delivery.disabled_url === url) {
+    await failWithoutAttempt(ctx, eventId, `The endpoint is disabled: ${delivery.disabled_reason}`);
+    eventLog.warn('webhook not sent: the endpoint is disabled');
+    return;
+  }
+
+  const sentAt = clock.now();
+  const secrets = [delivery.webhook_secret];
+  const previousUntil = delivery.previous_secret_expires_at;
+  if (delivery.previous_secret && previousUntil && new Date(previousUntil).getTime() > sentAt.getTime()) {
+    secrets.push(delivery.previous_secret);
+  }
+  const body = webhookBody({
+    type: delivery.type,
+    created_at: delivery.event_created_at,
+    data: delivery.data,
+  });
+  const result = await postWebhook(url, { ...signedHeaders(secrets, eventId, sentAt, body) }, body, {
+    allowPrivate: options.allowPrivate,
+    isAllowedAddress: options.isAllowedAddress,
+    timeoutMs: options.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
+  });
+  const settled = settle(result, delivery.round_attempts + 1, clock.now(), options.random);
+  let recorded = true;
+  try {
+    await recordAttempt(ctx, delivery, url, sentAt, result, settled);
+  } catch (error) {
+    // Only a job whose lease ran out while it still worked (over 5 minutes) gets here; the other job records.
+    if (!(error instanceof DeliveryMovedOn)) throw error;
+    recorded = false;
+  }
+  countAttempt(settled.outcome, result.latencyMs);
+  const fields = {
+    status_code: result.status,
+    latency_ms: result.latencyMs,
+    attempt_in_round: delivery.round_attempts + 1,
+    next_attempt_at: settled.nextAttemptAt?.toISOString(),
+    error: settled.error,
+    recorded,
+  };
+  if (settled.outcome === 'delivered') eventLog.info(fields, 'webhook delivered');
+  else eventLog.warn(fields, `webhook attempt failed (${settled.outcome})`);
 }

@@ -152,7 +152,8 @@ export function loadConfig(env: Env = process.env): Config {
         : path.join(dataDir, 'documents'),
     userTokenTtlSeconds,
     sessionTtlSeconds,
-    shutdownTimeoutMs: readInt(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    // Above a webhook attempt's 15 s limit, so a stop lets the attempt in hand finish and record its outcome.
+    shutdownTimeoutMs: readInt(env, 'SHUTDOWN_TIMEOUT_MS', 20_000, 0, 600_000),
     workerPollIntervalMs: readInt(env, 'WORKER_POLL_INTERVAL_MS', 500, 10, 60_000),
     // Most jobs wait on someone else's server (a webhook endpoint may take 15 s), not on our CPU: with 8, eight
     // slow endpoints held every slot and a 20,000-event backlog drained at 633/s instead of 1,083/s.
