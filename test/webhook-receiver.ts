@@ -18,6 +18,8 @@ export interface Reply {
   body?: string;
   /** Wait this long before answering. */
   delayMs?: number;
+  /** Send the status line, headers and `body`, then never end the body. */
+  stallBody?: boolean;
 }
 
 /** What to do with a request: answer it, or 'hang' (never answer; the caller's timeout or a kill ends it). */
@@ -56,7 +58,8 @@ export class Receiver {
         if (answer === 'hang') return;
         if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
         res.writeHead(answer.status, answer.headers ?? {});
-        res.end(answer.body ?? '');
+        if (answer.stallBody) res.write(answer.body ?? '');
+        else res.end(answer.body ?? '');
       });
     });
     this.#server.on('connection', (socket) => {

@@ -291,6 +291,30 @@ describe('webhooks: delivery', () => {
     assert.ok(!body.includes('x'));
   });
 
+  it('a 2xx whose status came in time counts even if its body never ends', async () => {
+    const { t, receiver, integrator } = s;
+    const eventId = await record(t, integrator.id);
+    receiver.respond = () => ({ status: 200, body: 'accepted, still writing', stallBody: true });
+    const worker = new Worker({
+      db: t.db,
+      clock: t.clock,
+      log: createLogger('silent'),
+      handlers: { [WEBHOOK_DELIVER_JOB]: webhookDeliveryHandler({ allowPrivate: true, timeoutMs: 300 }) },
+    });
+    try {
+      await worker.drain();
+    } finally {
+      receiver.respond = () => ({ status: 200, body: 'ok' });
+    }
+    const row = await delivery(t, eventId);
+    assert.equal(row.status, 'delivered');
+    const [attempt] = await t.db.query<{ status_code: number; response_body: string }>(
+      'SELECT status_code, response_body FROM webhook_attempts WHERE event_id = $1',
+      [eventId],
+    );
+    assert.deepEqual(attempt, { status_code: 200, response_body: 'accepted, still writing' });
+  });
+
   it('a 2xx that comes after the time limit is a failure', async () => {
     const { t, receiver, integrator } = s;
     const eventId = await record(t, integrator.id);

@@ -119,10 +119,15 @@ export async function postWebhook(
     }
     const chunks: Buffer[] = [];
     let size = 0;
-    for await (const chunk of response as AsyncIterable<Buffer>) {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size >= RESPONSE_LOG_BYTES) break;
+    try {
+      for await (const chunk of response as AsyncIterable<Buffer>) {
+        chunks.push(chunk);
+        size += chunk.length;
+        if (size >= RESPONSE_LOG_BYTES) break;
+      }
+    } catch {
+      // The status line came in time and decides the outcome; a body cut off by the time limit or the connection
+      // only shortens what the delivery log keeps.
     }
     // Read to the end, the connection can serve the next delivery; cut short, it is closed.
     finished = response.complete;
