@@ -13,7 +13,8 @@ const STORAGE_KEY = 'rentpay:page-session';
 function takeCredentials(params: URLSearchParams, embed: Embed | undefined): Credentials | undefined {
   const token = params.get('token');
   const sessionId = params.get('session_id');
-  if (params.size > 0) history.replaceState(null, '', location.pathname);
+  // Not params.size: Chrome 113+ and Safari 17+ only.
+  if (location.search) history.replaceState(null, '', location.pathname);
   if (embed) return token ? { token, sessionId: undefined } : undefined;
   if (token !== null || sessionId !== null) {
     if (!token || !sessionId) return undefined;
