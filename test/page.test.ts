@@ -6,19 +6,22 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
-import type { Frame, Page } from 'playwright-core';
+import type { BrowserContext, Frame, FrameLocator, Page, Route } from 'playwright-core';
 import {
   allRowsText,
   fillCard,
   newTenant,
   type OpenedPage,
   openInIntegratorPage,
+  openSdkCheckout,
   type PageEnvironment,
   pageUrl,
   screenshot,
   startPageEnvironment,
+  type Tenant,
   UI_TIMEOUT_MS,
 } from './browser.ts';
+import { cardToken, clientOf } from './payment-client.ts';
 
 const VISA = '4242424242424242';
 const THREE_DS_FIRST = '4000000000003220';
@@ -348,5 +351,163 @@ describe('hosted page: card data', () => {
     assert.ok(!cvcAlone.test(text), 'the database holds the CVC');
     assert.ok(!cvcAlone.test(logs), 'the logs hold the CVC');
     assert.ok(text.includes('payments: '), 'the check saw the payments table');
+  });
+});
+
+describe('hosted page: cancelling a step that already ended', () => {
+  it('Cancel after the 3DS was answered (409): the page settles on the payment’s real status, succeeded', async () => {
+    const tenant = await newTenant(env);
+    const { page, frame, context } = await open(tenant);
+    await fillCard(frame, THREE_DS_FIRST, CVC);
+    await frame.getByRole('button', { name: 'Pay £1200.00' }).click();
+    await frame.getByRole('heading', { name: 'Confirm it’s you' }).waitFor();
+    // Hold the page's polls of the payment (not the cancel) until the cancel has been answered, so the
+    // customer's Cancel meets a payment that has already succeeded, as when the two cross.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const hold = async (route: Route) => {
+      if (route.request().method() === 'GET') await released;
+      await route.continue().catch(() => undefined);
+    };
+    await context.route(/\/api\/client\/payments\/pay_[^/]+$/, hold);
+    await frame
+      .frameLocator('iframe[title="3D Secure check"]')
+      .getByRole('button', { name: 'Authorise' })
+      .click();
+    for (;;) {
+      const [payment] = await paymentsOf(tenant.sessionId);
+      if (payment?.status === 'succeeded') break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const cancelAnswered = page.waitForResponse((response) => response.url().endsWith('/cancel'));
+    await frame.getByRole('button', { name: 'Cancel' }).click();
+    assert.equal((await cancelAnswered).status(), 409);
+    release();
+    await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
+    await context.unroute(/\/api\/client\/payments\/pay_[^/]+$/, hold);
+    assert.equal((await paymentsOf(tenant.sessionId))[0]?.status, 'succeeded');
+  });
+});
+
+/** The SDK's frame, framed by the integrator's page with no SDK: the test is the parent and posts what it likes. */
+async function bareFrame(
+  tenant: Pick<Tenant, 'token'>,
+): Promise<{ page: Page; frame: FrameLocator; context: BrowserContext }> {
+  const { context, page } = await openSdkCheckout(env, 'umd');
+  opened.push({ context, page, frame: page.frameLocator('#bare') });
+  const src = `${env.baseUrl}/third-party?sdk=1&origin=${encodeURIComponent(env.integratorOrigin)}&token=${encodeURIComponent(tenant.token)}`;
+  await page.evaluate(
+    ({ src, origin }) => {
+      // biome-ignore lint/suspicious/noExplicitAny: the page's globals
+      const w = window as any;
+      w.frameMessages = [];
+      const iframe = document.createElement('iframe');
+      iframe.id = 'bare';
+      iframe.style.cssText = 'width:100%;height:600px;border:0';
+      w.postToFrame = (message: Record<string, unknown>) =>
+        iframe.contentWindow?.postMessage({ source: 'rentpay', v: 1, ...message }, origin);
+      window.addEventListener('message', (event) => {
+        if (event.source !== iframe.contentWindow || event.origin !== origin) return;
+        w.frameMessages.push(event.data);
+      });
+      iframe.src = src;
+      document.body.appendChild(iframe);
+    },
+    { src, origin: env.baseUrl },
+  );
+  await waitForMessage(page, 'loaded');
+  return { page, frame: page.frameLocator('#bare'), context };
+}
+
+async function waitForMessage(page: Page, type: string): Promise<Record<string, unknown>> {
+  const handle = await page.waitForFunction(
+    (type) =>
+      (window as unknown as { frameMessages: { type: string }[] }).frameMessages.find((m) => m.type === type),
+    type,
+  );
+  return (await handle.jsonValue()) as Record<string, unknown>;
+}
+
+async function postToFrame(page: Page, message: Record<string, unknown>): Promise<void> {
+  await page.evaluate((message) => {
+    (window as unknown as { postToFrame(m: unknown): void }).postToFrame(message);
+  }, message);
+}
+
+const GOOD_OPTIONS = {
+  pure_amount: '10.00',
+  isAmountEditable: false,
+  reference: 'BARE-1',
+  features: {},
+  appearance: undefined,
+  debug: false,
+};
+
+describe('hosted page: the SDK frame checks what its parent sends', () => {
+  it('init with a non-string pure_amount is refused with init_error invalid_option, and nothing crashes', async () => {
+    const tenant = await newTenant(env);
+    const { page } = await bareFrame(tenant);
+    await postToFrame(page, { type: 'init', options: { ...GOOD_OPTIONS, pure_amount: 5 } });
+    const refused = await waitForMessage(page, 'init_error');
+    assert.equal((refused.error as { code: string }).code, 'invalid_option');
+    assert.match((refused.error as { message: string }).message, /pure_amount/);
+  });
+
+  it('init with features that are not an object is refused the same way', async () => {
+    const tenant = await newTenant(env);
+    const { page } = await bareFrame(tenant);
+    await postToFrame(page, { type: 'init', options: { ...GOOD_OPTIONS, features: null } });
+    assert.equal(
+      ((await waitForMessage(page, 'init_error')).error as { code: string }).code,
+      'invalid_option',
+    );
+  });
+
+  it('an update with a wrong type changes nothing; the next valid one applies', async () => {
+    const tenant = await newTenant(env);
+    const { page, frame } = await bareFrame(tenant);
+    await postToFrame(page, { type: 'init', options: GOOD_OPTIONS });
+    await waitForMessage(page, 'ready');
+    await frame.locator('.summary').getByText('£10.00').first().waitFor();
+    await postToFrame(page, { type: 'update', changes: { pure_amount: 5, appearance: 'neon' } });
+    await postToFrame(page, { type: 'update', changes: { pure_amount: '20.00' } });
+    await frame.locator('.summary').getByText('£20.00').first().waitFor();
+    await frame.getByLabel('Card number').waitFor();
+  });
+
+  it('a fixed amount the form refuses is announced (role="alert")', async () => {
+    const tenant = await newTenant(env);
+    const { page, frame } = await bareFrame(tenant);
+    await postToFrame(page, { type: 'init', options: { ...GOOD_OPTIONS, pure_amount: null } });
+    await waitForMessage(page, 'ready');
+    await fillCard(frame, VISA, CVC);
+    await postToFrame(page, { type: 'pay', id: '1' });
+    const result = await waitForMessage(page, 'pay_result');
+    assert.equal((result.error as { code: string }).code, 'validation_error');
+    assert.match(await frame.getByRole('alert').innerText(), /Enter an amount/);
+    assert.equal((await paymentsOf(tenant.sessionId)).length, 0);
+  });
+});
+
+describe('hosted page: saved cards and focus', () => {
+  it('after deleting a saved card focus moves to the saved cards, and to the card number once none is left', async () => {
+    const tenant = await newTenant(env);
+    const client = clientOf(env.t, tenant.token);
+    for (const number of [VISA, '5555555555554444']) {
+      const saved = await client.saveCard(await cardToken(env.t, number));
+      assert.equal(saved.status, 201, JSON.stringify(saved.body));
+    }
+    const { page, frame } = await open(tenant);
+    await frame.getByRole('button', { name: 'Delete Visa ending 4242' }).click();
+    await frame.getByRole('radio', { name: /Visa ending 4242/ }).waitFor({ state: 'detached' });
+    const focused = () =>
+      frame.locator(':focus').evaluate((el) => `${el.tagName}:${el.id || el.textContent?.trim()}`);
+    await frame.locator('legend:focus').waitFor();
+    assert.equal(await focused(), 'LEGEND:Saved cards');
+    await frame.getByRole('button', { name: 'Delete Mastercard ending 4444' }).click();
+    await frame.locator('#card-number:focus').waitFor();
+    await screenshot(page, 'page-saved-cards-deleted-focus');
   });
 });

@@ -15,6 +15,7 @@ import {
   startPageEnvironment,
   type Tenant,
 } from './browser.ts';
+import { cardToken, clientOf } from './payment-client.ts';
 
 const VISA = '4242424242424242';
 const DECLINED = '4000000000000002';
@@ -521,5 +522,109 @@ describe('SDK: lifecycle edges', () => {
       (await events(page)).map((event) => event.type),
       ['error', 'success'],
     );
+  });
+});
+
+/** A saved Mastercard ending 4444 for the tenant, through the Client API. */
+async function saveMastercard(tenant: Pick<Tenant, 'token'>): Promise<void> {
+  const saved = await clientOf(env.t, tenant.token).saveCard(await cardToken(env.t, '5555555555554444'));
+  assert.equal(saved.status, 201, JSON.stringify(saved.body));
+}
+
+/** Records the SDK's error events in window.events as {type: 'error', code}. */
+async function recordErrors(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    // biome-ignore lint/suspicious/noExplicitAny: the page's globals
+    const w = window as any;
+    w.SVC.on('error', (error: { code: string }) => w.events.push({ type: 'error', code: error.code }));
+  });
+}
+
+async function waitForErrorEvent(page: Page, code: string): Promise<void> {
+  await page.waitForFunction(
+    (code) =>
+      (window as unknown as { events: { type: string; code?: string }[] }).events.some(
+        (event) => event.type === 'error' && event.code === code,
+      ),
+    code,
+  );
+}
+
+describe('SDK: saved cards, recurring rent and expiry', () => {
+  it('Cancel on the 3DS check of a card being saved rejects pay() with payment_canceled', async () => {
+    const tenant = await newTenant(env);
+    const page = await checkout('umd');
+    await init(page, tenant);
+    await fillCard(form(page), THREE_DS_FIRST, CVC);
+    await form(page).getByLabel('Save this card for future payments').check();
+    const paying = startPay(page);
+    await form(page).getByRole('heading', { name: 'Confirm it’s you' }).waitFor();
+    await form(page).getByRole('button', { name: 'Cancel' }).click();
+    const result = await paying;
+    assert.equal(result.ok, false);
+    assert.equal(result.value.code, 'payment_canceled', JSON.stringify(result.value));
+    assert.equal((await paymentsOf(tenant.sessionId)).length, 0);
+  });
+
+  it('a card that fails its 3DS check when saved rejects pay() with payment_failed', async () => {
+    const tenant = await newTenant(env);
+    const page = await checkout('umd');
+    await init(page, tenant);
+    await fillCard(form(page), THREE_DS_FIRST, CVC);
+    await form(page).getByLabel('Save this card for future payments').check();
+    const paying = startPay(page);
+    await form(page)
+      .frameLocator('iframe[title="3D Secure check"]')
+      .getByRole('button', { name: 'Fail' })
+      .click();
+    const result = await paying;
+    assert.equal(result.value.code, 'payment_failed', JSON.stringify(result.value));
+    assert.match(String(result.value.message), /could not be verified/);
+    assert.equal((await paymentsOf(tenant.sessionId)).length, 0);
+  });
+
+  it('pay() while the Recurring rent view shows rejects with validation_error and charges nothing', async () => {
+    const tenant = await newTenant(env);
+    await saveMastercard(tenant);
+    const page = await checkout('umd');
+    await init(page, tenant);
+    await form(page).getByRole('radio', { name: 'Use a new card' }).check();
+    await fillCard(form(page), VISA, CVC);
+    await form(page).getByRole('button', { name: 'Recurring rent' }).click();
+    await form(page).getByRole('button', { name: 'Set up recurring rent' }).waitFor();
+    const result = await startPay(page);
+    assert.equal(result.ok, false);
+    assert.equal(result.value.code, 'validation_error');
+    assert.match(String(result.value.message), /Pay now/);
+    assert.equal((await paymentsOf(tenant.sessionId)).length, 0);
+  });
+
+  it('a session that lapsed, met by deleting a saved card, says session_expired to the SDK', async () => {
+    const tenant = await newTenant(env);
+    await saveMastercard(tenant);
+    const page = await checkout('umd');
+    await init(page, tenant);
+    await recordErrors(page);
+    env.t.clock.advance(31 * 60_000);
+    await form(page).getByRole('button', { name: 'Delete Mastercard ending 4444' }).click();
+    await form(page).getByRole('heading', { name: 'Session expired' }).waitFor();
+    await waitForErrorEvent(page, 'session_expired');
+    assert.equal(
+      (await events(page)).filter((event) => event.type === 'onError').length,
+      1,
+      'onError fired once',
+    );
+  });
+
+  it('a session that lapsed, met by the Recurring rent view, says session_expired to the SDK', async () => {
+    const tenant = await newTenant(env);
+    await saveMastercard(tenant);
+    const page = await checkout('umd');
+    await init(page, tenant);
+    await recordErrors(page);
+    env.t.clock.advance(31 * 60_000);
+    await form(page).getByRole('button', { name: 'Recurring rent' }).click();
+    await form(page).getByRole('heading', { name: 'Session expired' }).waitFor();
+    await waitForErrorEvent(page, 'session_expired');
   });
 });

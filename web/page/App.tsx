@@ -8,7 +8,14 @@ import {
   type Session,
 } from './api.ts';
 import { CardForm, type CardFormHandle } from './CardForm.tsx';
-import { applyAppearance, type Embed, type EmbedOptions, type FeatureName } from './embed.ts';
+import {
+  applyAppearance,
+  type Embed,
+  type EmbedOptions,
+  type FeatureName,
+  readChanges,
+  readOptions,
+} from './embed.ts';
 import { feePence, formatPence, parsePence } from './money.ts';
 import { Recurring } from './Recurring.tsx';
 import { SavedCards } from './SavedCards.tsx';
@@ -26,6 +33,8 @@ const METHOD_LABELS: Record<PaymentMethod, string> = {
 const WALLETS: PaymentMethod[] = ['apple_pay', 'google_pay'];
 const APMS: PaymentMethod[] = ['alipay', 'wechat_pay', 'unionpay'];
 const NEW_CARD = 'new';
+/** How long a `processing` payment is polled before pay() settles with `payment_pending`. */
+const PROCESSING_DEADLINE_MS = 3 * 60_000;
 
 type Phase =
   | { name: 'loading' }
@@ -54,7 +63,15 @@ function newIdempotencyKey(): string {
   return `page_${crypto.randomUUID()}`;
 }
 
+/** An outcome the page decided itself (a cancelled card check, a payment still processing), with its code. */
+class OutcomeError extends Error {
+  constructor(readonly outcome: PaymentError) {
+    super(outcome.message);
+  }
+}
+
 function errorOf(error: unknown): PaymentError {
+  if (error instanceof OutcomeError) return error.outcome;
   if (error instanceof ApiProblem) {
     if (error.sessionExpired) return { code: 'session_expired', message: 'The payment session has expired.' };
     return { code: error.code, message: error.message };
@@ -101,7 +118,18 @@ export function App({
   const cardForm = useRef<CardFormHandle>(null);
   const stepAbort = useRef<AbortController | undefined>(undefined);
   const headingRef = useRef<HTMLHeadingElement>(null);
+  const savedCardsRef = useRef<HTMLLegendElement>(null);
+  /** After a saved card is deleted its button is gone: focus goes to the saved cards (or the new card form). */
+  const focusAfterDelete = useRef(false);
   const submitRef = useRef<((walletToken?: string) => Promise<Outcome | undefined>) | undefined>(undefined);
+  /** The session lapsed: every path ends here, so the SDK hears of it (`error`) as well as the tenant. */
+  const expire = (
+    failure: PaymentError = { code: 'session_expired', message: 'The payment session has expired.' },
+  ) => {
+    stepAbort.current?.abort();
+    setPhase({ name: 'expired' });
+    embed?.post('error', { error: failure });
+  };
   const debug = (...args: unknown[]) => {
     if (options?.debug) console.info('[rentpay frame]', ...args);
   };
@@ -112,11 +140,18 @@ export function App({
     embed.watchHeight();
     const stop = embed.listen((message) => {
       if (message.type === 'init') {
-        const received = message.options as EmbedOptions;
-        applyAppearance(received.appearance);
-        setOptions(received);
+        const received = readOptions(message.options);
+        if (!received.ok) {
+          embed.post('init_error', { error: { code: 'invalid_option', message: received.message } });
+          return;
+        }
+        applyAppearance(received.value.appearance);
+        setOptions(received.value);
       } else if (message.type === 'update') {
-        const changes = message.changes as Partial<EmbedOptions>;
+        const read = readChanges(message.changes);
+        // The SDK checked them already; anything else did not come from it, and changes nothing.
+        if (!read.ok) return;
+        const changes = read.value;
         if (changes.appearance !== undefined) applyAppearance(changes.appearance);
         setOptions((current) => current && { ...current, ...changes });
         if (typeof changes.pure_amount === 'string') setAmount(changes.pure_amount);
@@ -178,6 +213,13 @@ export function App({
   useEffect(() => {
     if (phase.name !== 'loading') headingRef.current?.focus();
   }, [phase.name]);
+
+  useEffect(() => {
+    if (!focusAfterDelete.current) return;
+    focusAfterDelete.current = false;
+    if (savedCardsRef.current) savedCardsRef.current.focus();
+    else document.getElementById('card-number')?.focus();
+  }, [cards]);
 
   const purePence = parsePence(amount);
   const fee = purePence === undefined || !session ? 0 : feePence(purePence, session.fees[method]);
@@ -265,11 +307,19 @@ export function App({
             signal: controller.signal,
             onCancel: async () => {
               try {
-                const canceled = await api.cancelPayment(payment.payment_id);
-                controller.abort();
-                resolve(canceled);
+                resolve(await api.cancelPayment(payment.payment_id));
               } catch (error) {
-                reject(error);
+                // E.g. 409: the customer answered first and the payment already ended. Its real status wins.
+                if (error instanceof ApiProblem && error.sessionExpired) return reject(error);
+                try {
+                  const current = await api.payment(payment.payment_id);
+                  if (current.status === 'requires_action' || current.status === 'processing') reject(error);
+                  else resolve(current);
+                } catch (refetchError) {
+                  reject(refetchError);
+                }
+              } finally {
+                controller.abort();
               }
             },
             wait: (wake) =>
@@ -284,14 +334,31 @@ export function App({
       });
       controller.abort();
       debug('next action ended', ended.status);
-      return ended;
+      return followPayment(ended);
     }
     if (payment.status === 'processing') {
-      return pollUntil(
-        () => api.payment(payment.payment_id),
-        (current) => current.status !== 'processing',
-        new AbortController().signal,
+      const deadline = new AbortController();
+      const timer = setTimeout(
+        () =>
+          deadline.abort(
+            new OutcomeError({
+              code: 'payment_pending',
+              message:
+                'The payment is still being processed. It will show in your payments once it is done; do not pay again.',
+              payment_id: payment.payment_id,
+            }),
+          ),
+        PROCESSING_DEADLINE_MS,
       );
+      try {
+        return await pollUntil(
+          () => api.payment(payment.payment_id),
+          (current) => current.status !== 'processing',
+          deadline.signal,
+        );
+      } finally {
+        clearTimeout(timer);
+      }
     }
     return payment;
   };
@@ -316,33 +383,45 @@ export function App({
       const controller = new AbortController();
       stepAbort.current = controller;
       const pending = card;
-      card = await new Promise<SavedCard>((resolve, reject) => {
-        setPhase({
-          name: 'step',
-          view: {
-            kind: 'card',
-            action: pending.next_action!,
-            method: 'card',
-            amount: undefined,
-            signal: controller.signal,
-            onCancel: () => {
-              controller.abort();
-              reject(new Error('Saving the card was cancelled.'));
+      try {
+        card = await new Promise<SavedCard>((resolve, reject) => {
+          setPhase({
+            name: 'step',
+            view: {
+              kind: 'card',
+              action: pending.next_action!,
+              method: 'card',
+              amount: undefined,
+              signal: controller.signal,
+              onCancel: () => {
+                reject(
+                  new OutcomeError({
+                    code: 'payment_canceled',
+                    message: 'Saving the card was cancelled. You have not been charged.',
+                  }),
+                );
+              },
+              wait: (wake) =>
+                pollUntil(
+                  () => api.card(pending.card_id),
+                  (current) => current.status !== 'requires_action',
+                  controller.signal,
+                  wake,
+                ).then(resolve, reject),
             },
-            wait: (wake) =>
-              pollUntil(
-                () => api.card(pending.card_id),
-                (current) => current.status !== 'requires_action',
-                controller.signal,
-                wake,
-              ).then(resolve, reject),
-          },
+          });
         });
-      });
-      controller.abort();
+      } finally {
+        controller.abort();
+      }
       setPhase({ name: 'ready' });
     }
-    if (card.status !== 'active') throw new Error('Your card could not be verified, so it was not saved.');
+    if (card.status !== 'active') {
+      throw new OutcomeError({
+        code: 'payment_failed',
+        message: 'Your card could not be verified, so it was not saved. You have not been charged.',
+      });
+    }
     setCards(await api.cards());
     setChoice(card.card_id);
     return card;
@@ -352,6 +431,14 @@ export function App({
   const submit = async (walletToken?: string): Promise<Outcome | undefined> => {
     if (busyRef.current) {
       return { error: { code: 'payment_in_progress', message: 'A payment is already in progress.' } };
+    }
+    if (recurringOn && view === 'recurring') {
+      return {
+        error: {
+          code: 'validation_error',
+          message: 'The Recurring rent view is showing: switch to Pay now to pay.',
+        },
+      };
     }
     setProblem(undefined);
     const amountIssue = amountProblem();
@@ -396,13 +483,12 @@ export function App({
     } catch (error) {
       const failure = errorOf(error);
       if (failure.code === 'session_expired') {
-        stepAbort.current?.abort();
-        setPhase({ name: 'expired' });
+        expire(failure);
       } else {
         setPhase({ name: 'ready' });
         setProblem(failure.message);
+        embed?.post('error', { error: failure });
       }
-      embed?.post('error', { error: failure });
       return { error: failure };
     } finally {
       busyRef.current = false;
@@ -446,7 +532,7 @@ export function App({
       await action();
     } catch (error) {
       const failure = errorOf(error);
-      if (failure.code === 'session_expired') setPhase({ name: 'expired' });
+      if (failure.code === 'session_expired') expire(failure);
       else setProblem(failure.message);
     }
   };
@@ -455,6 +541,7 @@ export function App({
     cardAction(async () => {
       await api.deleteCard(card.card_id);
       const remaining = await api.cards();
+      focusAfterDelete.current = true;
       setCards(remaining);
       if (choice === card.card_id) setChoice(remaining.find((c) => c.is_default)?.card_id ?? NEW_CARD);
     });
@@ -514,12 +601,7 @@ export function App({
       {stepView ? (
         <StepPanel view={stepView} />
       ) : recurringOn && view === 'recurring' ? (
-        <Recurring
-          api={api}
-          session={session}
-          cards={cards}
-          onExpired={() => setPhase({ name: 'expired' })}
-        />
+        <Recurring api={api} session={session} cards={cards} onExpired={() => expire()} />
       ) : (
         <form
           noValidate
@@ -549,7 +631,9 @@ export function App({
               ) : null}
             </div>
           ) : amountError ? (
-            <p class="error">{amountError}</p>
+            <p class="error" role="alert">
+              {amountError}
+            </p>
           ) : null}
 
           {methods.length > 1 ? (
@@ -577,6 +661,7 @@ export function App({
             <>
               {savedCardsOn && cards.length > 0 ? (
                 <SavedCards
+                  legendRef={savedCardsRef}
                   cards={cards}
                   choice={choice}
                   newCard={NEW_CARD}

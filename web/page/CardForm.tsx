@@ -1,5 +1,5 @@
 import type { RefObject } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiProblem, tokeniseCard } from './api.ts';
 import {
   BRAND_NAMES,
@@ -46,7 +46,7 @@ export function CardForm({
     if (first) document.getElementById(`card-${first}`)?.focus();
   };
 
-  handleRef.current = {
+  const handle: CardFormHandle = {
     validate() {
       const found = cardErrors(fields, new Date());
       setErrors(found);
@@ -81,6 +81,16 @@ export function CardForm({
       setErrors({});
     },
   };
+  handleRef.current = handle;
+  const latest = useRef(handle);
+  latest.current = handle;
+  // Unmounted (a saved card chosen, another method, the Recurring rent view): no stale handle on hidden fields.
+  useEffect(
+    () => () => {
+      if (handleRef.current === latest.current) handleRef.current = null;
+    },
+    [handleRef],
+  );
 
   const checkOne = (key: keyof CardFields) => {
     if (fields[key] === '') return;

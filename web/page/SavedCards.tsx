@@ -1,3 +1,4 @@
+import type { RefObject } from 'preact';
 import type { SavedCard } from './api.ts';
 import { BRAND_NAMES } from './card.ts';
 
@@ -6,6 +7,8 @@ function cardName(card: SavedCard): string {
 }
 
 export function SavedCards(props: {
+  /** Takes focus after a delete (the deleted card's button is gone). */
+  legendRef?: RefObject<HTMLLegendElement | null>;
   cards: SavedCard[];
   choice: string;
   newCard: string;
@@ -15,7 +18,9 @@ export function SavedCards(props: {
 }) {
   return (
     <fieldset class="saved-cards">
-      <legend>Saved cards</legend>
+      <legend ref={props.legendRef} tabIndex={-1}>
+        Saved cards
+      </legend>
       <ul>
         {props.cards.map((card) => (
           <li key={card.card_id}>
