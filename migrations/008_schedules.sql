@@ -25,6 +25,8 @@ CREATE TABLE schedules (
 CREATE UNIQUE INDEX schedules_live_tenancy_idx ON schedules (tenancy_id) WHERE status IN ('active', 'paused');
 CREATE INDEX schedules_user_idx ON schedules (user_id, created_at DESC, id DESC);
 CREATE INDEX schedules_due_idx ON schedules (next_due_date) WHERE status IN ('active', 'paused');
+-- A saved card that a live schedule charges cannot be deleted.
+CREATE INDEX schedules_card_idx ON schedules (saved_card_id) WHERE status IN ('active', 'paused');
 
 -- What a due date owes. The primary key is what makes a due date charged once however many workers and nodes
 -- run the scheduler: it is written once, and each attempt's processor key is (schedule, due date, attempt).

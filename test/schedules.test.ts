@@ -215,6 +215,34 @@ describe('recurring schedules: Client API, Integration API and the sandbox test 
     assert.deepEqual((await bob.client.call('GET', '/schedules')).body, { schedules: [] });
   });
 
+  it('a saved card that an active or paused schedule charges cannot be deleted (409 naming the schedule); once canceled it can', async () => {
+    const ann = await tenant();
+    const schedule = await scheduleOk(ann);
+    const id = schedule.schedule_id;
+    const other = await ann.client.saveCard(await cardToken(t, PAN.mastercard));
+    assert.equal(other.status, 201);
+    assertError(
+      await ann.client.deleteCard(ann.cardId),
+      409,
+      'conflict',
+      new RegExp(
+        `^This card pays the active recurring payment ${id}; cancel that schedule \\(or have it switched to another card\\) before deleting the card\\.$`,
+      ),
+    );
+    assert.equal((await clientChange(ann, id, 'pause')).status, 200);
+    assertError(
+      await ann.client.deleteCard(ann.cardId),
+      409,
+      'conflict',
+      new RegExp(`the paused recurring payment ${id}`),
+    );
+    assert.equal((await ann.client.card(ann.cardId)).body.status, 'active', 'unchanged');
+    // Another card of the user is not charged by it.
+    assert.equal((await ann.client.deleteCard(other.body.card_id)).status, 204);
+    assert.equal((await clientChange(ann, id, 'cancel')).status, 200);
+    assert.equal((await ann.client.deleteCard(ann.cardId)).status, 204);
+  });
+
   it('Integration API: list by user_id, pause, resume and cancel; another integrator’s schedule or user is 404', async () => {
     const ann = await tenant({ rent_due_day: 5 });
     const schedule = await scheduleOk(ann);
@@ -532,10 +560,11 @@ describe('the sandbox test clock charges schedules', () => {
     assert.deepEqual(await run('2026-04-03'), { charged: 0, failed: 1 });
   });
 
-  it('a deleted saved card: the charge fails at once (card_unavailable) without asking the processor', async () => {
+  it('a deleted saved card (deleted before the Client API refused it): the charge fails at once (card_unavailable) without asking the processor', async () => {
     const ann = await tenant({ rent_due_day: 9 });
     const schedule = await scheduleOk(ann);
-    assert.equal((await ann.client.deleteCard(ann.cardId)).status, 204);
+    // The Client API refuses to delete it while the schedule is live; a card deleted before it did:
+    await t.db.query("UPDATE saved_cards SET status = 'deleted', is_default = false WHERE id = $1", [ann.cardId]);
     assert.deepEqual(await run('2026-03-09'), { charged: 0, failed: 1 });
     assert.deepEqual(await run('2026-03-12'), { charged: 0, failed: 0 });
     const [event] = await schedulePaymentEvents(t, schedule.schedule_id);

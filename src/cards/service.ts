@@ -143,7 +143,10 @@ export class SavedCardService {
     });
   }
 
-  /** Deletes a card (404 as `get`); the newest remaining active card becomes the default if this one was. */
+  /**
+   * Deletes a card (404 as `get`; 409 while an active or paused schedule charges it); the newest remaining active card
+   * becomes the default if this one was.
+   */
   async delete(client: ClientContext, cardId: string): Promise<void> {
     const card = await this.get(client, cardId);
     // A check still waiting for 3DS is withdrawn first, so a late Authorise saves nothing.
@@ -153,6 +156,20 @@ export class SavedCardService {
     await this.db.transaction(async (tx) => {
       await lockUser(tx, card.user_id);
       const current = await this.get(client, cardId, tx, true);
+      // A live schedule would charge a deleted card on each due date. (Set-up reads the card FOR SHARE, so a set-up
+      // and this delete cannot both pass.)
+      const [schedule] = await tx.query<{ id: string; status: string }>(
+        `SELECT id, status FROM schedules
+          WHERE saved_card_id = $1 AND status IN ('active', 'paused') ORDER BY created_at, id LIMIT 1`,
+        [current.id],
+      );
+      if (schedule) {
+        throw new ApiError(
+          'conflict',
+          `This card pays the ${schedule.status} recurring payment ${schedule.id}; cancel that schedule ` +
+            '(or have it switched to another card) before deleting the card.',
+        );
+      }
       await tx.query(
         `UPDATE saved_cards SET status = 'deleted', is_default = false, next_action = NULL, updated_at = $2
           WHERE id = $1`,

@@ -136,7 +136,8 @@ export class ScheduleService {
       );
       const [card] = await tx.query<{ id: string }>(
         `SELECT id FROM saved_cards
-          WHERE id = $1 AND user_id = $2 AND integrator_id = $3 AND status = 'active'`,
+          WHERE id = $1 AND user_id = $2 AND integrator_id = $3 AND status = 'active'
+          FOR SHARE`,
         [input.savedCardId, session.user_id, session.integrator_id],
       );
       const hasPlan = (tenancy?.installment_plan?.installments.length ?? 0) > 0;
