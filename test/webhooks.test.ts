@@ -6,7 +6,7 @@ import { enqueueJob, Worker } from '../src/platform/jobs/queue.ts';
 import { createLogger } from '../src/platform/log/logger.ts';
 import { WEBHOOK_DELIVER_JOB, webhookDeliveryHandler } from '../src/webhooks/delivery-job.ts';
 import { MAX_ATTEMPTS, MAX_JITTER_MS, RETRY_DELAYS_MS } from '../src/webhooks/schedule.ts';
-import { type Answer, integrationApi, send, UNLIMITED } from './api-client.ts';
+import { type Answer, assertError, integrationApi, send, UNLIMITED } from './api-client.ts';
 import { OPERATOR_TOKEN, runCli, runJobs, startTestApp, TEST_DATABASE_URL, type TestApp } from './helpers.ts';
 import { cardToken, newTenant, PAN } from './payment-client.ts';
 import { Receiver, type Reply, verify } from './webhook-receiver.ts';
@@ -444,6 +444,38 @@ describe('webhooks: the retry schedule, failure and redelivery', () => {
     assert.equal((await delivery(t, eventId)).attempts, 2);
     const missing = await operator(t, 'POST', '/webhooks/events/evt_nope/redeliver');
     assert.equal(missing.status, 404);
+  });
+
+  it('a redelivery while an attempt of the event is under way is refused with 409 and changes nothing', async () => {
+    const { t, receiver, integrator } = s;
+    const eventId = await record(t, integrator.id);
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    receiver.respond = async () => {
+      await released;
+      return { status: 200, body: 'ok' };
+    };
+    const before = receiver.received.length;
+    const worker = new Worker({
+      db: t.db,
+      clock: t.clock,
+      log: createLogger('silent'),
+      handlers: { [WEBHOOK_DELIVER_JOB]: webhookDeliveryHandler({ allowPrivate: true }) },
+    });
+    const drained = worker.drain();
+    try {
+      await receiver.waitFor(before + 1);
+      const refused = await operator(t, 'POST', `/webhooks/events/${eventId}/redeliver`);
+      assertError(refused, 409, 'conflict', /under way/);
+    } finally {
+      release();
+      receiver.respond = () => ({ status: 200, body: 'ok' });
+    }
+    await drained;
+    assert.equal((await delivery(t, eventId)).status, 'delivered');
+    assert.equal(receiver.received.length, before + 1, 'sent once');
   });
 
   it('410 Gone disables the endpoint until the operator enables it; then failed deliveries can be redelivered', async () => {

@@ -179,8 +179,13 @@ export class WebhookService {
         const [job] = await tx.query<{ status: string }>('SELECT status FROM jobs WHERE id = $1 FOR UPDATE', [
           delivery!.job_id,
         ]);
-        // An attempt under way: it schedules the next one itself.
-        if (job?.status === 'running') return;
+        // An attempt under way decides what comes next; a redelivery now would send the event twice at once.
+        if (job?.status === 'running') {
+          throw new ApiError(
+            'conflict',
+            `An attempt to deliver ${eventId} is under way (at most 15 s); redeliver again once it has ended.`,
+          );
+        }
         if (job?.status === 'pending') {
           await tx.query('UPDATE jobs SET run_at = $2, updated_at = $2 WHERE id = $1', [
             delivery!.job_id,
