@@ -29,6 +29,8 @@ CREATE TABLE webhook_deliveries (
 );
 CREATE INDEX webhook_deliveries_pending_idx ON webhook_deliveries (pending_since) WHERE status = 'pending';
 CREATE INDEX webhook_deliveries_failed_idx ON webhook_deliveries (failed_at) WHERE status = 'failed';
+-- The endpoint view counts one integrator's pending and failed deliveries.
+CREATE INDEX webhook_deliveries_integrator_status_idx ON webhook_deliveries (integrator_id, status);
 
 -- The delivery log: every attempt, with what the endpoint answered (the first 1 KB of it).
 CREATE TABLE webhook_attempts (

@@ -293,7 +293,8 @@ async function attempt(
     if (!(error instanceof DeliveryMovedOn)) throw error;
     recorded = false;
   }
-  countAttempt(settled.outcome, result.latencyMs);
+  // An attempt another job took over from is that job's to count, so an outcome is never counted twice.
+  if (recorded) countAttempt(settled.outcome, result.latencyMs);
   const fields = {
     status_code: result.status,
     latency_ms: result.latencyMs,
