@@ -144,6 +144,46 @@ describe('recurring schedules: Client API, Integration API and the sandbox test 
     assertError(await createSchedule(inactive), 409, 'conflict', /not active/);
   });
 
+  it('set up refuses amounts outside the payment limits: a rent above 100000.00 (pure_amount), an installment left outside them (use_installment_plan)', async () => {
+    const rich = await tenant({ amount: '150000.00' });
+    assert.deepEqual((await createSchedule(rich)).body, {
+      pure_amount: [
+        'The tenancy’s rent (150000.00) is outside the payment limits: enter an amount from 1.00 to 100000.00.',
+      ],
+    });
+    assert.equal((await scheduleOk(rich, { pure_amount: '1200.00' })).pure_amount, '1200.00');
+    const planned = await tenant({
+      end_rent_date: '2026-12-31',
+      installment_payment: {
+        installments: [
+          installment(1, '2026-02-01', 200000),
+          installment(2, '2026-04-01', 150000.01),
+          installment(3, '2026-05-01', 1000),
+          installment(4, '2026-06-01', 0.5),
+        ],
+      },
+    });
+    const refused = await createSchedule(planned);
+    assert.equal(refused.status, 400);
+    assert.deepEqual(refused.body, {
+      use_installment_plan: [
+        'The installment plan has amounts outside the payment limits (1.00 to 100000.00): installment 2 (150000.01), installment 4 (0.50). Set use_installment_plan to false to pay the rent, or an amount of your own, instead.',
+      ],
+    });
+    assert.equal(
+      await count(t, "events WHERE type = 'schedule_created' AND data->>'email' = $1", [planned.email]),
+      0,
+    );
+    // Installment 1 is past: a plan whose installments left are all within the limits is fine.
+    const later = await tenant({
+      installment_payment: {
+        installments: [installment(1, '2026-02-01', 200000), installment(2, '2026-04-01', 1000)],
+      },
+    });
+    assert.equal((await scheduleOk(later)).pure_amount, '1000.00');
+    assert.equal((await scheduleOk(planned, { use_installment_plan: false })).installment_plan, false);
+  });
+
   it('concurrent set-ups of one tenancy make one schedule', async () => {
     const ann = await tenant();
     const answers = await Promise.all(Array.from({ length: 4 }, () => createSchedule(ann)));
@@ -564,7 +604,9 @@ describe('the sandbox test clock charges schedules', () => {
     const ann = await tenant({ rent_due_day: 9 });
     const schedule = await scheduleOk(ann);
     // The Client API refuses to delete it while the schedule is live; a card deleted before it did:
-    await t.db.query("UPDATE saved_cards SET status = 'deleted', is_default = false WHERE id = $1", [ann.cardId]);
+    await t.db.query("UPDATE saved_cards SET status = 'deleted', is_default = false WHERE id = $1", [
+      ann.cardId,
+    ]);
     assert.deepEqual(await run('2026-03-09'), { charged: 0, failed: 1 });
     assert.deepEqual(await run('2026-03-12'), { charged: 0, failed: 0 });
     const [event] = await schedulePaymentEvents(t, schedule.schedule_id);
@@ -631,6 +673,50 @@ describe('the sandbox test clock charges schedules', () => {
       [id],
     );
     assert.equal(withdrawn!.status, 'canceled');
+  });
+
+  it('a charge outside the payment limits (the rent changed since set-up) fails at once (amount_out_of_range) without asking the processor', async () => {
+    const tenancy = { rent_due_day: 13, amount: '1000.00' };
+    const ann = await tenant(tenancy);
+    const schedule = await scheduleOk(ann);
+    await api.onboardOk(
+      userBody({
+        user_id: ann.userId,
+        email: ann.email,
+        tenant: [tenancyBody({ payment_reference: ann.reference, ...tenancy, amount: '100000.01' })],
+      }),
+    );
+    assert.deepEqual(await run('2026-03-13'), { charged: 0, failed: 1 });
+    assert.deepEqual(await run('2026-03-16'), { charged: 0, failed: 0 }, 'no retry');
+    const [event, ...more] = await schedulePaymentEvents(t, schedule.schedule_id);
+    assert.equal(more.length, 0);
+    assert.deepEqual(
+      [
+        event!.type,
+        event!.data.payment.status,
+        event!.data.payment.pure_amount,
+        event!.data.payment.failure_code,
+        event!.data.payment.failure_message,
+        event!.data.retry_on,
+      ],
+      [
+        'payment_failed',
+        'failed',
+        '100000.01',
+        'amount_out_of_range',
+        'The amount (100000.01) is outside the payment limits (1.00 to 100000.00).',
+        null,
+      ],
+    );
+    assert.equal(
+      await count(t, 'sandbox_charges WHERE idempotency_key LIKE $1', [`${schedule.schedule_id}:%`]),
+      0,
+    );
+    const [charge] = await t.db.query<{ status: string }>(
+      'SELECT status FROM schedule_charges WHERE schedule_id = $1',
+      [schedule.schedule_id],
+    );
+    assert.equal(charge!.status, 'failed');
   });
 
   it('the scheduler’s keys: the Client API refuses keys starting with sch_ (400); a payment holding one does not roll back the other charges', async () => {

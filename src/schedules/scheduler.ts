@@ -7,9 +7,10 @@ import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { newId } from '../platform/ids.ts';
 import { enqueueJobs, type JobSpec } from '../platform/jobs/queue.ts';
+import { formatPence } from '../platform/money.ts';
 import type { PaymentProcessor, ProcessorOutcome } from '../processors/processor.ts';
 import { addDays, type DueCharge, dueThrough } from './dates.ts';
-import { recordScheduleEvent } from './service.ts';
+import { AMOUNT_LIMITS, amountInRange, recordScheduleEvent } from './service.ts';
 import { type ScheduleDetail, scheduleDetailSql, scheduleTerms } from './view.ts';
 
 /** Payload `{as_of?}`: reaches every schedule's due dates up to as_of (default today) and enqueues their charges. */
@@ -20,11 +21,12 @@ export const SCHEDULE_CHARGE_JOB = 'schedule.charge';
 export const CHARGES_PER_JOB = 20;
 /** After a failed first attempt, the next ones are this many days after it: day 1, then day 3. */
 export const RETRY_AFTER_DAYS: readonly number[] = [1, 3];
-/** Refusals that another attempt cannot change: the card needs its holder (3DS), or is gone. */
+/** Refusals that another attempt cannot change: the card needs its holder (3DS), or is gone; the amount is outside the limits. */
 export const FINAL_FAILURES: ReadonlySet<string> = new Set([
   'authentication_required',
   'card_unavailable',
   'invalid_token',
+  'amount_out_of_range',
 ]);
 /** A charge job may fail (the processor unreachable) and be retried by the job system for about two days. */
 const CHARGE_JOB_MAX_ATTEMPTS = 48;
@@ -353,8 +355,17 @@ export class Scheduler {
     return requests.map((request) => recorded.get(attemptKey(request, request.attempt)) ?? 'skipped');
   }
 
-  /** The processor's answer to one attempt (nothing is asked when the card is gone). */
+  /** The processor's answer to one attempt (nothing is asked when the amount is out of range or the card is gone). */
   async #charge(charge: ChargeContext, attempt: number): Promise<OffSessionResult> {
+    // The rent (or an installment) may have changed since set-up: an amount no payment may have is not charged.
+    if (!amountInRange(Number(charge.pure_amount_pence))) {
+      return {
+        ok: false,
+        processorPaymentId: null,
+        code: 'amount_out_of_range',
+        message: `The amount (${formatPence(Number(charge.pure_amount_pence))}) is outside the payment limits (${AMOUNT_LIMITS}).`,
+      };
+    }
     if (charge.card_status !== 'active' || charge.card_processor !== this.processor.name) {
       return { ok: false, processorPaymentId: null, ...CARD_UNAVAILABLE };
     }

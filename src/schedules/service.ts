@@ -7,7 +7,7 @@ import { ApiError, FieldValidationError } from '../platform/http/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { formatPence } from '../platform/money.ts';
 import type { ClientContext } from '../sessions/service.ts';
-import { dueOnOrAfter, firstDueFrom, utcDate } from './dates.ts';
+import { addDays, dueOnOrAfter, dueThrough, firstDueFrom, type ScheduleTerms, utcDate } from './dates.ts';
 import { type ScheduleDetail, scheduleDetailSql, scheduleEventData, scheduleTerms } from './view.ts';
 
 /** Recurring rent can be turned off per integrator (feature `recurring`): then the tenant's routes answer 409. */
@@ -61,6 +61,45 @@ export async function recordScheduleEvent(
   const detail = (await scheduleDetail(tx, scheduleId))!;
   await recordEvent(tx, clock, detail.integrator_id, type, scheduleEventData(detail));
   return detail;
+}
+
+/** Whether a pure amount is within the payment limits (contract §2 Limits), as any payment's. */
+export function amountInRange(purePence: number): boolean {
+  return purePence >= MIN_PURE_AMOUNT_PENCE && purePence <= MAX_PURE_AMOUNT_PENCE;
+}
+
+export const AMOUNT_LIMITS = `${formatPence(MIN_PURE_AMOUNT_PENCE)} to ${formatPence(MAX_PURE_AMOUNT_PENCE)}`;
+
+/**
+ * A schedule is set up only if every amount it would charge from `first` on, as the tenancy is now, is within the
+ * payment limits: the rent (the tenant's own amount is checked before) or each installment left. 400 on the field
+ * to change.
+ */
+function assertAmountsInRange(terms: ScheduleTerms, first: string): void {
+  if (terms.kind === 'rent') {
+    if (!amountInRange(terms.amountPence)) {
+      throw new FieldValidationError({
+        pure_amount: [
+          `The tenancy’s rent (${formatPence(terms.amountPence)}) is outside the payment limits: enter an amount from ${AMOUNT_LIMITS}.`,
+        ],
+      });
+    }
+    return;
+  }
+  const outside = dueThrough(terms, first, addDays(terms.endRentDate, 1)).due.filter(
+    (charge) => !amountInRange(charge.pure_amount_pence),
+  );
+  if (outside.length > 0) {
+    const list = outside
+      .map((c) => `installment ${c.installment_number} (${formatPence(c.pure_amount_pence)})`)
+      .join(', ');
+    throw new FieldValidationError({
+      use_installment_plan: [
+        `The installment plan has amounts outside the payment limits (${AMOUNT_LIMITS}): ${list}. ` +
+          'Set use_installment_plan to false to pay the rent, or an amount of your own, instead.',
+      ],
+    });
+  }
 }
 
 /**
@@ -192,6 +231,7 @@ export class ScheduleService {
             : `No rent is due from today until the tenancy ends (${tenancy.end_rent_date}).`,
         );
       }
+      assertAmountsInRange(terms, first);
       const id = newId('sch');
       await tx.query(
         `INSERT INTO schedules (id, integrator_id, user_id, tenancy_id, session_id, saved_card_id, status,
