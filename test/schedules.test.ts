@@ -523,6 +523,32 @@ describe('the sandbox test clock charges schedules', () => {
     }
   });
 
+  it('resuming continues with the next due date strictly after today, even when today’s has not been reached yet', async () => {
+    // Today (2026-03-01) is a due date, and the scheduler has not reached it yet today.
+    const ann = await tenant({ rent_due_day: 1 });
+    const schedule = await scheduleOk(ann);
+    const id = schedule.schedule_id;
+    assert.equal(schedule.next_due_date, '2026-03-01');
+    assert.equal((await schedules.change(id, 'pause')).status, 200);
+    const now = t.clock.now();
+    try {
+      for (const time of ['00:00:00.000', '09:00:01.000', '23:59:59.999']) {
+        t.clock.set(`2026-03-01T${time}Z`);
+        const resumed = await schedules.change(id, 'resume');
+        assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
+        assert.equal(resumed.body.next_due_date, '2026-04-01', time);
+        assert.equal((await schedules.change(id, 'pause')).status, 200);
+      }
+    } finally {
+      t.clock.set(new Date(now.getTime() + SECOND).toISOString());
+    }
+    const resumed = await clientChange(ann, id, 'resume');
+    assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
+    assert.equal(resumed.body.next_due_date, '2026-04-01');
+    assert.deepEqual(await run('2026-03-01'), { charged: 0, failed: 0 }, 'today’s due date is skipped');
+    assert.deepEqual(await run('2026-04-01'), { charged: 1, failed: 0 });
+  });
+
   it('installments: each on its own due date with its own amount and installment_number, then completed', async () => {
     const ann = await tenant({
       end_rent_date: '2026-12-31',

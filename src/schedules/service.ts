@@ -256,8 +256,8 @@ export class ScheduleService {
 
   /**
    * Pauses, resumes or cancels one of the owner's schedules (404 for anyone else's, as for an unknown one; 409 when
-   * the move is not allowed from its state). Resuming continues with the first due date on or after today: the ones
-   * that passed while it was paused are skipped.
+   * the move is not allowed from its state). Resuming continues with the first due date after today: the ones that
+   * passed while it was paused, today's included, are skipped.
    */
   async change(owner: ScheduleOwner, scheduleId: string, action: ScheduleAction): Promise<ScheduleDetail> {
     return this.db.transaction(async (tx) => {
@@ -287,7 +287,9 @@ export class ScheduleService {
         if (!current.tenancy_active) {
           throw new ApiError('conflict', 'The tenancy is not active, so its schedule cannot be resumed.');
         }
-        const next = dueOnOrAfter(scheduleTerms(current), current.next_due_date!, utcDate(now));
+        // Strictly after today, whatever the time of day and whether today's scheduler run has reached today's due
+        // date yet: a due date that is today passed while the schedule was paused.
+        const next = dueOnOrAfter(scheduleTerms(current), current.next_due_date!, addDays(utcDate(now), 1));
         if (next === null) {
           throw new ApiError('conflict', 'No due date of this schedule is left before the tenancy ends.');
         }

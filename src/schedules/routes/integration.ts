@@ -9,7 +9,7 @@ const SCHEDULE_ID = /^sch_[A-Za-z0-9]{1,60}$/;
 
 const SUMMARIES: Record<ScheduleAction, string> = {
   pause: 'Pause a schedule: due dates that pass while it is paused are skipped',
-  resume: 'Resume a paused schedule from its next due date on or after today',
+  resume: 'Resume a paused schedule from its next due date after today',
   cancel: 'Cancel a schedule for good',
 };
 
