@@ -446,6 +446,37 @@ describe('webhooks: the retry schedule, failure and redelivery', () => {
     assert.equal(missing.status, 404);
   });
 
+  it('redelivering everything failed since a time works in batches: 2,500 failed deliveries all become pending once', async () => {
+    const { t, integrator } = s;
+    const since = t.clock.now();
+    await t.db.query(
+      `WITH e AS (
+         INSERT INTO events (id, integrator_id, type, data, created_at)
+         SELECT 'evt_bulk' || n, $1, 'payment_success', '{}'::jsonb, $2 FROM generate_series(1, 2500) AS n
+         RETURNING id)
+       INSERT INTO webhook_deliveries (event_id, integrator_id, status, round_attempts, attempts, failed_at,
+                                       created_at, updated_at)
+       SELECT e.id, $1, 'failed', 8, 8, $2, $2, $2 FROM e`,
+      [integrator.id, since],
+    );
+    const answer = await operator(t, 'POST', '/webhooks/redeliver', { failed_since: since.toISOString() });
+    assert.equal(answer.status, 202);
+    assert.deepEqual(answer.body, { redelivered: 2500 });
+    const [counts] = await t.db.query<{ pending: number; jobs: number }>(
+      `SELECT count(*) FILTER (WHERE d.status = 'pending')::int AS pending, count(DISTINCT j.id)::int AS jobs
+         FROM webhook_deliveries d LEFT JOIN jobs j ON j.id = d.job_id
+        WHERE d.event_id LIKE 'evt_bulk%'`,
+    );
+    assert.deepEqual(counts, { pending: 2500, jobs: 2500 });
+    const again = await operator(t, 'POST', '/webhooks/redeliver', { failed_since: since.toISOString() });
+    assert.deepEqual(again.body, { redelivered: 0 });
+    await t.db.query("DELETE FROM jobs WHERE payload->>'event_id' LIKE 'evt_bulk%'");
+    await t.db.query(
+      "UPDATE webhook_deliveries SET status = 'delivered', job_id = NULL, next_attempt_at = NULL, pending_since = NULL, delivered_at = $1 WHERE event_id LIKE 'evt_bulk%'",
+      [since],
+    );
+  });
+
   it('a redelivery while an attempt of the event is under way is refused with 409 and changes nothing', async () => {
     const { t, receiver, integrator } = s;
     const eventId = await record(t, integrator.id);

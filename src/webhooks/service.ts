@@ -77,6 +77,8 @@ const NEW_ROUND = `
    WHERE d.event_id = x.event_id`;
 
 /** The operator's view of webhooks: the delivery log, redelivery, and each integrator's endpoint and secret. */
+const REDELIVERY_BATCH = 1_000;
+
 export class WebhookService {
   constructor(
     private readonly db: Db,
@@ -206,24 +208,34 @@ export class WebhookService {
 
   /**
    * Sends again every failed delivery that failed at or after `since` (of one integrator, or all), for integrators
-   * whose endpoint is set and enabled. Returns the events now pending.
+   * whose endpoint is set and enabled. Returns how many are now pending. Works in committed batches, so a large
+   * backlog neither holds one long transaction nor builds one huge statement.
    */
-  async redeliverFailed(since: Date, integratorId?: string): Promise<string[]> {
-    return this.db.transaction(async (tx) => {
-      const rows = await tx.query<{ event_id: string }>(
-        `SELECT d.event_id
-           FROM webhook_deliveries d
-           JOIN integrators i ON i.id = d.integrator_id
-           LEFT JOIN webhook_endpoints w ON w.integrator_id = i.id
-          WHERE d.status = 'failed' AND d.failed_at >= $1 AND ($2::text IS NULL OR d.integrator_id = $2)
-            AND i.webhook_url IS NOT NULL AND (w.disabled_url IS NULL OR w.disabled_url <> i.webhook_url)
-          FOR UPDATE OF d`,
-        [since, integratorId ?? null],
-      );
-      const ids = rows.map((row) => row.event_id);
-      await newRounds(tx, this.clock, ids);
-      return ids;
-    });
+  async redeliverFailed(since: Date, integratorId?: string): Promise<number> {
+    let redelivered = 0;
+    for (;;) {
+      const batch = await this.db.transaction(async (tx) => {
+        const rows = await tx.query<{ event_id: string }>(
+          `SELECT d.event_id
+             FROM webhook_deliveries d
+             JOIN integrators i ON i.id = d.integrator_id
+             LEFT JOIN webhook_endpoints w ON w.integrator_id = i.id
+            WHERE d.status = 'failed' AND d.failed_at >= $1 AND ($2::text IS NULL OR d.integrator_id = $2)
+              AND i.webhook_url IS NOT NULL AND (w.disabled_url IS NULL OR w.disabled_url <> i.webhook_url)
+            LIMIT $3
+            FOR UPDATE OF d SKIP LOCKED`,
+          [since, integratorId ?? null, REDELIVERY_BATCH],
+        );
+        await newRounds(
+          tx,
+          this.clock,
+          rows.map((row) => row.event_id),
+        );
+        return rows.length;
+      });
+      redelivered += batch;
+      if (batch < REDELIVERY_BATCH) return redelivered;
+    }
   }
 
   async endpoint(integratorId: string): Promise<EndpointRow> {

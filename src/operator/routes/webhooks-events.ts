@@ -114,12 +114,9 @@ export const webhookEventRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { failed_since, integrator_id } = request.body;
-      const ids = await webhooks.redeliverFailed(new Date(failed_since), integrator_id);
-      request.log.info(
-        { failed_since, integrator_id, redelivered: ids.length },
-        'failed webhooks redelivered',
-      );
-      return reply.code(202).send({ redelivered: ids.length });
+      const redelivered = await webhooks.redeliverFailed(new Date(failed_since), integrator_id);
+      request.log.info({ failed_since, integrator_id, redelivered }, 'failed webhooks redelivered');
+      return reply.code(202).send({ redelivered });
     },
   );
 };
