@@ -367,9 +367,10 @@ describe('recurring schedules: Client API, Integration API and the sandbox test 
     assert.ok(!Object.keys(doc.paths).some((path) => path.startsWith('/api/client')));
   });
 
-  it('feature recurring off: every Client API schedule route answers 409 feature_disabled; the integrator still can', async () => {
-    const ann = await tenant();
+  it('feature recurring off: set-up answers 409 feature_disabled; the tenant can still list, pause, resume and cancel', async () => {
+    const ann = await tenant({ rent_due_day: 20 });
     const schedule = await scheduleOk(ann);
+    const id = schedule.schedule_id;
     const patch = (recurring: boolean) =>
       send(t, {
         method: 'PATCH',
@@ -381,19 +382,34 @@ describe('recurring schedules: Client API, Integration API and the sandbox test 
     try {
       const session = await api.loginOk(ann.email);
       const client = { ...ann, client: clientOf(t, session.token) };
-      for (const answer of [
-        await client.client.call('GET', '/schedules'),
+      assertError(
         await createSchedule(client),
-        await clientChange(client, schedule.schedule_id, 'pause'),
-      ]) {
-        assertError(
-          answer,
-          409,
-          'feature_disabled',
-          /Recurring payments are not enabled for this integration\./,
-        );
+        409,
+        'feature_disabled',
+        /Recurring payments are not enabled for this integration\./,
+      );
+      const listed = await client.client.call('GET', '/schedules');
+      assert.equal(listed.status, 200, JSON.stringify(listed.body));
+      assert.deepEqual(
+        listed.body.schedules.map((s: { schedule_id: string }) => s.schedule_id),
+        [id],
+      );
+      for (const [action, status] of [
+        ['pause', 'paused'],
+        ['resume', 'active'],
+        ['pause', 'paused'],
+        ['cancel', 'canceled'],
+      ] as const) {
+        t.clock.advance(SECOND);
+        const answer = await clientChange(client, id, action);
+        assert.equal(answer.status, 200, `${action}: ${JSON.stringify(answer.body)}`);
+        assert.equal(answer.body.status, status);
       }
-      assert.equal((await schedules.change(schedule.schedule_id, 'pause')).status, 200);
+      assert.equal(
+        await count(t, "events WHERE type = 'schedule_created' AND data->>'email' = $1", [ann.email]),
+        1,
+      );
+      assertError(await schedules.change(id, 'pause'), 409, 'conflict', /this one is canceled/);
     } finally {
       assert.equal((await patch(true)).status, 200);
     }

@@ -10,7 +10,7 @@ import type { ClientContext } from '../sessions/service.ts';
 import { addDays, dueOnOrAfter, dueThrough, firstDueFrom, type ScheduleTerms, utcDate } from './dates.ts';
 import { type ScheduleDetail, scheduleDetailSql, scheduleEventData, scheduleTerms } from './view.ts';
 
-/** Recurring rent can be turned off per integrator (feature `recurring`): then the tenant's routes answer 409. */
+/** Recurring rent can be turned off per integrator (feature `recurring`): then a set-up answers 409. */
 export function assertRecurringEnabled(integrator: Pick<Integrator, 'features'>): void {
   if (!hasFeature(integrator, 'recurring')) {
     throw new ApiError('feature_disabled', 'Recurring payments are not enabled for this integration.');

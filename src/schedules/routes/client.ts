@@ -11,8 +11,8 @@ const ACTIONS: readonly ScheduleAction[] = ['pause', 'resume', 'cancel'];
 /** The session user's recurring rent: list, set up (on the session's tenancy), pause, resume, cancel. */
 export const clientScheduleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const schedules = new ScheduleService(app.ctx.db, app.ctx.clock);
-  // Every route here is about schedules: none answers while the integrator has recurring payments turned off.
-  app.addHook('preHandler', async (request) => assertRecurringEnabled(request.client.integrator));
+  // With recurring payments turned off for the integrator, no new schedule is set up; the ones set up before still
+  // charge, so the tenant can still list, pause, resume and cancel them.
 
   app.get(
     '/schedules',
@@ -67,6 +67,7 @@ export const clientScheduleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
+      assertRecurringEnabled(request.client.integrator);
       const { pure_amount: pureAmount, saved_card_id: savedCardId, use_installment_plan } = request.body;
       const purePence = pureAmount === undefined ? undefined : parsePence(pureAmount);
       if (pureAmount !== undefined && purePence === undefined) {
