@@ -73,7 +73,12 @@ export const savedCardRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Delete a saved card; the newest remaining card becomes the default if it was',
         tags: ['Client'],
         params: CardParams,
-        response: { 204: Type.Null(), 401: ErrorResponse, 404: ErrorResponse },
+        response: {
+          204: Type.Null(),
+          401: ErrorResponse,
+          404: ErrorResponse,
+          409: { ...ErrorResponse, description: 'A recurring schedule charges this card: cancel it first.' },
+        },
       },
     },
     async (request, reply) => {
