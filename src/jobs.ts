@@ -12,6 +12,7 @@ import { PAYMENT_EXPIRE_JOB, PAYMENT_RECONCILE_JOB, PAYMENT_REFUND_JOB } from '.
 import type { Config } from './platform/config/config.ts';
 import type { JobHandler } from './platform/jobs/queue.ts';
 import { PAYMENT_NOTIFICATION_JOB } from './processors/processor.ts';
+import { sandboxSampleDocument } from './sandbox/sample-documents.ts';
 import { scheduleChargeHandler, schedulesRunHandler } from './schedules/jobs.ts';
 import { SCHEDULE_CHARGE_JOB, SCHEDULES_RUN_JOB } from './schedules/scheduler.ts';
 import { WEBHOOK_DELIVER_JOB, webhookDeliveryHandler } from './webhooks/delivery-job.ts';
@@ -21,7 +22,11 @@ export function jobHandlers(config: Config): Record<string, JobHandler> {
   const store = new FileDocumentStore(config.documentsDir);
   return {
     [RETIRE_SERVER_TOKEN_JOB]: retireServerToken,
-    [DOCUMENT_FETCH_JOB]: documentFetchHandler({ store, allowPrivate: config.allowPrivateDocumentHosts }),
+    [DOCUMENT_FETCH_JOB]: documentFetchHandler({
+      store,
+      allowPrivate: config.allowPrivateDocumentHosts,
+      ...(config.serviceEnv === 'sandbox' ? { ownDocument: sandboxSampleDocument(config.publicUrl) } : {}),
+    }),
     [DOCUMENT_PURGE_JOB]: documentPurgeHandler(store),
     [PAYMENT_NOTIFICATION_JOB]: paymentNotificationHandler(config),
     [PAYMENT_RECONCILE_JOB]: paymentReconcileHandler(config),

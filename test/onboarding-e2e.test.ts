@@ -207,3 +207,46 @@ describe('first tenant, end to end', () => {
     assert.equal((await response.json()).error, 'session_expired');
   });
 });
+
+describe('a local sandbox without ALLOW_PRIVATE_DOCUMENT_HOSTS', () => {
+  let t: TestApp;
+  // Nothing listens here: the sample agreement is read without a request.
+  const publicUrl = 'http://127.0.0.1:9';
+  before(async () => {
+    t = await startTestApp({ config: { publicUrl, allowPrivateDocumentHosts: false } });
+  });
+  after(() => t.close());
+
+  it('stores its own sample agreement, and still refuses any other loopback URL', async () => {
+    const { token } = await t.createIntegrator({ rate_limit_per_second: 10_000, rate_limit_burst: 20_000 });
+    const onboarded = await t.app.inject({
+      method: 'POST',
+      url: '/api/third-party/onboarding/',
+      headers: tokenHeader(token),
+      payload: userBody({
+        user_id: 601,
+        email: 'local@example.com',
+        tenant: [
+          tenancyBody({
+            payment_reference: 'LOCAL-1',
+            agreement: `${publicUrl}/sandbox/documents/sample-agreement.pdf`,
+          }),
+        ],
+        kyc: { photo: `${publicUrl}/sandbox/documents/other.pdf`, status: 'pending' },
+      }),
+    });
+    assert.equal(onboarded.statusCode, 201, onboarded.body);
+    assert.equal(await runJobs(t), 2);
+    const documents = await t.db.query<{ kind: string; state: string; failure_reason: string | null }>(
+      'SELECT kind, state, failure_reason FROM documents ORDER BY kind',
+    );
+    assert.deepEqual(
+      documents.map((d) => [d.kind, d.state]),
+      [
+        ['agreement', 'stored'],
+        ['photo', 'failed'],
+      ],
+    );
+    assert.match(documents[1]?.failure_reason ?? '', /private or loopback/);
+  });
+});

@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import { recordEvent } from '../events/record.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db } from '../platform/db/db.ts';
 import type { JobHandler } from '../platform/jobs/queue.ts';
 import { checkDocumentContent, type DocumentKind } from './content-type.ts';
-import { type AddressPolicy, safeFetch } from './safe-fetch.ts';
+import { type AddressPolicy, type SafeFetchSuccess, safeFetch } from './safe-fetch.ts';
 import { type DocumentStore, documentStorageKey } from './storage.ts';
 
 /** Payload `{document_id, generation}`; enqueued by onboarding in the transaction that writes the row. */
@@ -17,6 +18,8 @@ export interface DocumentFetchOptions {
   maxBytes?: number;
   /** Replaces the public-only address rule (tests); ignored when allowPrivate is set. */
   isAllowedAddress?: AddressPolicy;
+  /** Documents this deployment serves itself (the sandbox's sample agreement), read without a request. */
+  ownDocument?: (url: string) => Buffer | undefined;
 }
 
 interface DocumentToFetch {
@@ -103,13 +106,16 @@ export function documentFetchHandler(options: DocumentFetchOptions): JobHandler 
       docLog.warn({ reason, changed }, 'document failed');
     };
 
-    const fetched = await safeFetch(document.source_url, {
-      allowPrivate: options.allowPrivate,
-      isAllowedAddress: options.isAllowedAddress,
-      timeoutMs: options.timeoutMs,
-      maxBytes: options.maxBytes,
-      label: 'document',
-    });
+    const own = options.ownDocument?.(document.source_url);
+    const fetched = own
+      ? ownDocumentFetched(document.source_url, own)
+      : await safeFetch(document.source_url, {
+          allowPrivate: options.allowPrivate,
+          isAllowedAddress: options.isAllowedAddress,
+          timeoutMs: options.timeoutMs,
+          maxBytes: options.maxBytes,
+          label: 'document',
+        });
     if (!fetched.ok) {
       if (fetched.permanent || lastAttempt) return failPermanently(fetched.reason);
       await db.query(`UPDATE documents SET attempts = attempts + 1, updated_at = $4 ${STILL_PENDING}`, [
@@ -148,5 +154,17 @@ export function documentFetchHandler(options: DocumentFetchOptions): JobHandler 
       ],
     );
     docLog.info({ size_bytes: fetched.size, stored: stored.length === 1 }, 'document stored');
+  };
+}
+
+function ownDocumentFetched(url: string, bytes: Buffer): SafeFetchSuccess {
+  return {
+    ok: true,
+    status: 200,
+    url,
+    bytes,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    size: bytes.length,
+    contentType: 'application/pdf',
   };
 }

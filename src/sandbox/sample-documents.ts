@@ -25,10 +25,20 @@ function samplePdf(): Buffer {
 }
 
 const SAMPLE_AGREEMENT = samplePdf();
+export const SAMPLE_AGREEMENT_PATH = '/sandbox/documents/sample-agreement.pdf';
+
+/**
+ * The sandbox's own sample documents by URL (under its PUBLIC_URL), so a local trial's onboarding gets its
+ * agreement stored without lifting the address rule for every private host (ALLOW_PRIVATE_DOCUMENT_HOSTS).
+ */
+export function sandboxSampleDocument(publicUrl: string): (url: string) => Buffer | undefined {
+  const sample = new URL(SAMPLE_AGREEMENT_PATH, publicUrl).toString();
+  return (url) => (url === sample ? SAMPLE_AGREEMENT : undefined);
+}
 
 /** Sandbox only: sample documents to point onboarding at when trying rentpay locally. */
 export const sandboxDocuments: FastifyPluginAsync = async (app) => {
-  app.get('/sandbox/documents/sample-agreement.pdf', { schema: { hide: true } }, async (_request, reply) =>
+  app.get(SAMPLE_AGREEMENT_PATH, { schema: { hide: true } }, async (_request, reply) =>
     reply.header('content-type', 'application/pdf').send(SAMPLE_AGREEMENT),
   );
 };
