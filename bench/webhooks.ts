@@ -7,9 +7,8 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { recordEvent } from '../src/events/record.ts';
-import { jobHandlers } from '../src/jobs.ts';
-import { systemClock } from '../src/platform/clock/clock.ts';
-import { JOBS_CHANNEL, Worker } from '../src/platform/jobs/queue.ts';
+import type { Worker } from '../src/platform/jobs/queue.ts';
+import { serviceWorker } from '../src/runtime.ts';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -130,15 +129,7 @@ export function installBenchWorkerRoutes(app: FastifyInstance, integratorId: str
     await app.ctx.db.query('UPDATE integrators SET webhook_url = $2 WHERE id = $1', [integratorId, url]);
     const config = { ...app.ctx.config, allowPrivateWebhookHosts: true };
     if (count === 0) {
-      const worker = new Worker({
-        db: app.ctx.db,
-        clock: systemClock,
-        log: app.log as unknown as Logger,
-        handlers: jobHandlers(config),
-        concurrency: config.workerConcurrency,
-        pollIntervalMs: config.workerPollIntervalMs,
-        wakeChannel: JOBS_CHANNEL,
-      });
+      const worker = serviceWorker(config, app.ctx.db, app.log as unknown as Logger);
       workers.push(worker);
       worker.start();
       return { started: 'in-process' };

@@ -5,7 +5,7 @@ import { type BootstrapSecrets, bootstrapDeployment } from './bootstrap.ts';
 import { jobHandlers } from './jobs.ts';
 import { systemClock } from './platform/clock/clock.ts';
 import type { Config } from './platform/config/config.ts';
-import { openDatabase } from './platform/db/db.ts';
+import { type Db, openDatabase } from './platform/db/db.ts';
 import { migrate } from './platform/db/migrate.ts';
 import { JOBS_CHANNEL, Worker } from './platform/jobs/queue.ts';
 import { createLogger } from './platform/log/logger.ts';
@@ -18,6 +18,19 @@ export interface Running {
   stop(): Promise<void>;
 }
 
+/** The job worker of `serve` and `worker`: every job kind, woken by NOTIFY, as configured. */
+export function serviceWorker(config: Config, db: Db, log: Logger): Worker {
+  return new Worker({
+    db,
+    clock: systemClock,
+    log,
+    handlers: jobHandlers(config),
+    concurrency: config.workerConcurrency,
+    pollIntervalMs: config.workerPollIntervalMs,
+    wakeChannel: JOBS_CHANNEL,
+  });
+}
+
 /** `rentpay serve`: HTTP, plus the job worker in the same process unless withWorker is false. */
 export async function serve(config: Config, withWorker: boolean): Promise<Running> {
   const app = await buildApp(config);
@@ -25,15 +38,7 @@ export async function serve(config: Config, withWorker: boolean): Promise<Runnin
   let worker: Worker | undefined;
   let ticker: ScheduleTicker | undefined;
   if (withWorker) {
-    worker = new Worker({
-      db: app.ctx.db,
-      clock: systemClock,
-      log: app.log as unknown as Logger,
-      handlers: jobHandlers(config),
-      concurrency: config.workerConcurrency,
-      pollIntervalMs: config.workerPollIntervalMs,
-      wakeChannel: JOBS_CHANNEL,
-    });
+    worker = serviceWorker(config, app.ctx.db, app.log as unknown as Logger);
     worker.start();
     ticker = startScheduleTicker(app.ctx.db, systemClock, app.log as unknown as Logger);
   }
@@ -55,15 +60,7 @@ export async function runWorker(config: Config): Promise<Running> {
   const log = createLogger(config.logLevel);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await migrate(db);
-  const worker = new Worker({
-    db,
-    clock: systemClock,
-    log,
-    handlers: jobHandlers(config),
-    concurrency: config.workerConcurrency,
-    pollIntervalMs: config.workerPollIntervalMs,
-    wakeChannel: JOBS_CHANNEL,
-  });
+  const worker = serviceWorker(config, db, log);
   worker.start();
   const ticker = startScheduleTicker(db, systemClock, log);
   log.info({ worker: worker.name }, 'worker started');

@@ -23,7 +23,7 @@ import {
   type RefundOutcome,
 } from '../processors/processor.ts';
 import type { ClientContext } from '../sessions/service.ts';
-import { MAX_PURE_AMOUNT_PENCE, MIN_PURE_AMOUNT_PENCE, paymentAmounts } from './fees.ts';
+import { checkPureAmount, paymentAmounts } from './fees.ts';
 import { type PaymentRow, paymentView } from './view.ts';
 
 /** Payload `{payment_id}`: re-asks the processor about a payment left `processing` (a crash, a timeout). */
@@ -120,13 +120,7 @@ export class PaymentService {
    */
   async create(input: CreatePaymentInput): Promise<CreatePaymentResult> {
     const { session, integrator } = input.client;
-    if (input.purePence < MIN_PURE_AMOUNT_PENCE || input.purePence > MAX_PURE_AMOUNT_PENCE) {
-      throw new FieldValidationError({
-        pure_amount: [
-          `Enter an amount from ${formatPence(MIN_PURE_AMOUNT_PENCE)} to ${formatPence(MAX_PURE_AMOUNT_PENCE)}.`,
-        ],
-      });
-    }
+    checkPureAmount(input.purePence);
     const amounts = paymentAmounts(input.purePence, integrator.fees[input.method]);
     const earlier = await this.#byKey(session.id, input.idempotencyKey);
     if (earlier) return { payment: checkReplay(earlier, input), replayed: true };

@@ -2,6 +2,10 @@
 
 const DECIMAL = /^(\d{1,8})(?:\.(\d{1,2}))?$/;
 
+/** What to tell a client whose amount parsePence refused. */
+export const AMOUNT_FORMAT_MESSAGE =
+  'Enter an amount in pounds with at most two decimal places, e.g. "1200.00".';
+
 /** Parses "1200", "1200.5" or "1200.50" into pence; undefined for anything else. */
 export function parsePence(value: string): number | undefined {
   const match = DECIMAL.exec(value);

@@ -1,6 +1,6 @@
 import { recordEvents } from '../events/record.ts';
 import type { MethodFee } from '../integrators/service.ts';
-import { paymentAmounts } from '../payments/fees.ts';
+import { amountInRange, PURE_AMOUNT_LIMITS, paymentAmounts } from '../payments/fees.ts';
 import { paymentEventData } from '../payments/service.ts';
 import type { PaymentRow } from '../payments/view.ts';
 import type { Clock } from '../platform/clock/clock.ts';
@@ -10,7 +10,7 @@ import { enqueueJobs, type JobSpec } from '../platform/jobs/queue.ts';
 import { formatPence } from '../platform/money.ts';
 import type { PaymentProcessor, ProcessorOutcome } from '../processors/processor.ts';
 import { addDays, type DueCharge, dueThrough } from './dates.ts';
-import { AMOUNT_LIMITS, amountInRange, recordScheduleEvent } from './service.ts';
+import { recordScheduleEvent } from './service.ts';
 import { type ScheduleDetail, scheduleDetailSql, scheduleTerms } from './view.ts';
 
 /** Payload `{as_of?}`: reaches every schedule's due dates up to as_of (default today) and enqueues their charges. */
@@ -363,7 +363,7 @@ export class Scheduler {
         ok: false,
         processorPaymentId: null,
         code: 'amount_out_of_range',
-        message: `The amount (${formatPence(Number(charge.pure_amount_pence))}) is outside the payment limits (${AMOUNT_LIMITS}).`,
+        message: `The amount (${formatPence(Number(charge.pure_amount_pence))}) is outside the payment limits (${PURE_AMOUNT_LIMITS}).`,
       };
     }
     if (charge.card_status !== 'active' || charge.card_processor !== this.processor.name) {

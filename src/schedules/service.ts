@@ -1,6 +1,6 @@
 import { type EventType, recordEvent } from '../events/record.ts';
 import { hasFeature, type Integrator } from '../integrators/service.ts';
-import { MAX_PURE_AMOUNT_PENCE, MIN_PURE_AMOUNT_PENCE } from '../payments/fees.ts';
+import { amountInRange, checkPureAmount, PURE_AMOUNT_LIMITS } from '../payments/fees.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { ApiError, FieldValidationError } from '../platform/http/errors.ts';
@@ -63,13 +63,6 @@ export async function recordScheduleEvent(
   return detail;
 }
 
-/** Whether a pure amount is within the payment limits (contract §2 Limits), as any payment's. */
-export function amountInRange(purePence: number): boolean {
-  return purePence >= MIN_PURE_AMOUNT_PENCE && purePence <= MAX_PURE_AMOUNT_PENCE;
-}
-
-export const AMOUNT_LIMITS = `${formatPence(MIN_PURE_AMOUNT_PENCE)} to ${formatPence(MAX_PURE_AMOUNT_PENCE)}`;
-
 /**
  * A schedule is set up only if every amount it would charge from `first` on, as the tenancy is now, is within the
  * payment limits: the rent (the tenant's own amount is checked before) or each installment left. 400 on the field
@@ -80,7 +73,7 @@ function assertAmountsInRange(terms: ScheduleTerms, first: string): void {
     if (!amountInRange(terms.amountPence)) {
       throw new FieldValidationError({
         pure_amount: [
-          `The tenancy’s rent (${formatPence(terms.amountPence)}) is outside the payment limits: enter an amount from ${AMOUNT_LIMITS}.`,
+          `The tenancy’s rent (${formatPence(terms.amountPence)}) is outside the payment limits: enter an amount from ${PURE_AMOUNT_LIMITS}.`,
         ],
       });
     }
@@ -95,7 +88,7 @@ function assertAmountsInRange(terms: ScheduleTerms, first: string): void {
       .join(', ');
     throw new FieldValidationError({
       use_installment_plan: [
-        `The installment plan has amounts outside the payment limits (${AMOUNT_LIMITS}): ${list}. ` +
+        `The installment plan has amounts outside the payment limits (${PURE_AMOUNT_LIMITS}): ${list}. ` +
           'Set use_installment_plan to false to pay the rent, or an amount of your own, instead.',
       ],
     });
@@ -146,16 +139,7 @@ export class ScheduleService {
   /** A schedule of the session's tenancy, starting with the first due date on or after today. */
   async create(client: ClientContext, input: CreateScheduleInput): Promise<ScheduleDetail> {
     const { session } = client;
-    if (
-      input.purePence !== undefined &&
-      (input.purePence < MIN_PURE_AMOUNT_PENCE || input.purePence > MAX_PURE_AMOUNT_PENCE)
-    ) {
-      throw new FieldValidationError({
-        pure_amount: [
-          `Enter an amount from ${formatPence(MIN_PURE_AMOUNT_PENCE)} to ${formatPence(MAX_PURE_AMOUNT_PENCE)}.`,
-        ],
-      });
-    }
+    if (input.purePence !== undefined) checkPureAmount(input.purePence);
     return this.db.transaction(async (tx) => {
       // Set-ups of one tenancy queue on its row, so "is there a live schedule?" is answered once at a time (the
       // partial unique index would refuse a second one anyway).

@@ -14,7 +14,7 @@ import {
   IDEMPOTENCY_KEY,
   IDEMPOTENCY_KEY_MESSAGE,
 } from '../../platform/http/schemas.ts';
-import { parsePence } from '../../platform/money.ts';
+import { AMOUNT_FORMAT_MESSAGE, parsePence } from '../../platform/money.ts';
 import { ClientPayment, clientPayment } from './payment-schemas.ts';
 
 const Token = (description: string) =>
@@ -125,7 +125,7 @@ export const createPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
       }
       const purePence = parsePence(body.pure_amount);
       if (purePence === undefined) {
-        errors.pure_amount = ['Enter an amount in pounds with at most two decimal places, e.g. "1200.00".'];
+        errors.pure_amount = [AMOUNT_FORMAT_MESSAGE];
       }
       const source = paymentSource(body, errors);
       if (

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { FieldValidationError } from '../../platform/http/errors.ts';
 import { ErrorResponse, FieldErrorsResponse } from '../../platform/http/schemas.ts';
-import { parsePence } from '../../platform/money.ts';
+import { AMOUNT_FORMAT_MESSAGE, parsePence } from '../../platform/money.ts';
 import { assertRecurringEnabled, type ScheduleAction, ScheduleService } from '../service.ts';
 import { ScheduleView, scheduleView } from '../view.ts';
 
@@ -72,7 +72,7 @@ export const clientScheduleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const purePence = pureAmount === undefined ? undefined : parsePence(pureAmount);
       if (pureAmount !== undefined && purePence === undefined) {
         throw new FieldValidationError({
-          pure_amount: ['Enter an amount in pounds with at most two decimal places, e.g. "1200.00".'],
+          pure_amount: [AMOUNT_FORMAT_MESSAGE],
         });
       }
       const created = await schedules.create(request.client, {
