@@ -25,6 +25,7 @@ import { installMetrics } from './platform/metrics/metrics.ts';
 import { createPaymentProcessor } from './processors/create.ts';
 import { sandboxProcessorRoutes } from './processors/sandbox/plugin.ts';
 import { SandboxProcessor } from './processors/sandbox/processor.ts';
+import { stripeProcessorRoutes } from './processors/stripe/plugin.ts';
 import { sandboxDocuments } from './sandbox/sample-documents.ts';
 import { sdkFiles } from './sdk/plugin.ts';
 import { SessionService } from './sessions/service.ts';
@@ -122,6 +123,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       })
     : undefined;
   redis?.on('error', (error: Error) => app.log.warn({ err: error.message }, 'redis unavailable'));
+  // Without an offline queue a request that arrives before the connection is up would pass unlimited, so the
+  // app waits for it (briefly: a Redis that is down must not stop the API from starting).
+  if (redis) await redisReady(redis, 2_000);
   await app.register(rateLimit, {
     global: false,
     // Redis down must not take the API down with it: requests then pass unlimited and a warning is logged.
@@ -129,18 +133,26 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ...(redis ? { redis, nameSpace: 'rentpay-ratelimit-' } : {}),
   });
 
-  installWebhookMetrics(installMetrics(app, db, clock), db, clock);
+  installWebhookMetrics(installMetrics(app, db, clock, config.metricsToken), db, clock);
   await installOpenApi(app, config.publicUrl);
   await app.register(healthRoutes);
   await app.register(integrationApi, { prefix: '/api/third-party' });
   await app.register(operatorApi, { prefix: '/api/operator' });
   await app.register(clientApi, { prefix: '/api/client' });
-  await app.register(hostedPage({ processorOrigin: new URL(config.publicUrl).origin }));
+  await app.register(
+    hostedPage({
+      processorOrigin: new URL(config.publicUrl).origin,
+      ...(config.paymentProcessor === 'stripe' && config.stripe ? { stripeJsUrl: config.stripe.jsUrl } : {}),
+    }),
+  );
   await app.register(sdkFiles());
   if (config.serviceEnv === 'sandbox') await app.register(sandboxDocuments);
   if (config.serviceEnv === 'sandbox') await app.register(import('./demo/plugin.ts'));
   if (config.serviceEnv === 'sandbox' && processor instanceof SandboxProcessor) {
     await app.register(sandboxProcessorRoutes(processor));
+  }
+  if (config.paymentProcessor === 'stripe' && config.stripe) {
+    await app.register(stripeProcessorRoutes(config.stripe));
   }
 
   app.addHook('onClose', async () => {
@@ -148,4 +160,19 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     if (!options.db) await db.close();
   });
   return app;
+}
+
+function redisReady(redis: Redis, timeoutMs: number): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      redis.off('error', done);
+      resolve();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    redis.once('ready', done);
+    redis.once('error', done);
+  });
 }

@@ -16,6 +16,7 @@ import { sandboxSampleDocument } from './sandbox/sample-documents.ts';
 import { scheduleChargeHandler, schedulesRunHandler } from './schedules/jobs.ts';
 import { SCHEDULE_CHARGE_JOB, SCHEDULES_RUN_JOB } from './schedules/scheduler.ts';
 import { WEBHOOK_DELIVER_JOB, webhookDeliveryHandler } from './webhooks/delivery-job.ts';
+import { WEBHOOK_SECRET_ERASE_JOB, webhookSecretEraseHandler } from './webhooks/service.ts';
 
 /** Every job kind the service knows and its handler. Workers claim only kinds listed here. */
 export function jobHandlers(config: Config): Record<string, JobHandler> {
@@ -35,5 +36,6 @@ export function jobHandlers(config: Config): Record<string, JobHandler> {
     [SCHEDULES_RUN_JOB]: schedulesRunHandler(config),
     [SCHEDULE_CHARGE_JOB]: scheduleChargeHandler(config),
     [WEBHOOK_DELIVER_JOB]: webhookDeliveryHandler({ allowPrivate: config.allowPrivateWebhookHosts }),
+    [WEBHOOK_SECRET_ERASE_JOB]: webhookSecretEraseHandler,
   };
 }

@@ -21,11 +21,13 @@ export const ONE_USER_CREATED = {
   message: 'Onboarded 1 user: 1 created, 0 updated.',
   created: 1,
   updated: 0,
+  ignored: [],
 };
 export const ONE_USER_UPDATED = {
   message: 'Onboarded 1 user: 0 created, 1 updated.',
   created: 0,
   updated: 1,
+  ignored: [],
 };
 
 /** A document the service has not fetched yet, as the session query shows it. */

@@ -13,6 +13,19 @@ function errorFor(env: Record<string, string>): ConfigError {
   assert.fail(`expected ${JSON.stringify(env)} to be refused`);
 }
 
+const TEST_STRIPE = {
+  PAYMENT_PROCESSOR: 'stripe',
+  STRIPE_SECRET_KEY: 'sk_test_51abc',
+  STRIPE_PUBLISHABLE_KEY: 'pk_test_51abc',
+  STRIPE_WEBHOOK_SECRET: 'whsec_abc',
+};
+const LIVE_STRIPE = {
+  PAYMENT_PROCESSOR: 'stripe',
+  STRIPE_SECRET_KEY: 'rk_live_51abc',
+  STRIPE_PUBLISHABLE_KEY: 'pk_live_51abc',
+  STRIPE_WEBHOOK_SECRET: 'whsec_abc',
+};
+
 describe('configuration', () => {
   it('has the documented defaults', () => {
     const config = loadConfig({});
@@ -52,6 +65,19 @@ describe('configuration', () => {
     assert.equal(config.allowPrivateWebhookHosts, true);
   });
 
+  it('production with Stripe live keys loads, with Stripe’s own endpoints by default', () => {
+    const config = loadConfig({ SERVICE_ENV: 'production', ...LIVE_STRIPE });
+    assert.equal(config.serviceEnv, 'production');
+    assert.equal(config.paymentProcessor, 'stripe');
+    assert.deepEqual(config.stripe, {
+      secretKey: 'rk_live_51abc',
+      publishableKey: 'pk_live_51abc',
+      webhookSecret: 'whsec_abc',
+      apiBase: 'https://api.stripe.com',
+      jsUrl: 'https://js.stripe.com/v3/',
+    });
+  });
+
   const cases: [string, Record<string, string>, RegExp][] = [
     ['PORT', { PORT: 'eighty' }, /PORT must be a whole number from 0 to 65535 \(got "eighty"\)/],
     ['PORT', { PORT: '70000' }, /PORT must be a whole number/],
@@ -70,6 +96,12 @@ describe('configuration', () => {
     ],
     ['REDIS_URL', { REDIS_URL: 'http://cache' }, /REDIS_URL must use one of redis:, rediss:/],
     ['OPERATOR_TOKEN', { OPERATOR_TOKEN: 'short' }, /OPERATOR_TOKEN must be at least 24 characters/],
+    ['METRICS_TOKEN', { METRICS_TOKEN: 'short' }, /METRICS_TOKEN must be at least 24 printable characters/],
+    [
+      'METRICS_TOKEN',
+      { METRICS_TOKEN: 'a metrics token with spaces in it' },
+      /METRICS_TOKEN must be at least 24 printable characters without spaces/,
+    ],
     [
       'ALLOW_PRIVATE_DOCUMENT_HOSTS',
       { ALLOW_PRIVATE_DOCUMENT_HOSTS: 'maybe' },
@@ -84,9 +116,64 @@ describe('configuration', () => {
     [
       'PAYMENT_PROCESSOR',
       { SERVICE_ENV: 'production' },
-      /PAYMENT_PROCESSOR must name a real payment processor/,
+      /PAYMENT_PROCESSOR must be "stripe" when SERVICE_ENV=production \(the sandbox processor never runs/,
     ],
-    ['PAYMENT_PROCESSOR', { PAYMENT_PROCESSOR: 'acme' }, /PAYMENT_PROCESSOR must be "sandbox"/],
+    [
+      'PAYMENT_PROCESSOR',
+      { SERVICE_ENV: 'production', PAYMENT_PROCESSOR: 'sandbox' },
+      /PAYMENT_PROCESSOR must be "stripe" when SERVICE_ENV=production/,
+    ],
+    [
+      'PAYMENT_PROCESSOR',
+      { PAYMENT_PROCESSOR: 'acme' },
+      /PAYMENT_PROCESSOR must be "sandbox" or "stripe" \(got "acme"\)/,
+    ],
+    [
+      'ALLOW_PRIVATE_DOCUMENT_HOSTS',
+      { SERVICE_ENV: 'production', ALLOW_PRIVATE_DOCUMENT_HOSTS: '1', ...LIVE_STRIPE },
+      /ALLOW_PRIVATE_DOCUMENT_HOSTS is for local testing only and cannot be set in production/,
+    ],
+    [
+      'ALLOW_PRIVATE_WEBHOOK_HOSTS',
+      { SERVICE_ENV: 'production', ALLOW_PRIVATE_WEBHOOK_HOSTS: 'true', ...LIVE_STRIPE },
+      /ALLOW_PRIVATE_WEBHOOK_HOSTS is for local testing only/,
+    ],
+    [
+      'STRIPE_SECRET_KEY',
+      { PAYMENT_PROCESSOR: 'stripe' },
+      /STRIPE_SECRET_KEY is required when PAYMENT_PROCESSOR=stripe/,
+    ],
+    [
+      'STRIPE_SECRET_KEY',
+      { SERVICE_ENV: 'production', ...LIVE_STRIPE, STRIPE_SECRET_KEY: 'sk_test_abc' },
+      /STRIPE_SECRET_KEY is a test key; SERVICE_ENV=production takes live keys \(sk_live_ or rk_live_\)/,
+    ],
+    [
+      'STRIPE_SECRET_KEY',
+      { ...TEST_STRIPE, STRIPE_SECRET_KEY: 'rk_live_abc' },
+      /STRIPE_SECRET_KEY is a live key; SERVICE_ENV=sandbox takes test keys/,
+    ],
+    [
+      'STRIPE_SECRET_KEY',
+      { ...TEST_STRIPE, STRIPE_SECRET_KEY: 'secret' },
+      /STRIPE_SECRET_KEY must start with sk_test_ or rk_test_/,
+    ],
+    [
+      'STRIPE_PUBLISHABLE_KEY',
+      { SERVICE_ENV: 'production', ...LIVE_STRIPE, STRIPE_PUBLISHABLE_KEY: 'pk_test_abc' },
+      /STRIPE_PUBLISHABLE_KEY is a test key/,
+    ],
+    [
+      'STRIPE_WEBHOOK_SECRET',
+      { ...TEST_STRIPE, STRIPE_WEBHOOK_SECRET: 'secret' },
+      /STRIPE_WEBHOOK_SECRET is required when PAYMENT_PROCESSOR=stripe and starts with whsec_/,
+    ],
+    [
+      'STRIPE_API_BASE',
+      { ...TEST_STRIPE, STRIPE_API_BASE: 'ftp://stripe' },
+      /STRIPE_API_BASE must use one of/,
+    ],
+    ['STRIPE_JS_URL', { ...TEST_STRIPE, STRIPE_JS_URL: 'not a url' }, /STRIPE_JS_URL must be a URL/],
     [
       'USER_TOKEN_TTL_SECONDS',
       { USER_TOKEN_TTL_SECONDS: '3600', SESSION_TTL_SECONDS: '1800' },
@@ -114,6 +201,26 @@ describe('configuration', () => {
     });
     assert.equal(result.status, 2);
     assert.match(result.stderr, /Invalid configuration: PORT must be a whole number/);
+    assert.equal(result.stdout, '');
+  });
+
+  it('production with a Stripe test key refuses to start: exit 2, one line naming the variable', () => {
+    const result = spawnSync(process.execPath, ['bin/rentpay.mjs', 'serve'], {
+      env: {
+        ...process.env,
+        SERVICE_ENV: 'production',
+        ...LIVE_STRIPE,
+        STRIPE_SECRET_KEY: 'sk_test_51abc',
+        DATA_DIR: '/nonexistent/never-created',
+      },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    assert.equal(result.status, 2);
+    assert.equal(
+      result.stderr,
+      'rentpay: Invalid configuration: STRIPE_SECRET_KEY is a test key; SERVICE_ENV=production takes live keys (sk_live_ or rk_live_)\n',
+    );
     assert.equal(result.stdout, '');
   });
 });

@@ -86,6 +86,8 @@ export const CONTRACT_PAYMENT_KEYS = [
   'installment_number',
   'method',
   'payment_id',
+  'processor',
+  'processor_reference',
   'pure_amount',
   'reference',
   'schedule_id',

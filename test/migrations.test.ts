@@ -145,4 +145,46 @@ describe('embedded database directory after a restart with the same pid', () => 
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
+  it('010 erases replaced webhook secrets past their overlap and schedules the erasure of the others', async () => {
+    const database = await createTestDatabase();
+    const db = await database.open();
+    const before = fs.mkdtempSync(path.join(os.tmpdir(), 'rentpay-migrations-'));
+    try {
+      for (const file of ALL.filter((f) => f < '010')) {
+        fs.copyFileSync(path.join(MIGRATIONS_DIR, file), path.join(before, file));
+      }
+      await migrate(db, before);
+      for (const id of ['int_old', 'int_live']) {
+        await db.query(
+          `INSERT INTO integrators (id, name, environment, webhook_secret, created_at, updated_at)
+           VALUES ($1, $1, 'sandbox', 'whsec_current', now(), now())`,
+          [id],
+        );
+      }
+      await db.query(
+        `INSERT INTO webhook_endpoints (integrator_id, previous_secret, previous_secret_expires_at, updated_at)
+         VALUES ('int_old', 'whsec_old', now() - interval '1 hour', now()),
+                ('int_live', 'whsec_live', now() + interval '1 hour', now())`,
+      );
+      assert.deepEqual(
+        (await migrate(db)).applied,
+        ALL.filter((f) => f >= '010'),
+      );
+      const rows = await db.query<{ integrator_id: string; previous_secret: string | null }>(
+        'SELECT integrator_id, previous_secret FROM webhook_endpoints ORDER BY integrator_id',
+      );
+      assert.deepEqual(rows, [
+        { integrator_id: 'int_live', previous_secret: 'whsec_live' },
+        { integrator_id: 'int_old', previous_secret: null },
+      ]);
+      const jobs = await db.query<{ kind: string; payload: unknown }>(
+        "SELECT kind, payload FROM jobs WHERE kind = 'webhook.secret-erase'",
+      );
+      assert.deepEqual(jobs, [{ kind: 'webhook.secret-erase', payload: { integrator_id: 'int_live' } }]);
+    } finally {
+      fs.rmSync(before, { recursive: true, force: true });
+      await db.close();
+      await database.drop();
+    }
+  });
 });

@@ -61,6 +61,7 @@ describe('first tenant, end to end', () => {
       message: 'Onboarded 1 user: 1 created, 0 updated.',
       created: 1,
       updated: 0,
+      ignored: [],
     });
 
     const login = await post('/user-login/', { email: 'E2E@example.com' });
@@ -142,6 +143,7 @@ describe('first tenant, end to end', () => {
       message: 'Onboarded 1 user: 0 created, 1 updated.',
       created: 0,
       updated: 1,
+      ignored: [],
     });
     assert.equal(
       (await getSession(session_id)).user.kyc_documents.photo.state,

@@ -59,10 +59,10 @@ describe('onboarding rules: a user is matched on user_id', () => {
   const numberedUser = (id: number) =>
     userWithTenancies({ user_id: id, email: `u${id}@example.com` }, { payment_reference: `B-${id}` });
 
-  it('201 answers exactly {message, created, updated}', async () => {
+  it('201 answers exactly {message, created, updated, ignored}', async () => {
     const response = await api.onboard(userBody({ user_id: 1, email: 'first@example.com' }));
     assert.equal(response.status, 201);
-    assert.deepEqual(Object.keys(response.body).sort(), ['created', 'message', 'updated']);
+    assert.deepEqual(Object.keys(response.body).sort(), ['created', 'ignored', 'message', 'updated']);
     assert.equal(typeof response.body.message, 'string');
     assert.ok(response.body.message.length > 0);
     assert.equal(response.body.created, 1);
@@ -113,6 +113,7 @@ describe('onboarding rules: a user is matched on user_id', () => {
       message: 'Onboarded 5 users: 3 created, 2 updated.',
       created: 3,
       updated: 2,
+      ignored: [],
     });
   });
 
@@ -167,7 +168,25 @@ describe('onboarding rules: a tenancy is matched on (user, start_rent_date, paym
     };
     await assertWritesNothing(
       t.db,
-      async () => assertAnswer(await api.onboard(user([changed])), 201, ONE_USER_UPDATED),
+      async () =>
+        assertAnswer(await api.onboard(user([changed])), 201, {
+          ...ONE_USER_UPDATED,
+          // Each field that was not taken is named.
+          ignored: [
+            'tenant.0.post_code',
+            'tenant.0.city',
+            'tenant.0.country',
+            'tenant.0.is_primary',
+            'tenant.0.rent_due_day',
+            'tenant.0.is_active',
+            'tenant.0.recipient_bank_sort_code',
+            'tenant.0.recipient_bank_account_number',
+            'tenant.0.recipient_bank_account_name',
+            'tenant.0.agreement',
+            'tenant.0.installment_payment.total_amount',
+            'tenant.0.installment_payment.installments.0.amount',
+          ],
+        }),
       'no new tenancy, no new document, no new fetch job',
     );
 

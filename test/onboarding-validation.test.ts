@@ -684,6 +684,7 @@ describe('onboarding validation: the body as a whole', () => {
         message: 'Onboarded 500 users: 500 created, 0 updated.',
         created: 500,
         updated: 0,
+        ignored: [],
       }),
     );
     // One agreement document per tenancy, one fetch job per document.

@@ -127,6 +127,52 @@ export function clientOf(t: TestApp, token: string): Client {
   };
 }
 
+/** Declined card payments in the client's session until it takes no more (429 too_many_attempts); how many. */
+export async function declineUntilBlocked(t: TestApp, client: Client): Promise<number> {
+  for (let declined = 0; declined < 20; declined++) {
+    const answer = await client.pay({ card_token: await cardToken(t, '4000000000000002') });
+    if (answer.status === 429) {
+      assert.equal(answer.body.error, 'too_many_attempts');
+      return declined;
+    }
+    assert.equal(answer.body.status, 'failed', JSON.stringify(answer.body));
+  }
+  throw new Error('the card-testing limit was never reached');
+}
+
+/**
+ * Uses up the session's request limit (the app's `clientRateLimit`) in a window with at least `marginMs` left, so
+ * that the session's next Client API call within that margin answers 429 rate_limited.
+ */
+export async function exhaustRequestLimit(
+  client: Client,
+  limit: { burst: number; windowMs: number },
+  marginMs: number,
+): Promise<void> {
+  for (let round = 0; round < 10; round++) {
+    const answers = await Promise.all(
+      Array.from({ length: limit.burst + 1 }, () => client.call('GET', '/session')),
+    );
+    const left = answers
+      .filter((answer) => answer.status === 429)
+      .map((answer) => Number(answer.headers['x-ratelimit-reset']) * 1000);
+    if (left.length > 0 && Math.min(...left) > marginMs) return;
+  }
+  throw new Error('the request limit was never reached with the margin asked for');
+}
+
+/** Waits until the session's request limit lets a call through again (its window has passed). */
+export async function requestsAllowedAgain(client: Client, limit: { windowMs: number }): Promise<void> {
+  const deadline = Date.now() + limit.windowMs + 10_000;
+  while (Date.now() < deadline) {
+    const answer = await client.call('GET', '/session');
+    if (answer.status === 200) return;
+    assert.equal(answer.body.error, 'rate_limited');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('the request limit did not let a call through again');
+}
+
 export interface Tenant {
   email: string;
   userId: number;
@@ -168,7 +214,7 @@ export function processorWith(
     refund: (request) => real.refund(request),
     cancel: (id) => real.cancel(id),
     parseNotification: (body) => real.parseNotification(body),
-    saveCard: (paymentToken, key) => real.saveCard(paymentToken, key),
+    saveCard: (paymentToken, key, userId) => real.saveCard(paymentToken, key, userId),
     chargeOffSession: (request) => real.chargeOffSession(request),
     clientConfig: () => real.clientConfig(),
     ...overrides,

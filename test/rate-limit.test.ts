@@ -104,4 +104,17 @@ describe('rate limiting per integrator', () => {
       await database.drop();
     }
   });
+
+  it('with REDIS_URL unreachable, the API starts and answers without a limit', async () => {
+    // Port 1 refuses connections at once, as a stopped Redis would.
+    const t = await startTestApp({ config: { redisUrl: 'redis://127.0.0.1:1' } });
+    try {
+      const { token } = await t.createIntegrator({ rate_limit_per_second: 1, rate_limit_burst: 1 });
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push((await hit(t, token)).statusCode);
+      assert.deepEqual(statuses, [200, 200, 200]);
+    } finally {
+      await t.close();
+    }
+  });
 });

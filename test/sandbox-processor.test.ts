@@ -29,6 +29,8 @@ let keys = 0;
 const charge = (processor: SandboxProcessor, paymentToken: string, idempotencyKey = `pay_test_${++keys}`) =>
   processor.authorise({
     idempotencyKey,
+    userId: 'usr_test',
+    metadata: {},
     amountPence: 10_000,
     currency: 'GBP',
     method: 'card',
@@ -147,6 +149,8 @@ describe('sandbox processor', () => {
     assert.equal((await charge(processor, token)).status, 'action_required');
     const offSession = await processor.chargeOffSession({
       idempotencyKey: 'pay_off_session',
+      userId: 'usr_test',
+      metadata: {},
       amountPence: 10_000,
       currency: 'GBP',
       method: 'card',
@@ -206,12 +210,12 @@ describe('sandbox processor', () => {
 });
 
 describe('sandbox processor in production', () => {
-  it('does not exist: an app configured for production refuses to build without a real processor', async () => {
+  it('does not exist: an app configured for production with the sandbox processor refuses to build', async () => {
     const database = await createTestDatabase();
     const db = await database.open();
     const config = testConfig({ serviceEnv: 'production', databaseUrl: database.databaseUrl });
     try {
-      await assert.rejects(buildApp(config, { db }), /No real payment processor/);
+      await assert.rejects(buildApp(config, { db }), /The sandbox processor never runs in production/);
     } finally {
       await db.close();
       await database.drop();

@@ -463,7 +463,13 @@ describe('the sandbox test clock charges schedules', () => {
       Array(4).fill('payment_success'),
     );
     assert.deepEqual(
-      { ...data!.payment, payment_id: undefined, created_at: undefined, updated_at: undefined },
+      {
+        ...data!.payment,
+        payment_id: undefined,
+        processor_reference: undefined,
+        created_at: undefined,
+        updated_at: undefined,
+      },
       {
         payment_id: undefined,
         status: 'succeeded',
@@ -479,10 +485,13 @@ describe('the sandbox test clock charges schedules', () => {
         installment_number: null,
         failure_code: null,
         failure_message: null,
+        processor: 'sandbox',
+        processor_reference: undefined,
         created_at: undefined,
         updated_at: undefined,
       },
     );
+    assert.match(String(data!.payment.processor_reference), /^ch_sandbox_/);
     assert.deepEqual(
       { user_id: data!.user_id, email: data!.email, payment_reference: data!.payment_reference },
       { user_id: ann.userId, email: ann.email, payment_reference: ann.reference },

@@ -277,6 +277,7 @@ describe('session query: GET /api/third-party/session/{session_id}/', () => {
     assert.equal(response.status, 200, JSON.stringify(response.body));
     const body = response.body;
     assert.deepEqual(Object.keys(body).sort(), [
+      'amount',
       'bank_account',
       'created_at',
       'expires_at',
@@ -291,6 +292,11 @@ describe('session query: GET /api/third-party/session/{session_id}/', () => {
     assert.equal(body.created_at, createdAt.toISOString());
     assert.equal(body.expires_at, new Date(createdAt.getTime() + 30 * MINUTE).toISOString());
     assert.deepEqual(body.payments, []);
+    assert.deepEqual(
+      body.amount,
+      { pure_amount: null, editable: true },
+      'without pure_amount the tenant chooses',
+    );
     // kyc_documents is not in the contract's listing; it carries the KYC fetch states the contract says
     // the session query shows ("the agreement URL (and any KYC URL) ... its state ... is shown").
     assert.deepEqual(Object.keys(body.user).sort(), [

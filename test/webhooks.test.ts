@@ -67,6 +67,14 @@ async function delivery(t: TestApp, eventId: string): Promise<DeliveryRow> {
   return row;
 }
 
+async function storedPreviousSecret(t: TestApp, integratorId: string): Promise<string | null | undefined> {
+  const [row] = await t.db.query<{ previous_secret: string | null }>(
+    'SELECT previous_secret FROM webhook_endpoints WHERE integrator_id = $1',
+    [integratorId],
+  );
+  return row?.previous_secret;
+}
+
 function operator(t: TestApp, method: 'GET' | 'POST', url: string, payload?: unknown): Promise<Answer> {
   return send(t, {
     method,
@@ -598,7 +606,7 @@ describe('webhooks: endpoints, secrets and the address rule', () => {
     }
   });
 
-  it('after a secret rotation both secrets sign for 24 hours, then only the new one', async () => {
+  it('after a secret rotation both secrets sign for 24 hours, then only the new one, and the old one is erased', async () => {
     const s = await start();
     const { t, receiver, integrator } = s;
     try {
@@ -619,6 +627,7 @@ describe('webhooks: endpoints, secrets and the address rule', () => {
       verify(newSecret, during, t.clock.now());
       const shown = await operator(t, 'GET', `/integrators/${integrator.id}/webhook`);
       assert.equal(shown.body.previous_secret_expires_at, rotated.body.previous_secret_expires_at);
+      assert.equal(await storedPreviousSecret(t, integrator.id), integrator.webhookSecret);
 
       t.clock.advance(24 * 3_600_000);
       await record(t, integrator.id);
@@ -630,6 +639,7 @@ describe('webhooks: endpoints, secrets and the address rule', () => {
         () => verify(integrator.webhookSecret, afterwards, t.clock.now()),
         /No matching signature/,
       );
+      assert.equal(await storedPreviousSecret(t, integrator.id), null, 'erased when its overlap ended');
 
       // Rotating again within the overlap ends the oldest secret at once: at most two sign.
       const third = (await operator(t, 'POST', `/integrators/${integrator.id}/webhook-secret/rotate`)).body;
@@ -642,6 +652,28 @@ describe('webhooks: endpoints, secrets and the address rule', () => {
       assert.throws(() => verify(newSecret, last, t.clock.now()), /No matching signature/);
       const missing = await operator(t, 'POST', '/integrators/int_nope/webhook-secret/rotate');
       assert.equal(missing.status, 404);
+
+      // The older rotation's erase job, due first, leaves the newer replaced secret to its own overlap.
+      t.clock.advance(12 * 3_600_000);
+      const fifth = (await operator(t, 'POST', `/integrators/${integrator.id}/webhook-secret/rotate`)).body;
+      t.clock.advance(12 * 3_600_000);
+      await runJobs(t);
+      assert.equal(await storedPreviousSecret(t, integrator.id), fourth.webhook_secret);
+      await record(t, integrator.id);
+      await runJobs(t);
+      verify(fourth.webhook_secret, receiver.received.at(-1)!, t.clock.now());
+      t.clock.advance(12 * 3_600_000);
+      await runJobs(t);
+      assert.equal(await storedPreviousSecret(t, integrator.id), null);
+      await record(t, integrator.id);
+      await runJobs(t);
+      const final = receiver.received.at(-1)!;
+      verify(fifth.webhook_secret, final, t.clock.now());
+      assert.throws(() => verify(fourth.webhook_secret, final, t.clock.now()), /No matching signature/);
+      const rows = JSON.stringify(await t.db.query('SELECT * FROM webhook_endpoints'));
+      for (const old of [integrator.webhookSecret, newSecret, third.webhook_secret, fourth.webhook_secret]) {
+        assert.ok(!rows.includes(old), 'no replaced secret is stored after its overlap');
+      }
     } finally {
       await s.close();
     }

@@ -184,10 +184,19 @@ export function createIntegratorHandler(options) {
     return onboarding;
   }
 
-  /** A new payment session (user-login): `{token, session_id, expires_at, session_expires_at}`. */
-  async function userLogin() {
+  /**
+   * A new payment session (user-login): `{token, session_id, expires_at, session_expires_at}`. The amount is the
+   * platform's to decide: fixed (the page shows it read-only and rentpay refuses any other), or with
+   * `amountEditable` only pre-filled for the tenant to change.
+   */
+  async function userLogin({ amountEditable = false } = {}) {
     await ensureOnboarded();
-    const body = { email: tenant.email, payment_reference: tenancy.payment_reference };
+    const body = {
+      email: tenant.email,
+      payment_reference: tenancy.payment_reference,
+      pure_amount: tenancy.amount,
+      ...(amountEditable ? { amount_editable: true } : {}),
+    };
     try {
       return await api('POST', '/user-login/', body);
     } catch (error) {
@@ -368,7 +377,8 @@ webhook secret (Standard Webhooks) before it is trusted. Newest first.</p>
     }
     if (path === '/api/webhooks' && method === 'GET') return sendJson(res, 200, { webhooks: received });
     if (path === '/api/sdk-session' && isJsonPost(req)) {
-      const login = await userLogin();
+      // The SDK side of the demo lets the tenant change the amount (isAmountEditable), so it is only pre-filled.
+      const login = await userLogin({ amountEditable: true });
       return sendJson(res, 200, {
         token: login.token,
         expires_at: login.expires_at,

@@ -1,4 +1,10 @@
 import { hasFeature, type Integrator } from '../integrators/service.ts';
+import {
+  declineOwner,
+  isIssuerDecline,
+  reserveCardAttempt,
+  settleCardAttempt,
+} from '../payments/card-testing.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { ApiError, FieldValidationError } from '../platform/http/errors.ts';
@@ -89,6 +95,27 @@ export class SavedCardService {
    */
   async save(client: ClientContext, cardToken: string): Promise<{ card: SavedCardRow; created: boolean }> {
     const owner = ownerOf(client);
+    // Counted before the processor is asked, so saves sent at once cannot all get past the limits.
+    const attempt = `card-save:${newId('dcl')}`;
+    await this.db.transaction((tx) =>
+      reserveCardAttempt(tx, declineOwner(client), client.session, attempt, this.clock.now()),
+    );
+    let declined = false;
+    try {
+      return await this.#save(owner, cardToken, (value) => {
+        declined = value;
+      });
+    } finally {
+      await settleCardAttempt(this.db, attempt, declined, this.clock.now());
+    }
+  }
+
+  /** The save itself, once the attempt is counted; `markDeclined` tells how the processor answered. */
+  async #save(
+    owner: Owner,
+    cardToken: string,
+    markDeclined: (declined: boolean) => void,
+  ): Promise<{ card: SavedCardRow; created: boolean }> {
     const details = await this.processor.describeToken(cardToken, 'card');
     if (!details) throw new FieldValidationError({ card_token: [UNKNOWN_CARD_TOKEN] });
     const source = sha256Hex(cardToken);
@@ -105,8 +132,12 @@ export class SavedCardService {
     const outcome = await this.processor.saveCard(
       cardToken,
       `save-card:${owner.userId}:${source}:${attempts}`,
+      owner.userId,
     );
-    if (outcome.status === 'refused') throw new FieldValidationError({ card_token: [outcome.message] });
+    if (outcome.status === 'refused') {
+      markDeclined(isIssuerDecline('card', outcome.code));
+      throw new FieldValidationError({ card_token: [outcome.message] });
+    }
     return this.db.transaction(async (tx) => {
       await lockUser(tx, owner.userId);
       const raced = await this.#bySource(tx, owner, source);

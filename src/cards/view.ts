@@ -35,6 +35,7 @@ export const SavedCardView = Type.Object(
     status: Type.Union([Type.Literal('requires_action'), Type.Literal('active'), Type.Literal('failed')]),
     next_action: Type.Union([
       Type.Object({ type: Type.Literal('three_ds'), url: Type.String() }),
+      Type.Object({ type: Type.Literal('stripe_next_action'), client_secret: Type.String() }),
       Type.Null(),
     ]),
     created_at: Timestamp,
@@ -42,6 +43,13 @@ export const SavedCardView = Type.Object(
   { title: 'SavedCard' },
 );
 export type SavedCardView = Static<typeof SavedCardView>;
+
+/** A card check asks for 3DS: the sandbox's challenge page, or Stripe.js with the SetupIntent's secret. */
+function cardAction(action: NextAction): SavedCardView['next_action'] {
+  return action.type === 'stripe_next_action'
+    ? { type: 'stripe_next_action', client_secret: action.client_secret }
+    : { type: 'three_ds', url: action.url };
+}
 
 export function savedCardView(row: SavedCardRow): SavedCardView {
   return {
@@ -53,10 +61,7 @@ export function savedCardView(row: SavedCardRow): SavedCardView {
     is_default: row.is_default,
     // Deleted cards are never shown (404), so the status is one of the three.
     status: row.status as SavedCardView['status'],
-    next_action:
-      row.status === 'requires_action' && row.next_action
-        ? { type: 'three_ds', url: row.next_action.url }
-        : null,
+    next_action: row.status === 'requires_action' && row.next_action ? cardAction(row.next_action) : null,
     created_at: new Date(row.created_at).toISOString(),
   };
 }

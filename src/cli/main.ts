@@ -131,6 +131,7 @@ interface IntegratorOut {
   integrator_id: string;
   name: string;
   environment: string;
+  status: string;
   webhook_url: string | null;
   allowed_origins: string[];
   fees: Record<string, { percent: string; fixed: string }>;
@@ -194,6 +195,7 @@ function printIntegrator(integrator: IntegratorOut, json: boolean | undefined): 
     `integrator_id          ${integrator.integrator_id}`,
     `name                   ${integrator.name}`,
     `environment            ${integrator.environment}`,
+    `status                 ${integrator.status}`,
     `webhook_url            ${integrator.webhook_url ?? '(none)'}`,
     `allowed_origins        ${integrator.allowed_origins.join(' ') || '(none)'}`,
     `fees                   ${fees || '(none)'}`,
@@ -306,6 +308,44 @@ withOperatorOptions(integrator.command('show <integrator_id>').description('Show
     );
   },
 );
+
+withOperatorOptions(
+  integrator
+    .command('reissue-token <integrator_id>')
+    .description(
+      'Ends every server token of the integrator now (a leaked or lost token) and prints the new one, shown once',
+    ),
+).action(async (integratorId: string, options) => {
+  const { server_token } = await client(options).request<{ server_token: string }>(
+    'POST',
+    `/integrators/${encodeURIComponent(integratorId)}/tokens/reissue`,
+  );
+  if (options.json) process.stdout.write(`${JSON.stringify({ server_token })}\n`);
+  else
+    process.stdout.write(
+      `server_token           ${server_token}   (shown once; every older token has ended)\n`,
+    );
+});
+
+for (const [action, description] of [
+  [
+    'suspend',
+    'Suspend an integrator: its server and user session tokens get 403 integrator_suspended; schedules keep charging',
+  ],
+  ['unsuspend', 'Lift a suspension: the integrator’s valid tokens work again'],
+] as const) {
+  withOperatorOptions(integrator.command(`${action} <integrator_id>`).description(description)).action(
+    async (integratorId: string, options) => {
+      printIntegrator(
+        await client(options).request<IntegratorOut>(
+          'POST',
+          `/integrators/${encodeURIComponent(integratorId)}/${action}`,
+        ),
+        options.json,
+      );
+    },
+  );
+}
 
 interface PaymentOut {
   payment_id: string;

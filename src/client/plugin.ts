@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { SERVER_TOKEN_PREFIX, USER_SESSION_TOKEN_PREFIX } from '../integrators/tokens.ts';
-import { parseAuthorization } from '../platform/http/auth.ts';
+import { assertNotSuspended, parseAuthorization } from '../platform/http/auth.ts';
 import { ApiError } from '../platform/http/errors.ts';
 import { clientScheduleRoutes } from '../schedules/routes/client.ts';
 import type { ClientContext } from '../sessions/service.ts';
@@ -43,7 +43,28 @@ export const clientApi: FastifyPluginAsync = async (app) => {
         throw new ApiError(error.code, error.detail, BEARER);
       throw error;
     }
+    assertNotSuspended(request.client.integrator);
   });
+  // Per session (shared across nodes through Redis when REDIS_URL is set), after authentication.
+  const { burst, windowMs } = app.ctx.config.clientRateLimit;
+  const perSecond = Math.round((burst * 1000) / windowMs);
+  app.addHook(
+    'onRequest',
+    app.rateLimit({
+      keyGenerator: (request) => request.client.session.id,
+      max: burst,
+      timeWindow: windowMs,
+      errorResponseBuilder: (_request, context) => {
+        const retryAfter = Math.max(1, Math.ceil(context.ttl / 1000));
+        return new ApiError(
+          'rate_limited',
+          `Too many requests for this payment session: ${perSecond} per second sustained, ` +
+            `bursts of ${burst}. Retry after ${retryAfter} s.`,
+          { 'retry-after': String(retryAfter) },
+        );
+      },
+    }),
+  );
   await app.register(clientSessionRoute);
   await app.register(createPaymentRoute);
   await app.register(getPaymentRoute);

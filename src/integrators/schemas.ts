@@ -74,6 +74,9 @@ export const IntegratorView = Type.Object(
     integrator_id: Type.String(),
     name: Type.String(),
     environment: Type.Union([Type.Literal('sandbox'), Type.Literal('production')]),
+    status: Type.Union([Type.Literal('active'), Type.Literal('suspended')], {
+      description: 'suspended: its server and user session tokens are refused with 403 integrator_suspended.',
+    }),
     webhook_url: Type.Union([Type.String(), Type.Null()]),
     allowed_origins: Type.Array(Type.String()),
     fees: Type.Record(Type.String(), MethodFeeView),
@@ -98,6 +101,7 @@ export function integratorView(integrator: Integrator): IntegratorView {
     integrator_id: integrator.id,
     name: integrator.name,
     environment: integrator.environment,
+    status: integrator.status,
     webhook_url: integrator.webhook_url,
     allowed_origins: integrator.allowed_origins,
     fees: Object.fromEntries(

@@ -44,10 +44,15 @@ export interface MethodFee {
   fixed_pence: number;
 }
 
+export const INTEGRATOR_STATUSES = ['active', 'suspended'] as const;
+export type IntegratorStatus = (typeof INTEGRATOR_STATUSES)[number];
+
 export interface Integrator {
   id: string;
   name: string;
   environment: ServiceEnv;
+  /** suspended: its server and user session tokens get 403 integrator_suspended (the operator's brake after a leak). */
+  status: IntegratorStatus;
   webhook_url: string | null;
   webhook_secret: string;
   allowed_origins: string[];
@@ -75,7 +80,7 @@ export const DEFAULT_RATE_LIMIT_BURST = 200;
 export const MAX_GRACE_PERIOD_SECONDS = 604_800;
 export const DEFAULT_GRACE_PERIOD_SECONDS = 86_400;
 
-const INTEGRATOR_COLUMNS = `i.id, i.name, i.environment, i.webhook_url, i.webhook_secret, i.allowed_origins, i.fees,
+const INTEGRATOR_COLUMNS = `i.id, i.name, i.environment, i.status, i.webhook_url, i.webhook_secret, i.allowed_origins, i.fees,
   i.features, i.rate_limit_per_second, i.rate_limit_burst, i.created_at, i.updated_at`;
 
 export function generateWebhookSecret(): string {
@@ -87,7 +92,23 @@ export interface CreatedIntegrator {
   serverToken: string;
 }
 
+/**
+ * How long a node may answer a server token from memory. A revoked, rotated-out, reissued or suspended token can
+ * keep working this long on another node (at most 5 s is allowed); the node that made the change forgets at once.
+ */
+export const AUTH_CACHE_TTL_MS = 2_000;
+const AUTH_CACHE_MAX_ENTRIES = 10_000;
+
+interface AuthResult {
+  integrator: Integrator;
+  tokenId: string;
+  expiresAt: Date | null;
+}
+
 export class IntegratorService {
+  /** Valid server tokens by hash, read within AUTH_CACHE_TTL_MS (by the service's clock); unknown ones are not kept. */
+  readonly #authCache = new Map<string, { result: AuthResult; readAt: number }>();
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -156,6 +177,7 @@ export class IntegratorService {
         settings.features ?? null,
       ],
     );
+    this.#forgetTokens();
     if (!row) throw new ApiError('not_found', `No integrator ${id}.`);
     return row;
   }
@@ -178,6 +200,18 @@ export class IntegratorService {
   /** The integrator a valid server token belongs to; undefined for an unknown or expired token. */
   async authenticate(token: string): Promise<{ integrator: Integrator; tokenId: string } | undefined> {
     const tokenHash = hashToken(token);
+    const now = this.clock.now().getTime();
+    const cached = this.#authCache.get(tokenHash);
+    const result =
+      cached && now - cached.readAt < AUTH_CACHE_TTL_MS && now >= cached.readAt
+        ? cached.result
+        : await this.#readToken(tokenHash, now);
+    if (!result) return undefined;
+    if (result.expiresAt !== null && result.expiresAt.getTime() <= now) return undefined;
+    return { integrator: result.integrator, tokenId: result.tokenId };
+  }
+
+  async #readToken(tokenHash: string, now: number): Promise<AuthResult | undefined> {
     const [row] = await this.db.query<
       Integrator & { token_id: string; token_hash: string; expires_at: Date | null }
     >(
@@ -189,19 +223,31 @@ export class IntegratorService {
     );
     // The lookup is by hash, so response time says nothing about how much of a guessed token matched;
     // the explicit constant-time comparison keeps it that way if the lookup ever changes.
-    if (!row || !digestsEqual(row.token_hash, tokenHash)) return undefined;
-    if (row.expires_at !== null && new Date(row.expires_at).getTime() <= this.clock.now().getTime()) {
+    if (!row || !digestsEqual(row.token_hash, tokenHash)) {
+      this.#authCache.delete(tokenHash);
       return undefined;
     }
-    const { token_id, token_hash: _hash, expires_at: _expires, ...integrator } = row;
-    return { integrator, tokenId: token_id };
+    const { token_id, token_hash: _hash, expires_at, ...integrator } = row;
+    const result = {
+      integrator,
+      tokenId: token_id,
+      expiresAt: expires_at === null ? null : new Date(expires_at),
+    };
+    if (this.#authCache.size >= AUTH_CACHE_MAX_ENTRIES) this.#authCache.clear();
+    this.#authCache.set(tokenHash, { result, readAt: now });
+    return result;
+  }
+
+  /** After a change to tokens or integrators made here, this node answers from the database again at once. */
+  #forgetTokens(): void {
+    this.#authCache.clear();
   }
 
   /**
-   * Issues a new server token. At most two tokens are ever valid: after a rotation, the new one and the newest
-   * of those valid before it. That one keeps working for the grace period (never longer than it already had);
-   * every older token, the caller included if it was one of them, ends now. Normally the caller is the newest,
-   * so it is the one that gets the grace period.
+   * Issues a new server token. Only the integrator's newest valid token may rotate (403 otherwise), so a leaked
+   * token in its grace period cannot end the newest one or mint a token that never expires. At most two tokens
+   * are ever valid: the new one and the caller, which keeps working for the grace period (never longer than it
+   * already had); any older token ends now.
    */
   async rotate(
     integratorId: string,
@@ -211,19 +257,29 @@ export class IntegratorService {
     const now = this.clock.now();
     const graceEnd = new Date(now.getTime() + gracePeriodSeconds * 1000);
     const token = generateServerToken(this.env);
-    return this.db.transaction(async (tx) => {
+    const rotated = await this.db.transaction(async (tx) => {
       const valid = await lockValidTokens(tx, integratorId, now);
-      // A concurrent rotation may have ended the caller after it was authenticated.
+      // A concurrent rotation or a reissue may have ended the caller after it was authenticated.
       if (!valid.some((t) => t.id === callingTokenId)) return undefined;
+      if (valid[0]?.id !== callingTokenId) {
+        throw new ApiError(
+          'forbidden',
+          'Only the newest server token can rotate. This token has been replaced and is in its grace period; ' +
+            'rotate with the newest token, or ask the operator to reissue your tokens if it is lost.',
+        );
+      }
       const kept = await this.#replaceTokens(tx, integratorId, valid, token, now, graceEnd);
-      return { token, previousTokenExpiresAt: kept?.id === callingTokenId ? kept.expiresAt : now };
+      return { token, previousTokenExpiresAt: kept?.expiresAt ?? now };
     });
+    this.#forgetTokens();
+    return rotated;
   }
 
   /**
    * A new server token without a calling one, by the same rule as a rotation (the newest valid token keeps the
    * grace period at most, older ones end now). For the service's own sandbox demo, which keeps its token in
-   * memory only and so needs a new one after each start; only the hash is stored, as always.
+   * memory only and so needs a new one after each start; only the hash is stored, as always. With grace 0 it is
+   * the operator's reissue: every token of the integrator ends now.
    */
   async issueServerToken(integratorId: string, gracePeriodSeconds: number): Promise<string> {
     const now = this.clock.now();
@@ -239,7 +295,26 @@ export class IntegratorService {
         new Date(now.getTime() + gracePeriodSeconds * 1000),
       );
     });
+    this.#forgetTokens();
     return token;
+  }
+
+  /** The operator's reissue after a leak: every server token of the integrator ends now; the new one is returned. */
+  reissueServerToken(integratorId: string): Promise<string> {
+    return this.issueServerToken(integratorId, 0);
+  }
+
+  /** Suspends or reactivates an integrator; the same status again changes nothing (not even updated_at). */
+  async setStatus(integratorId: string, status: IntegratorStatus): Promise<Integrator> {
+    const [row] = await this.db.query<Integrator>(
+      `UPDATE integrators AS i SET status = $2, updated_at = CASE WHEN i.status = $2 THEN i.updated_at ELSE $3 END
+        WHERE i.id = $1
+        RETURNING ${INTEGRATOR_COLUMNS}`,
+      [integratorId, status, this.clock.now()],
+    );
+    this.#forgetTokens();
+    if (!row) throw new ApiError('not_found', `No integrator ${integratorId}.`);
+    return row;
   }
 
   /** Adds `token`; the first of `valid` (the newest) ends at graceEnd at the latest, the others now. */
@@ -290,14 +365,15 @@ function rateLimits(
   return { rate, burst: current.rate_limit_burst >= rate ? current.rate_limit_burst : rate * 2 };
 }
 
-/** The integrator's valid server tokens, newest first, with the integrator locked for the rest of `tx`. */
+/** The integrator's valid server tokens, newest first, with the integrator locked for the rest of `tx` (404 if none). */
 async function lockValidTokens(
   tx: Queryable,
   integratorId: string,
   now: Date,
 ): Promise<{ id: string; expires_at: Date | null }[]> {
   // Serialises concurrent rotations of one integrator, so two of them cannot leave three valid tokens.
-  await tx.query('SELECT id FROM integrators WHERE id = $1 FOR UPDATE', [integratorId]);
+  const [integrator] = await tx.query('SELECT id FROM integrators WHERE id = $1 FOR UPDATE', [integratorId]);
+  if (!integrator) throw new ApiError('not_found', `No integrator ${integratorId}.`);
   return tx.query<{ id: string; expires_at: Date | null }>(
     `SELECT id, expires_at FROM server_tokens
       WHERE integrator_id = $1 AND (expires_at IS NULL OR expires_at > $2)

@@ -145,4 +145,15 @@ export const OnboardingResponse = Type.Object({
   message: Type.String(),
   created: Type.Integer({ description: 'Users created.' }),
   updated: Type.Integer({ description: 'Users updated.' }),
+  ignored: Type.Array(Type.String(), {
+    description:
+      'Always present. Dotted paths of the fields sent for an existing tenancy whose value differs from the stored one ' +
+      'but may not change (of an existing tenancy only end_rent_date, amount and frequency change), in the order they ' +
+      'were sent: "tenant.0.is_active", "0.tenant.0.is_active" in an array body, ' +
+      '"tenant.0.installment_payment.installments.2.amount" inside an installment plan (an installment or plan with ' +
+      'nothing stored to match lists each of its leaves). Values are compared as stored (1200 and 1200.00 are equal). ' +
+      'Unknown fields, fields not sent, equal values and new tenancies are never listed. Empty when nothing was ' +
+      'ignored.',
+    examples: [['tenant.0.is_active', 'tenant.0.installment_payment.installments.2.amount']],
+  }),
 });

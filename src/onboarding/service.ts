@@ -7,6 +7,7 @@ import { newId } from '../platform/ids.ts';
 import { enqueueJobs, type JobSpec } from '../platform/jobs/queue.ts';
 import { parsePence } from '../platform/money.ts';
 import { applyTenancyChanges } from '../schedules/service.ts';
+import { ignoredTenancyFields, type StoredTenancy } from './ignored.ts';
 import type { TenancyInput, UserInput } from './schemas.ts';
 import { numberToPence } from './validate.ts';
 
@@ -25,17 +26,16 @@ interface ExistingUser {
   kyc_photo: string | null;
 }
 
-interface ExistingTenancy {
+interface ExistingTenancy extends StoredTenancy {
   id: string;
   user_id: string;
-  start_rent_date: string;
-  payment_reference: string;
-  address_1: string;
 }
 
 export interface OnboardingResult {
   created: number;
   updated: number;
+  /** Dotted paths of fields sent for existing tenancies that differ from what is stored but may not change. */
+  ignored: string[];
 }
 
 function tenancyKey(
@@ -86,7 +86,10 @@ export class OnboardingService {
       const byEmail = new Map(existingUsers.map((u) => [u.email_key, u]));
       const references = users.flatMap((u) => u.tenant.map((t) => t.payment_reference));
       const existingTenancies = await tx.query<ExistingTenancy>(
-        `SELECT id, user_id, start_rent_date::text AS start_rent_date, payment_reference, address_1 FROM tenancies
+        `SELECT id, user_id, start_rent_date::text AS start_rent_date, payment_reference, address_1, post_code, city,
+                country, is_primary, rent_due_day, is_active, recipient_bank_sort_code, recipient_bank_account_number,
+                recipient_bank_account_name, agreement_url, installment_plan
+           FROM tenancies
           WHERE integrator_id = $1
             AND (user_id IN (SELECT jsonb_array_elements_text($2::jsonb))
                  OR payment_reference IN (SELECT jsonb_array_elements_text($3::jsonb)))`,
@@ -102,6 +105,7 @@ export class OnboardingService {
       const documentInserts: Record<string, unknown>[] = [];
       const documentChanges: { user_id: string; kind: KycKind; url: string }[] = [];
       const documentDeletes: { user_id: string; kind: KycKind }[] = [];
+      const ignored: string[] = [];
       let created = 0;
       let updated = 0;
 
@@ -152,6 +156,7 @@ export class OnboardingService {
           const amountPence = parsePence(tenancy.amount)!;
           const match = existing ? tenancyByIdentity.get(tenancyKey(existing.id, tenancy)) : undefined;
           if (match) {
+            ignored.push(...ignoredTenancyFields(tenancy, match, at(`tenant.${j}`)));
             tenancyUpdates.push({
               id: match.id,
               end_rent_date: tenancy.end_rent_date,
@@ -255,7 +260,7 @@ export class OnboardingService {
         );
       }
       await enqueueJobs(tx, this.clock, jobs);
-      return { created, updated };
+      return { created, updated, ignored };
     });
   }
 }

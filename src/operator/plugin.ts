@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { operatorAuth } from './credentials.ts';
 import { createIntegratorRoute } from './routes/integrators-create.ts';
 import { readIntegratorsRoutes } from './routes/integrators-read.ts';
+import { integratorRecoveryRoutes } from './routes/integrators-recovery.ts';
 import { updateIntegratorRoute } from './routes/integrators-update.ts';
 import { getPaymentRoute } from './routes/payments-get.ts';
 import { listPaymentsRoute } from './routes/payments-list.ts';
@@ -15,6 +16,7 @@ export const operatorApi: FastifyPluginAsync = async (app) => {
   await app.register(createIntegratorRoute);
   await app.register(updateIntegratorRoute);
   await app.register(readIntegratorsRoutes);
+  await app.register(integratorRecoveryRoutes);
   await app.register(listPaymentsRoute);
   await app.register(getPaymentRoute);
   await app.register(refundPaymentRoute);

@@ -14,7 +14,30 @@ function queryString(value: unknown): string | undefined {
  * The hosted payment page (contract §3) at /third-party and its content-hashed assets. The page itself
  * is never cached: its CSP names the integrator of the session it was opened for.
  */
-export function hostedPage(options: { buildDir?: string; processorOrigin: string }): FastifyPluginAsync {
+/**
+ * Stripe's documented origins for Stripe.js, its frames (Payment Element, 3DS) and its API; with another Stripe.js
+ * URL (a local stand-in in tests) its origin serves all three.
+ */
+export function stripeSources(jsUrl: string): { script: string[]; frame: string[]; connect: string[] } {
+  const origin = new URL(jsUrl).origin;
+  if (origin === 'https://js.stripe.com') {
+    return {
+      script: ['https://js.stripe.com', 'https://*.js.stripe.com'],
+      frame: ['https://js.stripe.com', 'https://*.js.stripe.com', 'https://hooks.stripe.com'],
+      connect: ['https://api.stripe.com'],
+    };
+  }
+  return { script: [origin], frame: [origin], connect: [origin] };
+}
+
+export function hostedPage(options: {
+  buildDir?: string;
+  processorOrigin: string;
+  /** Stripe mode: Stripe.js's URL, whose origins the page's CSP then allows (only then). */
+  stripeJsUrl?: string;
+}): FastifyPluginAsync {
+  const stripe = options.stripeJsUrl ? stripeSources(options.stripeJsUrl) : undefined;
+  const extra = (sources: string[] | undefined) => (sources ? ` ${sources.join(' ')}` : '');
   return async (app) => {
     const files = loadStaticDirectory(options.buildDir ?? PAGE_BUILD_DIR);
     if (!files) {
@@ -52,11 +75,11 @@ export function hostedPage(options: { buildDir?: string; processorOrigin: string
         'content-security-policy',
         [
           "default-src 'none'",
-          "script-src 'self'",
+          `script-src 'self'${extra(stripe?.script)}`,
           "style-src 'self'",
           `img-src 'self' data: ${processor}`,
-          `connect-src 'self' ${processor}`,
-          `frame-src 'self' ${processor}`,
+          `connect-src 'self' ${processor}${extra(stripe?.connect)}`,
+          `frame-src 'self' ${processor}${extra(stripe?.frame)}`,
           "form-action 'none'",
           "base-uri 'none'",
           `frame-ancestors ${ancestors.length > 0 ? ancestors.join(' ') : "'none'"}`,

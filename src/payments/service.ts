@@ -22,8 +22,15 @@ import {
   paymentStatusFor,
   type RefundOutcome,
 } from '../processors/processor.ts';
-import type { ClientContext } from '../sessions/service.ts';
-import { checkPureAmount, paymentAmounts } from './fees.ts';
+import { type ClientContext, checkSessionAmount } from '../sessions/service.ts';
+import {
+  assertCardAttemptsLeft,
+  declineOwner,
+  isIssuerDecline,
+  reserveCardAttempt,
+  settleCardAttempt,
+} from './card-testing.ts';
+import { checkPureAmount, type PaymentAmounts, paymentAmounts } from './fees.ts';
 import { type PaymentRow, paymentView } from './view.ts';
 
 /** Payload `{payment_id}`: re-asks the processor about a payment left `processing` (a crash, a timeout). */
@@ -47,6 +54,7 @@ export type PaymentSource =
   | { type: 'card_token'; token: string }
   | { type: 'saved_card'; cardId: string }
   | { type: 'wallet_token'; token: string }
+  | { type: 'confirmation_token'; token: string }
   | { type: 'none' };
 
 export interface CreatePaymentInput {
@@ -56,6 +64,8 @@ export interface CreatePaymentInput {
   source: PaymentSource;
   reference: string | undefined;
   idempotencyKey: string;
+  /** The total (pure amount plus the method's fee) the customer was shown; another total is 409 amount_changed. */
+  expectedAmountPence?: number;
 }
 
 /** A payment source resolved at the processor: its token, the card's display details, the saved card. */
@@ -121,9 +131,14 @@ export class PaymentService {
   async create(input: CreatePaymentInput): Promise<CreatePaymentResult> {
     const { session, integrator } = input.client;
     checkPureAmount(input.purePence);
+    checkSessionAmount(session, input.purePence);
     const amounts = paymentAmounts(input.purePence, integrator.fees[input.method]);
     const earlier = await this.#byKey(session.id, input.idempotencyKey);
     if (earlier) return { payment: checkReplay(earlier, input), replayed: true };
+    if (input.expectedAmountPence !== undefined && input.expectedAmountPence !== amounts.amountPence) {
+      throw amountChanged(input.expectedAmountPence, amounts);
+    }
+    await assertCardAttemptsLeft(this.db, declineOwner(input.client), session, this.clock.now());
 
     checkFeatures(integrator, input);
     const source = await this.#resolve(input);
@@ -157,6 +172,10 @@ export class PaymentService {
             `Payment ${state.in_flight} of this session is waiting for authentication or being processed; ` +
               'complete it, or wait for its outcome, before paying again.',
           );
+        }
+        // Checked again with the user's attempts queued, and this one counted until the issuer has answered.
+        if (isCardAttempt(input.method, source.card)) {
+          await reserveCardAttempt(tx, declineOwner(input.client), session, id, now);
         }
         const [row] = await tx.query<PaymentRow>(
           `INSERT INTO payments (id, integrator_id, session_id, user_id, tenancy_id, status, pure_amount_pence, fee_pence,
@@ -219,6 +238,27 @@ export class PaymentService {
     return this.applyOutcome(paymentId, await this.processor.cancel(payment.processor_payment_id));
   }
 
+  /**
+   * A payment still waiting (3DS, an APM, processing) as the processor has it now, when the processor can say
+   * (readsOutcomeOnPoll); otherwise, or when it cannot be reached, as stored.
+   */
+  async refreshWaiting(payment: PaymentRow): Promise<PaymentRow> {
+    if (
+      !this.processor.readsOutcomeOnPoll ||
+      FINAL.includes(payment.status) ||
+      !payment.processor_payment_id
+    ) {
+      return payment;
+    }
+    let outcome: ProcessorOutcome;
+    try {
+      outcome = await this.processor.complete(payment.processor_payment_id);
+    } catch {
+      return payment;
+    }
+    return this.applyOutcome(payment.id, outcome);
+  }
+
   async get(sessionId: string, paymentId: string): Promise<PaymentRow | undefined> {
     const [row] = await this.db.query<PaymentRow>(
       'SELECT * FROM payments WHERE id = $1 AND session_id = $2',
@@ -263,6 +303,12 @@ export class PaymentService {
         await this.#recordPaymentEvent(tx, 'payment_success', payment);
       } else if (status === 'failed') {
         await this.#recordPaymentEvent(tx, 'payment_failed', payment);
+      }
+      // A card attempt of the Client API was counted as pending: an issuer decline keeps it, any end removes it.
+      const card = payment.card_last4 === null ? null : { brand: payment.card_brand };
+      if (isCardAttempt(payment.method, card) && payment.schedule_id === null && FINAL.includes(status)) {
+        const declined = outcome.status === 'refused' && isIssuerDecline('card', outcome.code);
+        await settleCardAttempt(tx, payment.id, declined, now);
       }
       return payment;
     });
@@ -446,7 +492,11 @@ export class PaymentService {
       [processorName, notification.processorPaymentId],
     );
     if (payment) {
-      return { kind: 'payment', payment: await this.applyOutcome(payment.id, notification.outcome) };
+      const applied = await this.applyOutcome(payment.id, notification.outcome);
+      if (notification.outcome.status === 'refused') {
+        await this.processor.discardFailed?.(notification.processorPaymentId);
+      }
+      return { kind: 'payment', payment: applied };
     }
     const card = await this.cards.applySetupOutcome(notification.processorPaymentId, notification.outcome);
     return card && { kind: 'saved_card', card };
@@ -464,6 +514,12 @@ export class PaymentService {
     try {
       outcome = await this.processor.authorise({
         idempotencyKey: payment.id,
+        userId: payment.user_id,
+        metadata: {
+          payment_id: payment.id,
+          session_id: payment.session_id,
+          integrator_id: payment.integrator_id,
+        },
         amountPence: Number(payment.amount_pence),
         currency: 'GBP',
         method: payment.method,
@@ -495,6 +551,16 @@ export class PaymentService {
           },
           savedCardId: saved.id,
         };
+      }
+      case 'confirmation_token': {
+        const preview = await this.processor.previewConfirmationToken?.(source.token, method);
+        if (!preview) {
+          throw new FieldValidationError({
+            confirmation_token: ['Unknown confirmation token; collect the payment details again.'],
+          });
+        }
+        if (!preview.ok) throw new FieldValidationError({ method: [preview.message] });
+        return { processorToken: source.token, card: preview.card, savedCardId: null };
       }
       case 'card_token':
       case 'wallet_token': {
@@ -570,6 +636,14 @@ export async function recordPaymentEvent(
   await recordEvent(tx, clock, payment.integrator_id, type, paymentEventData(payment, who!, extra));
 }
 
+/**
+ * Whether an attempt counts against the card-testing limits: a card (new or saved), or with Stripe a UnionPay
+ * card (`unionpay` there is a card brand; in the sandbox it is a provider's page and has no card).
+ */
+function isCardAttempt(method: PaymentMethod, card: { brand: string | null } | null): boolean {
+  return method === 'card' || (method === 'unionpay' && card !== null);
+}
+
 /** The integrator's features (operator setting) decide which methods and sources a payment may use. */
 function checkFeatures(integrator: Integrator, input: CreatePaymentInput): void {
   const method: string = input.method;
@@ -580,6 +654,23 @@ function checkFeatures(integrator: Integrator, input: CreatePaymentInput): void 
     throw new FieldValidationError({ method: ['This payment method is not enabled for this integration.'] });
   }
   if (input.source.type === 'saved_card') assertSavedCardsEnabled(integrator);
+}
+
+/** 409 amount_changed with a fresh quote: the total shown to the customer is not the one that would be charged. */
+function amountChanged(expectedPence: number, amounts: PaymentAmounts): ApiError {
+  return new ApiError(
+    'amount_changed',
+    `The total is now ${formatPence(amounts.amountPence)}, not ${formatPence(expectedPence)} (the fee changed); ` +
+      'nothing was charged. Show the new total to the customer and pay again with it as expected_amount.',
+    {},
+    {
+      quote: {
+        pure_amount: formatPence(amounts.purePence),
+        fee: formatPence(amounts.feePence),
+        amount: formatPence(amounts.amountPence),
+      },
+    },
+  );
 }
 
 function checkReplay(earlier: PaymentRow, input: CreatePaymentInput): PaymentRow {

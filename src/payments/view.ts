@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { PAYMENT_METHODS } from '../integrators/service.ts';
+import type { PaymentProcessorName } from '../platform/config/config.ts';
 import { Timestamp } from '../platform/http/schemas.ts';
 import { formatPence } from '../platform/money.ts';
 import type { NextAction, PaymentStatus } from '../processors/processor.ts';
@@ -39,6 +40,15 @@ export const PaymentView = Type.Object(
     installment_number: Nullable(Type.Integer()),
     failure_code: Nullable(Type.String()),
     failure_message: Nullable(Type.String()),
+    processor: Type.Union([Type.Literal('sandbox'), Type.Literal('stripe')], {
+      description: 'Which payment processor handled it: sandbox (the test processor) or stripe.',
+    }),
+    processor_reference: Nullable(
+      Type.String({
+        description:
+          'The processor’s id for this payment (e.g. a Stripe PaymentIntent "pi_…"); null until the processor has one.',
+      }),
+    ),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -46,13 +56,20 @@ export const PaymentView = Type.Object(
 );
 export type PaymentView = Static<typeof PaymentView>;
 
-export const NextActionView = Type.Object({
-  type: Type.Union([Type.Literal('three_ds'), Type.Literal('redirect'), Type.Literal('qr')]),
-  /** three_ds: the challenge page; redirect: the provider's page; qr: what the QR code encodes. */
-  url: Type.String(),
-  /** qr only: an image (SVG) of the code to show. */
-  image_url: Type.Optional(Type.String()),
-});
+export const NextActionView = Type.Union([
+  Type.Object({
+    type: Type.Union([Type.Literal('three_ds'), Type.Literal('redirect'), Type.Literal('qr')]),
+    /** three_ds: the challenge page; redirect: the provider's page; qr: what the QR code encodes. */
+    url: Type.String(),
+    /** qr only: an image (SVG) of the code to show. */
+    image_url: Type.Optional(Type.String()),
+  }),
+  Type.Object({
+    type: Type.Literal('stripe_next_action'),
+    /** The PaymentIntent's client secret, for Stripe.js to complete the action (3DS, a QR code) in the page. */
+    client_secret: Type.String(),
+  }),
+]);
 
 export interface PaymentRow {
   id: string;
@@ -111,6 +128,8 @@ export function paymentView(row: PaymentRow): PaymentView {
     installment_number: row.installment_number,
     failure_code: row.failure_code,
     failure_message: row.failure_message,
+    processor: row.processor as PaymentProcessorName,
+    processor_reference: row.processor_payment_id,
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
   };

@@ -26,7 +26,8 @@ export type IdPrefix =
   | 'sch'
   | 'doc'
   | 'ref'
-  | 'card';
+  | 'card'
+  | 'dcl';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBase62(22)}`;

@@ -1,4 +1,5 @@
 import type { PaymentMethod } from '../integrators/service.ts';
+import type { PaymentProcessorName } from '../platform/config/config.ts';
 
 /**
  * The seam between the payment engine and an acquirer. The sandbox processor implements it; a real
@@ -15,13 +16,12 @@ export type PaymentStatus = 'requires_action' | 'processing' | 'succeeded' | 'fa
 
 /**
  * What the customer must do: `three_ds` (a challenge page), `redirect` (the APM provider's page) or `qr` (a
- * code to scan with the provider's app: `url` is what it encodes, `image_url` an image of it).
+ * code to scan with the provider's app: `url` is what it encodes, `image_url` an image of it); with Stripe,
+ * `stripe_next_action`: Stripe.js completes it in the page with the PaymentIntent's client secret.
  */
-export interface NextAction {
-  type: 'three_ds' | 'redirect' | 'qr';
-  url: string;
-  image_url?: string;
-}
+export type NextAction =
+  | { type: 'three_ds' | 'redirect' | 'qr'; url: string; image_url?: string }
+  | { type: 'stripe_next_action'; client_secret: string };
 
 export interface CardDetails {
   brand: string;
@@ -41,6 +41,10 @@ export type ProcessorOutcome =
 export interface AuthoriseRequest {
   /** The processor-side idempotency key: the same key never authorises twice. We pass the payment id. */
   idempotencyKey: string;
+  /** Who pays (our user id): a processor with customer objects charges that user's customer. */
+  userId: string;
+  /** What the processor's metadata links back to us: our payment id, session and integrator. */
+  metadata: Record<string, string>;
   amountPence: number;
   currency: 'GBP';
   method: PaymentMethod;
@@ -64,11 +68,22 @@ export type SaveCardOutcome =
 
 /** What the page and SDK need to talk to the processor themselves (card tokenisation, wallet sheets). */
 export interface ProcessorClientConfig {
-  name: string;
-  tokenizeUrl: string;
+  name: PaymentProcessorName;
+  /** The sandbox's card tokenisation endpoint; null with Stripe (the Payment Element tokenises). */
+  tokenizeUrl: string | null;
   /** The wallet sheet's base URL (`<wallet_url>/<apple_pay|google_pay>`), or null without wallets. */
   walletUrl: string | null;
+  /** With Stripe: the publishable key and where Stripe.js loads from. */
+  stripe?: { publishableKey: string; jsUrl: string };
 }
+
+/**
+ * A confirmation token (Stripe's ConfirmationToken) read back on the server: the card it previews (null for an
+ * APM), or why it cannot pay by the method asked for.
+ */
+export type ConfirmationTokenPreview =
+  | { ok: true; card: CardDetails | null }
+  | { ok: false; message: string };
 
 export interface RefundRequest {
   /** The processor-side idempotency key: the same key never refunds twice. We pass the refund id. */
@@ -87,7 +102,7 @@ export interface ProcessorNotification {
 }
 
 export interface PaymentProcessor {
-  readonly name: string;
+  readonly name: PaymentProcessorName;
   /**
    * Display details of a token that can pay by `method` (a card token for `card`, a wallet's token for
    * `apple_pay`/`google_pay`), or undefined when the processor does not know it for that method.
@@ -108,10 +123,28 @@ export interface PaymentProcessor {
   cancel(processorPaymentId: string): Promise<ProcessorOutcome>;
   parseNotification(body: unknown): ProcessorNotification | undefined;
   /**
-   * Makes a card token reusable (saved cards, schedules), possibly after a 3DS check. The same idempotency
-   * key answers the same outcome and checks the card once.
+   * Makes a card token reusable (saved cards, schedules) for user `userId`, possibly after a 3DS check. The same
+   * idempotency key answers the same outcome and checks the card once.
    */
-  saveCard(paymentToken: string, idempotencyKey: string): Promise<SaveCardOutcome>;
+  saveCard(paymentToken: string, idempotencyKey: string, userId: string): Promise<SaveCardOutcome>;
+  /**
+   * Set when the page collects methods as confirmation tokens (Stripe's Payment Element) rather than card and
+   * wallet tokens: reads a token back and checks it can pay by `method`; undefined for an unknown token.
+   */
+  previewConfirmationToken?(
+    token: string,
+    method: PaymentMethod,
+  ): Promise<ConfirmationTokenPreview | undefined>;
+  /**
+   * Set when a failed attempt leaves something the customer could still use (Stripe: a PaymentIntent whose client
+   * secret could confirm another card): withdraws it. The engine calls it when a notification fails a payment.
+   */
+  discardFailed?(processorPaymentId: string): Promise<void>;
+  /**
+   * True when a waiting payment's outcome can be read from the processor whenever the page asks (Stripe: the
+   * customer finished 3DS in Stripe.js, whose event may still be on its way).
+   */
+  readonly readsOutcomeOnPoll?: boolean;
   /** Charges a saved card without the customer present (recurring). Not used by the engine yet. */
   chargeOffSession(request: AuthoriseRequest): Promise<ProcessorOutcome>;
   clientConfig(): ProcessorClientConfig;

@@ -371,6 +371,13 @@ export class Scheduler {
     }
     const outcome = await this.processor.chargeOffSession({
       idempotencyKey: attemptKey(charge, attempt),
+      userId: charge.user_id,
+      metadata: {
+        schedule_id: charge.schedule_id,
+        due_date: charge.due_date,
+        session_id: charge.session_id,
+        integrator_id: charge.integrator_id,
+      },
       amountPence: Number(charge.pure_amount_pence) + Number(charge.fee_pence),
       currency: 'GBP',
       method: 'card',

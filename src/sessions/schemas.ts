@@ -3,7 +3,13 @@ import { FREQUENCIES } from '../onboarding/schemas.ts';
 import { PaymentView, paymentView } from '../payments/view.ts';
 import { Timestamp } from '../platform/http/schemas.ts';
 import { formatPence } from '../platform/money.ts';
-import { type DocumentState, type SessionDetail, type SessionStatus, sessionStatus } from './service.ts';
+import {
+  type DocumentState,
+  type SessionDetail,
+  type SessionRow,
+  type SessionStatus,
+  sessionStatus,
+} from './service.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
   Type.Union([schema, Type.Null()]);
@@ -18,12 +24,34 @@ export const DocumentView = Type.Object(
   { title: 'DocumentState' },
 );
 
+export const SessionAmountView = Type.Object(
+  {
+    pure_amount: Nullable(
+      Type.String({
+        description: 'The amount set at user-login (pounds, before the fee); null: the tenant chooses.',
+      }),
+    ),
+    editable: Type.Boolean({ description: 'false: the amount is fixed; the tenant cannot pay another.' }),
+  },
+  { title: 'SessionAmount' },
+);
+
+export function sessionAmountView(
+  session: Pick<SessionRow, 'pure_amount_pence' | 'amount_editable'>,
+): Static<typeof SessionAmountView> {
+  return {
+    pure_amount: session.pure_amount_pence === null ? null : formatPence(Number(session.pure_amount_pence)),
+    editable: session.amount_editable,
+  };
+}
+
 export const SessionView = Type.Object(
   {
     session_id: Type.String(),
     status: Type.Union([Type.Literal('active'), Type.Literal('expired'), Type.Literal('completed')]),
     created_at: Timestamp,
     expires_at: Timestamp,
+    amount: SessionAmountView,
     user: Type.Object({
       user_id: Type.Integer(),
       email: Type.String(),
@@ -103,6 +131,7 @@ export function sessionView(detail: SessionDetail, now: Date): SessionView {
     status,
     created_at: new Date(session.created_at).toISOString(),
     expires_at: new Date(session.expires_at).toISOString(),
+    amount: sessionAmountView(session),
     user: {
       user_id: Number(user.external_id),
       email: String(user.email),

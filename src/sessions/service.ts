@@ -3,8 +3,9 @@ import { hashToken, USER_SESSION_TOKEN_PREFIX } from '../integrators/tokens.ts';
 import type { PaymentRow } from '../payments/view.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db } from '../platform/db/db.ts';
-import { ApiError } from '../platform/http/errors.ts';
+import { ApiError, FieldValidationError } from '../platform/http/errors.ts';
 import { newId, randomBase62 } from '../platform/ids.ts';
+import { formatPence } from '../platform/money.ts';
 
 export interface LoginResult {
   token: string;
@@ -22,6 +23,37 @@ export interface SessionRow {
   expires_at: Date;
   completed_at: Date | null;
   created_at: Date;
+  /** The amount the integrator's server set at user-login; null: the tenant chooses. */
+  pure_amount_pence: number | string | null;
+  /** false: the amount is fixed (the Client API refuses any other); true: it only pre-fills, or there is none. */
+  amount_editable: boolean;
+}
+
+/** How user-login sets the session's amount: fixed, a pre-filled suggestion, or none (the tenant chooses). */
+export interface SessionAmount {
+  purePence: number | null;
+  editable: boolean;
+}
+
+type AmountFields = Pick<SessionRow, 'pure_amount_pence' | 'amount_editable'>;
+
+/** The amount the integrator fixed for this session, if it did (a pre-filled amount is not fixed). */
+export function fixedAmountPence(session: AmountFields): number | undefined {
+  return session.pure_amount_pence !== null && !session.amount_editable
+    ? Number(session.pure_amount_pence)
+    : undefined;
+}
+
+/** 400 on `pure_amount` when the session's amount is fixed and this is another one. */
+export function checkSessionAmount(session: AmountFields, purePence: number): void {
+  const fixed = fixedAmountPence(session);
+  if (fixed !== undefined && purePence !== fixed) {
+    throw new FieldValidationError({
+      pure_amount: [
+        `The amount of this session is fixed at ${formatPence(fixed)} by the platform; pay exactly that amount.`,
+      ],
+    });
+  }
 }
 
 export interface DocumentState {
@@ -95,6 +127,7 @@ export class SessionService {
     integratorId: string,
     email: string,
     paymentReference: string | undefined,
+    amount: SessionAmount = { purePence: null, editable: true },
   ): Promise<LoginResult> {
     const now = this.clock.now();
     const token = `${USER_SESSION_TOKEN_PREFIX}${randomBase62(43)}`;
@@ -115,8 +148,9 @@ export class SessionService {
           ORDER BY t.is_primary DESC, t.created_at DESC, t.start_rent_date DESC, t.id DESC
           LIMIT 1
        ), created AS (
-         INSERT INTO sessions (id, integrator_id, user_id, tenancy_id, token_hash, token_expires_at, expires_at, created_at)
-         SELECT $4, $1, u.id, t.id, $5, $6, $7, $8 FROM u CROSS JOIN t WHERE t.is_active
+         INSERT INTO sessions (id, integrator_id, user_id, tenancy_id, token_hash, token_expires_at, expires_at, created_at,
+                               pure_amount_pence, amount_editable)
+         SELECT $4, $1, u.id, t.id, $5, $6, $7, $8, $9, $10 FROM u CROSS JOIN t WHERE t.is_active
          RETURNING id
        )
        SELECT (SELECT id FROM u) AS user_id, (SELECT id FROM t) AS tenancy_id,
@@ -130,6 +164,8 @@ export class SessionService {
         tokenExpiresAt,
         sessionExpiresAt,
         now,
+        amount.purePence,
+        amount.editable,
       ],
       { prepare: 'user-login' },
     );

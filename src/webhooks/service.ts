@@ -2,7 +2,7 @@ import { generateWebhookSecret } from '../integrators/service.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable, SqlParam } from '../platform/db/db.ts';
 import { ApiError } from '../platform/http/errors.ts';
-import { enqueueJobs, JOBS_CHANNEL } from '../platform/jobs/queue.ts';
+import { enqueueJob, enqueueJobs, JOBS_CHANNEL, type JobHandler } from '../platform/jobs/queue.ts';
 import type { AttemptOutcome } from './metrics.ts';
 import { WEBHOOK_DELIVER_JOB } from './schedule.ts';
 
@@ -265,7 +265,8 @@ export class WebhookService {
 
   /**
    * A new webhook secret. The one it replaces keeps signing beside it for SECRET_OVERLAP_MS (each delivery carries
-   * both signatures); a secret replaced earlier stops at once, so at most two ever sign.
+   * both signatures) and is then erased; a secret replaced earlier stops (and is overwritten) at once, so at most
+   * two ever sign.
    */
   async rotateSecret(integratorId: string): Promise<{ secret: string; previousSecretExpiresAt: Date }> {
     const now = this.clock.now();
@@ -290,10 +291,33 @@ export class WebhookService {
            SET previous_secret = $2, previous_secret_expires_at = $3, secret_rotated_at = $4, updated_at = $4`,
         [integratorId, current.webhook_secret, expires, now],
       );
+      // A replaced secret is kept only while it still signs: erased when its overlap ends.
+      await enqueueJob(
+        tx,
+        this.clock,
+        WEBHOOK_SECRET_ERASE_JOB,
+        { integrator_id: integratorId },
+        { runAt: expires, dedupeKey: `${WEBHOOK_SECRET_ERASE_JOB}:${integratorId}:${expires.toISOString()}` },
+      );
       return { secret, previousSecretExpiresAt: expires };
     });
   }
 }
+
+/** Payload `{integrator_id}`: erases the replaced webhook secret once its overlap has ended. */
+export const WEBHOOK_SECRET_ERASE_JOB = 'webhook.secret-erase';
+
+/**
+ * Erases a replaced secret whose overlap is over. Idempotent, and harmless when a later rotation has put another
+ * secret in its place: that one's overlap has not ended, so it is left for its own job.
+ */
+export const webhookSecretEraseHandler: JobHandler = async ({ job, db, clock }) => {
+  await db.query(
+    `UPDATE webhook_endpoints SET previous_secret = NULL, updated_at = $2
+      WHERE integrator_id = $1 AND previous_secret IS NOT NULL AND previous_secret_expires_at <= $2`,
+    [String(job.payload.integrator_id), clock.now()],
+  );
+};
 
 /** For each event: a delivery job due now, a new round naming it, and a wake-up for workers once this commits. */
 async function newRounds(tx: Queryable, clock: Clock, eventIds: string[]): Promise<void> {

@@ -4,8 +4,10 @@ import {
   ClientApi,
   type Payment,
   type PaymentMethod,
+  type Quote,
   type SavedCard,
   type Session,
+  type SessionAmount,
 } from './api.ts';
 import { CardForm, type CardFormHandle } from './CardForm.tsx';
 import {
@@ -39,6 +41,7 @@ const PROCESSING_DEADLINE_MS = 3 * 60_000;
 type Phase =
   | { name: 'loading' }
   | { name: 'expired' }
+  | { name: 'unavailable'; title: string; message: string }
   | { name: 'ready' }
   | { name: 'step'; view: ActionView }
   | { name: 'succeeded'; payment: Payment };
@@ -55,6 +58,8 @@ export interface PaymentError {
   message: string;
   payment_id?: string;
   decline_code?: string;
+  pure_amount?: string;
+  quote?: Quote;
 }
 
 type Outcome = { payment: Payment } | { error: PaymentError };
@@ -70,13 +75,60 @@ class OutcomeError extends Error {
   }
 }
 
+/** What the tenant reads for refusals that are about the service, not the form (the code goes to the SDK as is). */
+const TENANT_MESSAGES: Record<string, string> = {
+  integrator_suspended:
+    'Payments are unavailable right now. You have not been charged. Please try again later.',
+  too_many_attempts:
+    'Too many declined cards: for your security, no more payments can be tried for now. You have not been charged. Please try again later.',
+  rate_limited:
+    'Too many attempts in a short time. You have not been charged. Please wait a moment and try again.',
+};
+
 function errorOf(error: unknown): PaymentError {
   if (error instanceof OutcomeError) return error.outcome;
   if (error instanceof ApiProblem) {
     if (error.sessionExpired) return { code: 'session_expired', message: 'The payment session has expired.' };
-    return { code: error.code, message: error.message };
+    return {
+      code: error.code,
+      message: TENANT_MESSAGES[error.code] ?? error.message,
+      ...(error.quote ? { quote: error.quote } : {}),
+    };
   }
   return { code: 'unexpected', message: error instanceof Error ? error.message : String(error) };
+}
+
+/**
+ * Whether the SDK's options fit the session's amount: the platform's server fixes it at user-login and the
+ * integrator's page can only narrow it (contract: the browser never widens the amount).
+ */
+function amountMismatch(amount: SessionAmount, options: EmbedOptions): PaymentError | undefined {
+  if (!amount.editable && amount.pure_amount !== null) {
+    const differs =
+      options.pure_amount !== null && parsePence(options.pure_amount) !== parsePence(amount.pure_amount);
+    if (differs || options.isAmountEditable) {
+      return {
+        code: 'amount_mismatch',
+        message: differs
+          ? `The amount of this session is fixed at ${amount.pure_amount} by the platform; pure_amount ${options.pure_amount} does not match it.`
+          : `The amount of this session is fixed at ${amount.pure_amount} by the platform; isAmountEditable cannot be true.`,
+        pure_amount: amount.pure_amount,
+      };
+    }
+    return undefined;
+  }
+  if (options.pure_amount === null && amount.pure_amount === null && !options.isAmountEditable) {
+    return {
+      code: 'invalid_option',
+      message: 'pure_amount is required unless the session has an amount or isAmountEditable is true.',
+    };
+  }
+  return undefined;
+}
+
+/** The integrator is suspended: no form, whether found at load or at Pay. */
+function suspendedPhase(failure: PaymentError): Phase {
+  return { name: 'unavailable', title: 'Payments unavailable', message: failure.message };
 }
 
 function failureOf(payment: Payment): PaymentError {
@@ -115,6 +167,11 @@ export function App({
   const [busy, setBusy] = useState(false);
   const [view, setView] = useState<'pay' | 'recurring'>('pay');
   const busyRef = useRef(false);
+  /** The session's fixed amount once loaded (read by the SDK message listener). */
+  const fixedAmount = useRef<string | null>(null);
+  const [notice, setNotice] = useState<string>();
+  /** After 409 amount_changed: the service's price, shown (and sent) while the amount and method stay the same. */
+  const [quoted, setQuoted] = useState<{ method: PaymentMethod; quote: Quote }>();
   const cardForm = useRef<CardFormHandle>(null);
   const stepAbort = useRef<AbortController | undefined>(undefined);
   const headingRef = useRef<HTMLHeadingElement>(null);
@@ -153,6 +210,8 @@ export function App({
         if (!read.ok) return;
         const changes = read.value;
         if (changes.appearance !== undefined) applyAppearance(changes.appearance);
+        // The SDK refuses another amount on a fixed session; a message that still carries one changes nothing.
+        if (fixedAmount.current !== null) delete changes.pure_amount;
         setOptions((current) => current && { ...current, ...changes });
         if (typeof changes.pure_amount === 'string') setAmount(changes.pure_amount);
       } else if (message.type === 'pay') {
@@ -189,8 +248,24 @@ export function App({
         if (credentials.sessionId !== undefined && loaded.session_id !== credentials.sessionId) {
           return setPhase({ name: 'expired' });
         }
+        if (embed && options) {
+          const mismatch = amountMismatch(loaded.amount, options);
+          if (mismatch) {
+            embed.post('init_error', { error: mismatch });
+            return setPhase({
+              name: 'unavailable',
+              title: 'Payment form not available',
+              message: mismatch.message,
+            });
+          }
+        }
+        fixedAmount.current = loaded.amount.editable ? null : loaded.amount.pure_amount;
         setSession(loaded);
-        setAmount(embed ? (options?.pure_amount ?? '') : loaded.tenancy.rent_amount);
+        setAmount(
+          embed
+            ? (options?.pure_amount ?? loaded.amount.pure_amount ?? '')
+            : (loaded.amount.pure_amount ?? loaded.tenancy.rent_amount),
+        );
         if (loaded.features.savedCards && options?.features.savedCards !== false) {
           const saved = await api.cards();
           setCards(saved);
@@ -198,11 +273,16 @@ export function App({
           if (preferred) setChoice(preferred.card_id);
         }
         setPhase({ name: 'ready' });
-        embed?.post('ready', { environment: loaded.environment, session_id: loaded.session_id });
+        embed?.post('ready', {
+          environment: loaded.environment,
+          session_id: loaded.session_id,
+          amount: loaded.amount,
+        });
       } catch (error) {
         const failure = errorOf(error);
         embed?.post('init_error', { error: failure });
         if (failure.code === 'session_expired') return setPhase({ name: 'expired' });
+        if (failure.code === 'integrator_suspended') return setPhase(suspendedPhase(failure));
         setProblem(failure.message);
         setPhase({ name: 'ready' });
       }
@@ -222,7 +302,12 @@ export function App({
   }, [cards]);
 
   const purePence = parsePence(amount);
-  const fee = purePence === undefined || !session ? 0 : feePence(purePence, session.fees[method]);
+  const quotedFee =
+    quoted?.method === method && purePence === parsePence(quoted.quote.pure_amount)
+      ? parsePence(quoted.quote.fee)
+      : undefined;
+  const fee =
+    purePence === undefined || !session ? 0 : (quotedFee ?? feePence(purePence, session.fees[method]));
   const total = purePence === undefined ? undefined : formatPence(purePence + fee);
 
   useEffect(() => {
@@ -242,6 +327,16 @@ export function App({
       </p>
     );
   }
+  if (phase.name === 'unavailable') {
+    return (
+      <section class="panel" aria-labelledby="unavailable-title">
+        <h1 id="unavailable-title" ref={headingRef} tabIndex={-1}>
+          {phase.title}
+        </h1>
+        <p>{phase.message}</p>
+      </section>
+    );
+  }
   if (phase.name === 'expired' || !session || !api) {
     return (
       <section class="panel" aria-labelledby="expired-title">
@@ -254,7 +349,8 @@ export function App({
   }
 
   const enabled = (feature: FeatureName) => session.features[feature] && options?.features[feature] !== false;
-  const amountEditable = !embed || options?.isAmountEditable === true;
+  // The platform's server decides: a fixed amount is never editable; the SDK may narrow an editable one further.
+  const amountEditable = session.amount.editable && (!embed || options?.isAmountEditable === true);
   const minPence = parsePence(session.limits.min_amount) ?? 100;
   const maxPence = parsePence(session.limits.max_amount) ?? Number.MAX_SAFE_INTEGER;
 
@@ -441,10 +537,13 @@ export function App({
       };
     }
     setProblem(undefined);
+    setNotice(undefined);
     const amountIssue = amountProblem();
     setAmountError(amountIssue);
     const body: Record<string, unknown> = {
       pure_amount: purePence === undefined ? amount : formatPence(purePence),
+      // The total shown: if the server's differs (the fee changed), it answers 409 and charges nothing.
+      ...(total === undefined ? {} : { expected_amount: total }),
       method,
       ...(options?.reference ? { reference: options.reference } : {}),
     };
@@ -484,6 +583,20 @@ export function App({
       const failure = errorOf(error);
       if (failure.code === 'session_expired') {
         expire(failure);
+      } else if (failure.code === 'integrator_suspended') {
+        setPhase(suspendedPhase(failure));
+        embed?.post('error', { error: failure });
+      } else if (failure.code === 'amount_changed' && failure.quote) {
+        const quote = failure.quote;
+        // The quote's total is shown and sent next; the session brings the new fees of the other methods.
+        setQuoted({ method, quote });
+        setSession(await api.session().catch(() => session));
+        setPhase({ name: 'ready' });
+        const message = `The total has changed to £${quote.amount} (fee £${quote.fee}). You have not been charged. Check the new total and pay again.`;
+        setNotice(message);
+        const changed = { ...failure, message };
+        embed?.post('error', { error: changed });
+        return { error: changed };
       } else {
         setPhase({ name: 'ready' });
         setProblem(failure.message);
@@ -586,6 +699,11 @@ export function App({
           {problem}
         </div>
       ) : null}
+      {notice ? (
+        <div class="alert notice-changed" role="alert">
+          {notice}
+        </div>
+      ) : null}
 
       {recurringOn && !stepView ? (
         <nav class="views" aria-label="Payment options">
@@ -630,11 +748,20 @@ export function App({
                 </p>
               ) : null}
             </div>
-          ) : amountError ? (
-            <p class="error" role="alert">
-              {amountError}
-            </p>
-          ) : null}
+          ) : (
+            <div class="field">
+              <p class="fixed-amount" data-testid="fixed-amount">
+                <span class="label">Amount</span>{' '}
+                <strong>£{purePence === undefined ? '—' : formatPence(purePence)}</strong>
+                {session.amount.editable ? null : <span class="hint"> set by your platform</span>}
+              </p>
+              {amountError ? (
+                <p class="error" role="alert">
+                  {amountError}
+                </p>
+              ) : null}
+            </div>
+          )}
 
           {methods.length > 1 ? (
             <fieldset class="methods">

@@ -34,7 +34,8 @@ export function Recurring(props: {
   const { api, session, cards } = props;
   const [schedules, setSchedules] = useState<Schedule[]>();
   const [card, setCard] = useState(cards.find((c) => c.is_default)?.card_id ?? cards[0]?.card_id ?? '');
-  const [amount, setAmount] = useState(session.tenancy.rent_amount);
+  const [amount, setAmount] = useState(session.amount.pure_amount ?? session.tenancy.rent_amount);
+  const fixed = !session.amount.editable;
   const installments = session.tenancy.installments;
   const [followPlan, setFollowPlan] = useState(installments.length > 0);
   const [problem, setProblem] = useState<string>();
@@ -184,8 +185,15 @@ export function Recurring(props: {
                   id="recurring-amount"
                   inputMode="decimal"
                   value={amount}
+                  readOnly={fixed}
+                  aria-describedby={fixed ? 'recurring-amount-fixed' : undefined}
                   onInput={(event) => setAmount(event.currentTarget.value)}
                 />
+                {fixed ? (
+                  <p id="recurring-amount-fixed" class="hint">
+                    Set by your platform.
+                  </p>
+                ) : null}
               </div>
             </>
           )}

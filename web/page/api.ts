@@ -1,8 +1,8 @@
 /** The Client API as the page uses it: Bearer user session token, JSON, errors as ApiProblem. */
 
-import type { PaymentMethod, Payment as PublicPayment } from '../sdk/rentpay.d.ts';
+import type { PaymentMethod, Payment as PublicPayment, Quote } from '../sdk/rentpay.d.ts';
 
-export type { PaymentMethod };
+export type { PaymentMethod, Quote };
 
 export interface NextAction {
   type: 'three_ds' | 'redirect' | 'qr';
@@ -38,9 +38,16 @@ export interface Schedule {
   card: { brand: string; last4: string } | null;
 }
 
+/** The amount the platform set at user-login: fixed (editable false), a suggestion, or none. */
+export interface SessionAmount {
+  pure_amount: string | null;
+  editable: boolean;
+}
+
 export interface Session {
   session_id: string;
   environment: string;
+  amount: SessionAmount;
   tenant: { first_name: string; last_name: string; email: string };
   tenancy: {
     payment_reference: string;
@@ -67,6 +74,8 @@ export class ApiProblem extends Error {
     readonly code: string,
     message: string,
     readonly fields: Record<string, string> = {},
+    /** With amount_changed: what the payment costs now. */
+    readonly quote?: Quote,
   ) {
     super(message);
   }
@@ -86,7 +95,8 @@ async function problemOf(response: Response): Promise<ApiProblem> {
   if (body && typeof body === 'object') {
     const record = body as Record<string, unknown>;
     if (typeof record.error === 'string') {
-      return new ApiProblem(response.status, record.error, String(record.detail ?? record.error));
+      const quote = record.quote as Quote | undefined;
+      return new ApiProblem(response.status, record.error, String(record.detail ?? record.error), {}, quote);
     }
     const fields: Record<string, string> = {};
     for (const [key, value] of Object.entries(record)) {

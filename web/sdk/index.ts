@@ -54,6 +54,8 @@ interface Instance {
   frame: HTMLIFrameElement;
   frameOrigin: string;
   ready: boolean;
+  /** The amount the platform set at user-login, once the form has loaded the session. */
+  sessionAmount?: { pure_amount: string | null; editable: boolean };
   payments: Map<string, { resolve(payment: Payment): void; reject(error: RentpayError): void }>;
   nextPayId: number;
   stop(): void;
@@ -125,9 +127,11 @@ function checkOptions(options: unknown): RentpayError | undefined {
   if (isAmountEditable !== undefined && typeof isAmountEditable !== 'boolean') {
     return invalid('isAmountEditable must be true or false.');
   }
-  if (pure_amount === undefined) {
-    if (isAmountEditable !== true) return invalid('pure_amount is required unless isAmountEditable is true.');
-  } else if (typeof pure_amount !== 'number' || amountString(pure_amount) === undefined) {
+  // Omitted: the session's own amount. Whether the session has one is known once the form has loaded it.
+  if (
+    pure_amount !== undefined &&
+    (typeof pure_amount !== 'number' || amountString(pure_amount) === undefined)
+  ) {
     return invalid(
       `pure_amount must be a number of pounds from ${MIN_AMOUNT} to ${MAX_AMOUNT} with at most two decimals, e.g. 10.50.`,
     );
@@ -297,6 +301,7 @@ function createSdk(): Rentpay {
                 return;
               }
               current.ready = true;
+              current.sessionAmount = data.amount as Instance['sessionAmount'];
               if (!settled) {
                 settled = true;
                 resolve();
@@ -394,6 +399,14 @@ function createSdk(): Rentpay {
           typeof changes.pure_amount === 'number' ? amountString(changes.pure_amount) : undefined;
         if (!amount)
           throw problem('invalid_option', 'pure_amount must be a number of pounds from 1 to 100000.');
+        const fixed = current.sessionAmount?.editable === false ? current.sessionAmount.pure_amount : null;
+        // In pence: 950 and "950.00" are the same amount.
+        if (fixed !== null && Math.round(changes.pure_amount * 100) !== Math.round(Number(fixed) * 100)) {
+          throw {
+            ...problem('amount_mismatch', `The amount of this session is fixed at ${fixed} by the platform.`),
+            pure_amount: fixed,
+          } satisfies RentpayError;
+        }
         sent.pure_amount = amount;
       }
       if (changes.reference !== undefined) {

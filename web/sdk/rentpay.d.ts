@@ -6,7 +6,7 @@
 export type PaymentStatus = 'requires_action' | 'processing' | 'succeeded' | 'failed' | 'canceled';
 export type PaymentMethod = 'card' | 'apple_pay' | 'google_pay' | 'alipay' | 'wechat_pay' | 'unionpay';
 
-/** A payment, as in the session query and webhooks (contract §2). Amounts are decimal strings in pounds. */
+/** A payment, as in the session query and webhooks. Amounts are decimal strings in pounds. */
 export interface Payment {
   payment_id: string;
   status: PaymentStatus;
@@ -22,6 +22,10 @@ export interface Payment {
   installment_number: number | null;
   failure_code: string | null;
   failure_message: string | null;
+  /** Which payment processor handled it. */
+  processor: 'sandbox' | 'stripe';
+  /** The processor's id for this payment (e.g. a Stripe PaymentIntent "pi_…"); null until it has one. */
+  processor_reference: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -45,6 +49,11 @@ export type RentpayErrorCode =
   | 'payment_failed'
   | 'payment_canceled'
   | 'payment_pending'
+  | 'amount_mismatch'
+  | 'amount_changed'
+  | 'integrator_suspended'
+  | 'too_many_attempts'
+  | 'rate_limited'
   | 'destroyed'
   | 'network'
   | 'unexpected';
@@ -55,6 +64,17 @@ export interface RentpayError {
   message: string;
   payment_id?: string;
   decline_code?: string;
+  /** amount_mismatch: the amount the platform fixed for this session, e.g. "1200.00". */
+  pure_amount?: string;
+  /** amount_changed: what the payment costs now; nothing was charged. */
+  quote?: Quote;
+}
+
+/** A fresh price: pure amount, the method's fee and their total, as decimal strings. */
+export interface Quote {
+  pure_amount: string;
+  fee: string;
+  amount: string;
 }
 
 export interface Features {
@@ -85,7 +105,11 @@ export interface InitOptions {
   authToken: string;
   /** A CSS selector or an element; the form's iframe is added inside it. */
   container: string | HTMLElement;
-  /** Pounds, e.g. 1200.5. Required unless isAmountEditable is true (then it pre-fills the field). */
+  /**
+   * Pounds, e.g. 1200.5. Omitted: the amount the platform set at user-login. On a session whose amount is fixed,
+   * another amount (or isAmountEditable: true) rejects init with amount_mismatch. On a session without an amount
+   * it is required unless isAmountEditable is true (then it pre-fills the field).
+   */
   pure_amount?: number;
   isAmountEditable?: boolean;
   /** Attached to every payment of the session; default "SVC_<timestamp>". */
@@ -123,6 +147,10 @@ export interface Rentpay {
   init(options: InitOptions): Promise<void>;
   /** Pays with the method chosen in the form. Wallet payments complete from their own button instead. */
   pay(): Promise<Payment>;
+  /**
+   * Changes the amount, reference or appearance of the form. Throws a RentpayError: invalid_option, or
+   * amount_mismatch for another pure_amount on a session whose amount the platform fixed (nothing changes).
+   */
   update(changes: { pure_amount?: number; reference?: string; appearance?: Appearance }): void;
   /** Removes the form and every listener; init may be called again. */
   destroy(): void;

@@ -48,7 +48,9 @@ export const savedCardRoutes: FastifyPluginAsyncTypebox = async (app) => {
           card_token: Type.String({
             minLength: 1,
             maxLength: 100,
-            description: 'From the processor’s tokenisation.',
+            description:
+              'sandbox: from the sandbox’s card tokenisation; Stripe: the ConfirmationToken (ctoken_...) Stripe.js ' +
+              'created from the Payment Element.',
           }),
         }),
         response: {

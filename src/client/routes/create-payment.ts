@@ -17,6 +17,21 @@ import {
 import { AMOUNT_FORMAT_MESSAGE, parsePence } from '../../platform/money.ts';
 import { ClientPayment, clientPayment } from './payment-schemas.ts';
 
+const Money = Type.String({ examples: ['1217.40'] });
+
+const AmountChangedResponse = Type.Object(
+  {
+    ...ErrorResponse.properties,
+    quote: Type.Optional(
+      Type.Object(
+        { pure_amount: Money, fee: Money, amount: Money },
+        { description: 'With amount_changed: what the payment would cost now.' },
+      ),
+    ),
+  },
+  { title: 'ConflictError' },
+);
+
 const Token = (description: string) =>
   Type.Optional(Type.String({ minLength: 1, maxLength: 100, description }));
 
@@ -29,7 +44,18 @@ const CreatePaymentBody = Type.Object({
   card_token: Token('method card, a new card: from the processor’s tokenisation.'),
   saved_card_id: Token('method card, a saved card of this user (instead of card_token).'),
   wallet_token: Token('apple_pay and google_pay: from the processor’s wallet sheet.'),
+  confirmation_token: Token(
+    'With Stripe, every method: the ConfirmationToken Stripe.js created from the Payment Element (ctoken_...).',
+  ),
   reference: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  expected_amount: Type.Optional(
+    Type.String({
+      description:
+        'The total shown to the customer (pure_amount plus the method’s fee), e.g. "1217.40". If the server’s total ' +
+        'differs (the fee changed), the answer is 409 amount_changed with a fresh quote and nothing is charged.',
+      examples: ['1217.40'],
+    }),
+  ),
   idempotency_key: Type.Optional(
     Type.String({
       description:
@@ -47,11 +73,41 @@ export const SCHEDULER_KEY_PREFIX = 'sch_';
 export const SCHEDULER_KEY_MESSAGE =
   'Keys starting with "sch_" are reserved for recurring payments; use another key.';
 
-const TOKEN_FIELDS = ['card_token', 'saved_card_id', 'wallet_token'] as const;
+const TOKEN_FIELDS = ['card_token', 'saved_card_id', 'wallet_token', 'confirmation_token'] as const;
 
 /**
- * Which token fields each method takes: card exactly one of card_token and saved_card_id, a wallet its
- * wallet_token, an APM none. Adds field errors to `errors` for the rest.
+ * With Stripe every method pays with a confirmation_token (card: or saved_card_id). Adds field errors to
+ * `errors` for anything else.
+ */
+function confirmationSource(body: CreatePaymentBody, errors: FieldErrors): PaymentSource | undefined {
+  const allowed = body.method === 'card' ? ['confirmation_token', 'saved_card_id'] : ['confirmation_token'];
+  for (const field of TOKEN_FIELDS) {
+    if (body[field] !== undefined && !allowed.includes(field)) {
+      errors[field] = [
+        field === 'card_token' || field === 'wallet_token'
+          ? 'Not used with Stripe: send the confirmation_token from the Payment Element.'
+          : `Not allowed with method "${body.method}".`,
+      ];
+    }
+  }
+  if (body.confirmation_token !== undefined && body.saved_card_id !== undefined) {
+    errors.saved_card_id = ['Send confirmation_token or saved_card_id, not both.'];
+    return undefined;
+  }
+  if (body.saved_card_id !== undefined && body.method === 'card') {
+    return { type: 'saved_card', cardId: body.saved_card_id };
+  }
+  if (body.confirmation_token !== undefined)
+    return { type: 'confirmation_token', token: body.confirmation_token };
+  errors.confirmation_token = [
+    body.method === 'card' ? 'This field (or saved_card_id) is required.' : 'This field is required.',
+  ];
+  return undefined;
+}
+
+/**
+ * Which token fields each method takes with the sandbox processor: card exactly one of card_token and
+ * saved_card_id, a wallet its wallet_token, an APM none. Adds field errors to `errors` for the rest.
  */
 function paymentSource(body: CreatePaymentBody, errors: FieldErrors): PaymentSource | undefined {
   const method: PaymentMethod = body.method;
@@ -61,8 +117,13 @@ function paymentSource(body: CreatePaymentBody, errors: FieldErrors): PaymentSou
       : (WALLET_METHODS as readonly string[]).includes(method)
         ? ['wallet_token']
         : [];
+  if (body.confirmation_token !== undefined) {
+    errors.confirmation_token = [
+      'Only with Stripe; this service’s sandbox processor takes card and wallet tokens.',
+    ];
+  }
   for (const field of TOKEN_FIELDS) {
-    if (body[field] !== undefined && !allowed.includes(field)) {
+    if (body[field] !== undefined && !allowed.includes(field) && field !== 'confirmation_token') {
       errors[field] = [`Not allowed with method "${method}".`];
     }
   }
@@ -100,8 +161,10 @@ export const createPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
           201: ClientPayment,
           400: Type.Union([FieldErrorsResponse, ErrorResponse]),
           401: ErrorResponse,
-          409: ErrorResponse,
+          403: ErrorResponse,
+          409: AmountChangedResponse,
           422: ErrorResponse,
+          429: ErrorResponse,
         },
       },
     },
@@ -127,7 +190,13 @@ export const createPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
       if (purePence === undefined) {
         errors.pure_amount = [AMOUNT_FORMAT_MESSAGE];
       }
-      const source = paymentSource(body, errors);
+      const expectedPence = body.expected_amount === undefined ? undefined : parsePence(body.expected_amount);
+      if (body.expected_amount !== undefined && expectedPence === undefined) {
+        errors.expected_amount = [AMOUNT_FORMAT_MESSAGE];
+      }
+      const source = app.ctx.processor.previewConfirmationToken
+        ? confirmationSource(body, errors)
+        : paymentSource(body, errors);
       if (
         Object.keys(errors).length > 0 ||
         purePence === undefined ||
@@ -143,6 +212,7 @@ export const createPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
         source,
         reference: body.reference,
         idempotencyKey,
+        expectedAmountPence: expectedPence,
       });
       request.log.info({ payment_id: payment.id, status: payment.status, replayed }, 'payment attempt');
       return reply.code(replayed ? 200 : 201).send(clientPayment(payment));

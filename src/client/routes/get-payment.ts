@@ -9,7 +9,8 @@ export const getPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
     '/payments/:payment_id',
     {
       schema: {
-        summary: 'One payment of this session, e.g. to follow it after 3DS',
+        summary:
+          'One payment of this session, e.g. to follow it after 3DS (with Stripe, a waiting payment is read from Stripe)',
         tags: ['Client'],
         params: Type.Object({ payment_id: Type.String({ maxLength: 64 }) }),
         response: { 200: ClientPayment, 401: ErrorResponse, 404: ErrorResponse },
@@ -19,7 +20,7 @@ export const getPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
       const payment = await app.ctx.payments.get(request.client.session.id, request.params.payment_id);
       // Another session's payment answers exactly as an unknown one.
       if (!payment) throw new ApiError('not_found', 'No such payment in this session.');
-      return clientPayment(payment);
+      return clientPayment(await app.ctx.payments.refreshWaiting(payment));
     },
   );
 };

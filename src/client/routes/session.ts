@@ -4,6 +4,7 @@ import { PAYMENT_METHODS, resolvedFeatures } from '../../integrators/service.ts'
 import { MAX_PURE_AMOUNT_PENCE, MIN_PURE_AMOUNT_PENCE } from '../../payments/fees.ts';
 import { ErrorResponse, Timestamp } from '../../platform/http/schemas.ts';
 import { formatBps, formatPence } from '../../platform/money.ts';
+import { SessionAmountView, sessionAmountView } from '../../sessions/schemas.ts';
 
 const Fee = Type.Object({ percent: Type.String(), fixed: Type.String() });
 
@@ -20,6 +21,12 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
             environment: Type.String(),
             expires_at: Timestamp,
             token_expires_at: Timestamp,
+            amount: {
+              ...SessionAmountView,
+              description:
+                'The amount the platform set for this session. editable false: pay exactly pure_amount (any other is ' +
+                'refused); true with pure_amount: a suggestion; pure_amount null: the tenant chooses.',
+            },
             tenant: Type.Object({
               first_name: Type.String(),
               last_name: Type.String(),
@@ -55,12 +62,27 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
             }),
             processor: Type.Object(
               {
-                name: Type.String(),
-                tokenize_url: Type.String({ description: 'Where the card form posts the card for a token.' }),
+                name: Type.Union([Type.Literal('sandbox'), Type.Literal('stripe')]),
+                tokenize_url: Type.Union([Type.String(), Type.Null()], {
+                  description:
+                    'sandbox: where the card form posts the card for a token; null with Stripe (its Payment Element tokenises).',
+                }),
                 wallet_url: Type.Union([Type.String(), Type.Null()], {
                   description:
-                    'The wallet sheet: <wallet_url>/apple_pay or /google_pay; null without wallets.',
+                    'The sandbox wallet sheet: <wallet_url>/apple_pay or /google_pay; null without wallets.',
                 }),
+                stripe: Type.Optional(
+                  Type.Object(
+                    {
+                      publishable_key: Type.String(),
+                      js_url: Type.String({ description: 'Where Stripe.js loads from.' }),
+                    },
+                    {
+                      description:
+                        'With Stripe: the page and SDK collect the method with the Payment Element and pay with a confirmation_token.',
+                    },
+                  ),
+                ),
               },
               {
                 description: 'The processor the page and SDK talk to directly (card data never reaches us).',
@@ -93,6 +115,7 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
         environment: integrator.environment,
         expires_at: new Date(session.expires_at).toISOString(),
         token_expires_at: new Date(session.token_expires_at).toISOString(),
+        amount: sessionAmountView(session),
         tenant: { first_name: user.first_name, last_name: user.last_name, email: user.email },
         tenancy: {
           payment_reference: tenancy.payment_reference,
@@ -121,6 +144,9 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
           name: processor.name,
           tokenize_url: processor.tokenizeUrl,
           wallet_url: processor.walletUrl,
+          ...(processor.stripe
+            ? { stripe: { publishable_key: processor.stripe.publishableKey, js_url: processor.stripe.jsUrl } }
+            : {}),
         },
         features: resolvedFeatures(integrator),
       };

@@ -13,11 +13,11 @@ export const rotateTokenRoute: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'rotateToken',
         summary: 'Rotate the server token',
         description:
-          'Issues a new server token. The token that made this call keeps working until `previous_token_expires_at` ' +
-          '(after `grace_period_seconds`, default 86400; 0 ends it at once) and then answers 401. At most two tokens ' +
-          'are valid at any time: the new one and the newest of the previous ones. Rotating again ends the oldest at ' +
-          'once, so rotating with an older token that is still in its grace period ends that token now ' +
-          '(`previous_token_expires_at` is the current time).',
+          'Issues a new server token. Only the newest token can rotate: a token that has been replaced (in its grace ' +
+          'period) gets 403 `forbidden` and changes nothing. The calling token keeps working until ' +
+          '`previous_token_expires_at` (after `grace_period_seconds`, default 86400; 0 ends it at once) and then ' +
+          'answers 401. At most two tokens are valid at any time, the new one and the caller; an older token still ' +
+          'in its grace period ends at once.',
         tags: ['Authentication'],
         body: Type.Optional(
           Type.Object({

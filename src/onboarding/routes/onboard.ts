@@ -16,7 +16,8 @@ export const onboardRoute: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'One User or an array of 1 to 500, all-or-nothing. A user with an existing `user_id` is updated. A tenancy ' +
           'matching an existing one on (user, start_rent_date, payment_reference, address_1) is existing: only its ' +
-          'end_rent_date, amount and frequency change. Tenancies not named are left as they are. KYC members: absent ' +
+          'end_rent_date, amount and frequency change, and `ignored` lists the other fields sent for it that differ from ' +
+          'what is stored. Tenancies not named are left as they are. KYC members: absent ' +
           'means unchanged, null clears. Agreement and KYC documents are fetched in the background; their state ' +
           'shows in the session query.',
         tags: ['Onboarding'],
@@ -26,16 +27,20 @@ export const onboardRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const users = validateOnboardingBody(request.body);
-      const { created, updated } = await app.ctx.onboarding.onboard(
+      const { created, updated, ignored } = await app.ctx.onboarding.onboard(
         request.integrator.id,
         users,
         Array.isArray(request.body),
       );
-      request.log.info({ integrator_id: request.integrator.id, created, updated }, 'users onboarded');
+      request.log.info(
+        { integrator_id: request.integrator.id, created, updated, ignored: ignored.length },
+        'users onboarded',
+      );
       return reply.code(201).send({
         message: `Onboarded ${users.length} user${users.length === 1 ? '' : 's'}: ${created} created, ${updated} updated.`,
         created,
         updated,
+        ignored,
       });
     },
   );

@@ -3,6 +3,19 @@ import path from 'node:path';
 
 export type ServiceEnv = 'sandbox' | 'production';
 
+export type PaymentProcessorName = 'sandbox' | 'stripe';
+
+/** Stripe's keys and where to reach it (a local Stripe-compatible server in tests). */
+export interface StripeConfig {
+  secretKey: string;
+  publishableKey: string;
+  webhookSecret: string;
+  /** Default https://api.stripe.com. */
+  apiBase: string;
+  /** Stripe.js; default https://js.stripe.com/v3/. */
+  jsUrl: string;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -14,9 +27,14 @@ export interface Config {
   serviceEnv: ServiceEnv;
   redisUrl: string | undefined;
   operatorToken: string | undefined;
+  /** Set: GET /metrics needs `Authorization: Bearer <metricsToken>`. Unset: /metrics is open (private networks only). */
+  metricsToken: string | undefined;
   allowPrivateDocumentHosts: boolean;
   allowPrivateWebhookHosts: boolean;
   logLevel: string;
+  paymentProcessor: PaymentProcessorName;
+  /** Set when paymentProcessor is stripe. */
+  stripe: StripeConfig | undefined;
   /** Where fetched documents are stored; default DATA_DIR/documents (a temp folder when DATA_DIR is memory://). */
   documentsDir: string;
   /** User session token and payment session lifetimes (spec: 15 and 30 minutes). */
@@ -26,6 +44,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   workerPollIntervalMs: number;
   workerConcurrency: number;
+  /** The Client API's request limit per payment session: `burst` requests per window (a steady burst/window rate). */
+  clientRateLimit: { burst: number; windowMs: number };
 }
 
 export class ConfigError extends Error {
@@ -82,6 +102,57 @@ function redactUrl(raw: string): string {
   return raw.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
 }
 
+function readPaymentProcessor(env: Env, serviceEnv: ServiceEnv): PaymentProcessorName {
+  const raw = env.PAYMENT_PROCESSOR?.trim() || (serviceEnv === 'sandbox' ? 'sandbox' : '');
+  if (serviceEnv === 'production' && (raw === '' || raw === 'sandbox')) {
+    throw new ConfigError(
+      'PAYMENT_PROCESSOR',
+      'must be "stripe" when SERVICE_ENV=production (the sandbox processor never runs in production)',
+    );
+  }
+  if (raw !== 'sandbox' && raw !== 'stripe') {
+    throw new ConfigError('PAYMENT_PROCESSOR', `must be "sandbox" or "stripe" (got "${raw}")`);
+  }
+  return raw;
+}
+
+/** A Stripe key of the right kind for the environment: live keys in production, test keys in sandbox. */
+function readStripeKey(env: Env, name: string, prefixes: string[], serviceEnv: ServiceEnv): string {
+  const value = env[name]?.trim();
+  if (!value) throw new ConfigError(name, 'is required when PAYMENT_PROCESSOR=stripe');
+  const mode = serviceEnv === 'production' ? 'live' : 'test';
+  const other = mode === 'live' ? 'test' : 'live';
+  if (prefixes.some((prefix) => value.startsWith(`${prefix}_${other}_`))) {
+    throw new ConfigError(
+      name,
+      `is a ${other} key; SERVICE_ENV=${serviceEnv} takes ${mode} keys (${prefixes.map((p) => `${p}_${mode}_`).join(' or ')})`,
+    );
+  }
+  if (!prefixes.some((prefix) => value.startsWith(`${prefix}_${mode}_`))) {
+    throw new ConfigError(name, `must start with ${prefixes.map((p) => `${p}_${mode}_`).join(' or ')}`);
+  }
+  return value;
+}
+
+function readStripe(env: Env, serviceEnv: ServiceEnv): StripeConfig {
+  const secretKey = readStripeKey(env, 'STRIPE_SECRET_KEY', ['sk', 'rk'], serviceEnv);
+  const publishableKey = readStripeKey(env, 'STRIPE_PUBLISHABLE_KEY', ['pk'], serviceEnv);
+  const webhookSecret = env.STRIPE_WEBHOOK_SECRET?.trim();
+  if (!webhookSecret?.startsWith('whsec_')) {
+    throw new ConfigError(
+      'STRIPE_WEBHOOK_SECRET',
+      'is required when PAYMENT_PROCESSOR=stripe and starts with whsec_',
+    );
+  }
+  return {
+    secretKey,
+    publishableKey,
+    webhookSecret,
+    apiBase: readUrl(env, 'STRIPE_API_BASE', ['http:', 'https:']) ?? 'https://api.stripe.com',
+    jsUrl: readUrl(env, 'STRIPE_JS_URL', ['http:', 'https:']) ?? 'https://js.stripe.com/v3/',
+  };
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): Config {
@@ -105,26 +176,26 @@ export function loadConfig(env: Env = process.env): Config {
   if (operatorToken !== undefined && operatorToken.length < 24) {
     throw new ConfigError('OPERATOR_TOKEN', 'must be at least 24 characters long');
   }
+  const metricsToken = env.METRICS_TOKEN?.trim() || undefined;
+  if (metricsToken !== undefined && !/^[\x21-\x7e]{24,}$/.test(metricsToken)) {
+    throw new ConfigError('METRICS_TOKEN', 'must be at least 24 printable characters without spaces');
+  }
   const logLevel = env.LOG_LEVEL?.trim() || 'info';
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
   }
-  const paymentProcessor = env.PAYMENT_PROCESSOR?.trim() || (serviceEnv === 'sandbox' ? 'sandbox' : '');
+  const allowPrivateDocumentHosts = readBool(env, 'ALLOW_PRIVATE_DOCUMENT_HOSTS');
+  const allowPrivateWebhookHosts = readBool(env, 'ALLOW_PRIVATE_WEBHOOK_HOSTS');
   if (serviceEnv === 'production') {
-    // Contract §1: no sandbox processor in production, ever; and no real acquirer adapter exists yet.
-    throw new ConfigError(
-      'PAYMENT_PROCESSOR',
-      paymentProcessor === '' || paymentProcessor === 'sandbox'
-        ? 'must name a real payment processor when SERVICE_ENV=production (the sandbox processor never runs in production)'
-        : `"${paymentProcessor}" is not a processor this build knows; production cannot start without one`,
-    );
+    for (const [name, on] of [
+      ['ALLOW_PRIVATE_DOCUMENT_HOSTS', allowPrivateDocumentHosts],
+      ['ALLOW_PRIVATE_WEBHOOK_HOSTS', allowPrivateWebhookHosts],
+    ] as const) {
+      if (on) throw new ConfigError(name, 'is for local testing only and cannot be set in production');
+    }
   }
-  if (paymentProcessor !== 'sandbox') {
-    throw new ConfigError(
-      'PAYMENT_PROCESSOR',
-      `must be "sandbox" in a sandbox deployment (got "${paymentProcessor}")`,
-    );
-  }
+  const paymentProcessor = readPaymentProcessor(env, serviceEnv);
+  const stripe = paymentProcessor === 'stripe' ? readStripe(env, serviceEnv) : undefined;
   const userTokenTtlSeconds = readInt(env, 'USER_TOKEN_TTL_SECONDS', 900, 60, 86_400);
   const sessionTtlSeconds = readInt(env, 'SESSION_TTL_SECONDS', 1800, 60, 86_400);
   if (userTokenTtlSeconds > sessionTtlSeconds) {
@@ -142,9 +213,12 @@ export function loadConfig(env: Env = process.env): Config {
     serviceEnv,
     redisUrl,
     operatorToken,
-    allowPrivateDocumentHosts: readBool(env, 'ALLOW_PRIVATE_DOCUMENT_HOSTS'),
-    allowPrivateWebhookHosts: readBool(env, 'ALLOW_PRIVATE_WEBHOOK_HOSTS'),
+    metricsToken,
+    allowPrivateDocumentHosts,
+    allowPrivateWebhookHosts,
     logLevel,
+    paymentProcessor,
+    stripe,
     documentsDir: env.DOCUMENTS_DIR?.trim()
       ? path.resolve(env.DOCUMENTS_DIR.trim())
       : dataDir.startsWith('memory://')
@@ -158,5 +232,7 @@ export function loadConfig(env: Env = process.env): Config {
     // Most jobs wait on someone else's server (a webhook endpoint may take 15 s), not on our CPU: with 8, eight
     // slow endpoints held every slot and a 20,000-event backlog drained at 633/s instead of 1,083/s.
     workerConcurrency: readInt(env, 'WORKER_CONCURRENCY', 32, 1, 256),
+    // 20 per second sustained: a page polls and retries, but a script trying cards does far more.
+    clientRateLimit: { burst: 40, windowMs: 2_000 },
   };
 }

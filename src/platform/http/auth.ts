@@ -13,6 +13,16 @@ declare module 'fastify' {
 
 const CHALLENGE = { 'www-authenticate': 'Token' };
 
+/** 403 integrator_suspended for a suspended integrator's tokens, on the Integration and Client APIs alike. */
+export function assertNotSuspended(integrator: Pick<Integrator, 'status'>): void {
+  if (integrator.status === 'suspended') {
+    throw new ApiError(
+      'integrator_suspended',
+      'This integrator is suspended by the operator; no payments can be made until it is reactivated. Contact support.',
+    );
+  }
+}
+
 export function unauthorized(detail: string): ApiError {
   return new ApiError('unauthorized', detail, CHALLENGE);
 }
@@ -64,6 +74,7 @@ export function serverTokenAuth(integrators: IntegratorService, env: ServiceEnv)
     }
     const result = await integrators.authenticate(credentials);
     if (!result) throw unauthorized('Invalid or expired token.');
+    assertNotSuspended(result.integrator);
     request.integrator = result.integrator;
     request.serverTokenId = result.tokenId;
   };

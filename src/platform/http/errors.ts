@@ -6,17 +6,22 @@ export const ERROR_STATUS = {
   invalid_json: 400,
   unsupported_content_type: 400,
   no_active_tenancy: 400,
+  invalid_signature: 400,
   unauthorized: 401,
   session_expired: 401,
   forbidden: 403,
+  integrator_suspended: 403,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
   feature_disabled: 409,
+  amount_changed: 409,
+  paid_out: 409,
   payload_too_large: 413,
   unprocessable: 422,
   idempotency_mismatch: 422,
   rate_limited: 429,
+  too_many_attempts: 429,
   internal_error: 500,
   unavailable: 503,
 } as const;
@@ -29,6 +34,8 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     readonly detail: string,
     readonly headers: Record<string, string> = {},
+    /** More members of the answer beside error and detail, e.g. a fresh `quote` with amount_changed. */
+    readonly extra: Record<string, unknown> = {},
   ) {
     super(detail);
     this.statusCode = ERROR_STATUS[code];
@@ -163,7 +170,10 @@ function errorBody(code: ErrorCode, detail: string) {
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError & { validation?: AjvError[] }, request, reply) => {
     if (error instanceof ApiError) {
-      return reply.code(error.statusCode).headers(error.headers).send(errorBody(error.code, error.detail));
+      return reply
+        .code(error.statusCode)
+        .headers(error.headers)
+        .send({ ...error.extra, ...errorBody(error.code, error.detail) });
     }
     if (error instanceof FieldValidationError) {
       return reply.code(400).send(error.fields);

@@ -20,11 +20,12 @@ export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 86
 export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 export const IDEMPOTENCY_KEY_MESSAGE = 'Use 1 to 255 printable ASCII characters without spaces.';
 
-/** The answers every authenticated Integration API route can give besides its own. */
+/** The answers every authenticated Integration API route can give besides its own (403: integrator_suspended). */
 export function integrationErrors(extra: Record<number, TSchema> = {}): Record<number, TSchema> {
   return {
     400: Type.Union([FieldErrorsResponse, ErrorResponse]),
     401: ErrorResponse,
+    403: ErrorResponse,
     429: ErrorResponse,
     ...extra,
   };

@@ -2,10 +2,18 @@ import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Clock } from '../clock/clock.ts';
 import type { Db } from '../db/db.ts';
+import { parseAuthorization } from '../http/auth.ts';
+import { ApiError } from '../http/errors.ts';
+import { digestsEqual, sha256Hex } from '../ids.ts';
 import { queueStats } from '../jobs/queue.ts';
 
 /** One registry per app, so several apps in one process (tests, benchmarks) keep separate counts. */
-export function installMetrics(app: FastifyInstance, db: Db, clock: Clock): Registry {
+export function installMetrics(
+  app: FastifyInstance,
+  db: Db,
+  clock: Clock,
+  metricsToken: string | undefined,
+): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Counter({
@@ -44,7 +52,19 @@ export function installMetrics(app: FastifyInstance, db: Db, clock: Clock): Regi
     duration.observe(labels, reply.elapsedTime / 1000);
   });
 
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+  const expectedDigest = metricsToken === undefined ? undefined : sha256Hex(metricsToken);
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    if (expectedDigest !== undefined) {
+      const parsed = parseAuthorization(request.headers.authorization);
+      if (
+        parsed?.scheme.toLowerCase() !== 'bearer' ||
+        !digestsEqual(sha256Hex(parsed.credentials), expectedDigest)
+      ) {
+        throw new ApiError('unauthorized', 'Send "Authorization: Bearer <METRICS_TOKEN>".', {
+          'www-authenticate': 'Bearer',
+        });
+      }
+    }
     // One queue query per scrape feeds both job gauges.
     const stats = await queueStats(db, clock);
     jobs.set({ status: 'pending' }, stats.pending);

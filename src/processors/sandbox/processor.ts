@@ -24,7 +24,7 @@ import {
 } from '../processor.ts';
 import { behaviourOf, type CardBehaviour, DECLINE_MESSAGES } from './cards.ts';
 
-export const SANDBOX_PROCESSOR = 'sandbox';
+export const SANDBOX_PROCESSOR = 'sandbox' as const;
 const TOKEN_PREFIX = 'tok_sandbox_';
 
 export interface CardInput {

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { FieldValidationError } from '../../platform/http/errors.ts';
 import { ErrorResponse, FieldErrorsResponse } from '../../platform/http/schemas.ts';
 import { AMOUNT_FORMAT_MESSAGE, parsePence } from '../../platform/money.ts';
+import { checkSessionAmount, fixedAmountPence } from '../../sessions/service.ts';
 import { assertRecurringEnabled, type ScheduleAction, ScheduleService } from '../service.ts';
 import { ScheduleView, scheduleView } from '../view.ts';
 
@@ -49,7 +50,9 @@ export const clientScheduleRoutes: FastifyPluginAsyncTypebox = async (app) => {
           }),
           pure_amount: Type.Optional(
             Type.String({
-              description: 'Pounds before the fee, e.g. "1200.00". Default: the tenancy’s rent.',
+              description:
+                'Pounds before the fee, e.g. "1200.00". Default: the amount the platform fixed for this session, else ' +
+                'the tenancy’s rent. On a session with a fixed amount any other amount is refused (400).',
             }),
           ),
           use_installment_plan: Type.Optional(
@@ -69,11 +72,17 @@ export const clientScheduleRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       assertRecurringEnabled(request.client.integrator);
       const { pure_amount: pureAmount, saved_card_id: savedCardId, use_installment_plan } = request.body;
-      const purePence = pureAmount === undefined ? undefined : parsePence(pureAmount);
+      let purePence = pureAmount === undefined ? undefined : parsePence(pureAmount);
       if (pureAmount !== undefined && purePence === undefined) {
         throw new FieldValidationError({
           pure_amount: [AMOUNT_FORMAT_MESSAGE],
         });
+      }
+      // A fixed session amount is what the schedule charges, unless it follows the tenancy's installment plan.
+      const { session, tenancy } = request.client;
+      if (!(use_installment_plan ?? tenancy.installment_plan !== null)) {
+        if (purePence !== undefined) checkSessionAmount(session, purePence);
+        purePence ??= fixedAmountPence(session);
       }
       const created = await schedules.create(request.client, {
         savedCardId,

@@ -1,0 +1,151 @@
+import type { PaymentMethod } from '../integrators/service.ts';
+import type { Queryable } from '../platform/db/db.ts';
+import { ApiError } from '../platform/http/errors.ts';
+import { newId } from '../platform/ids.ts';
+
+/**
+ * Card-testing limits: a stolen-card list tried through one session, or one tenant, stops after a few issuer
+ * declines. Counted in the database, so every node sees the same count.
+ */
+export const SESSION_DECLINE_LIMIT = 5;
+export const USER_DECLINE_LIMIT = 10;
+export const USER_DECLINE_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/** Refusals that are not the issuer's answer about the card: 3DS not passed, or a card that needs it off-session. */
+const NOT_ISSUER_DECLINES: ReadonlySet<string> = new Set([
+  'authentication_failed',
+  'authentication_required',
+]);
+
+/**
+ * Whether a refusal counts as an issuer decline: a card (new or saved) refused for anything but authentication.
+ * Wallet and APM refusals are the customer's "Fail" at the provider and do not count.
+ */
+export function isIssuerDecline(method: PaymentMethod, code: string): boolean {
+  return method === 'card' && !NOT_ISSUER_DECLINES.has(code);
+}
+
+export interface DeclineRecord {
+  session_id: string;
+  created_at: Date | string;
+}
+
+export interface DeclineBlock {
+  scope: 'session' | 'user';
+  /** Whole seconds until an attempt may be made again (at least 1). */
+  retryAfterSeconds: number;
+}
+
+/**
+ * Whether another attempt is refused, given the user's declines of the last 24 h (any order): the session's
+ * limit holds until the session expires, the user's until enough of the oldest declines are 24 h old. When
+ * both are reached, the later of the two is what the caller must wait for.
+ */
+export function declineBlock(
+  declines: readonly DeclineRecord[],
+  session: { id: string; expires_at: Date | string },
+  now: Date,
+): DeclineBlock | undefined {
+  const nowMs = now.getTime();
+  const times = declines
+    .map((d) => ({ session: d.session_id, at: new Date(d.created_at).getTime() }))
+    .filter((d) => d.at > nowMs - USER_DECLINE_WINDOW_MS)
+    .sort((a, b) => a.at - b.at);
+  const blocks: DeclineBlock[] = [];
+  if (times.filter((d) => d.session === session.id).length >= SESSION_DECLINE_LIMIT) {
+    blocks.push({
+      scope: 'session',
+      retryAfterSeconds: secondsUntil(new Date(session.expires_at).getTime(), nowMs),
+    });
+  }
+  if (times.length >= USER_DECLINE_LIMIT) {
+    // Attempts open again once the count in the window falls below the limit: when this one leaves it.
+    const freeing = times[times.length - USER_DECLINE_LIMIT]!;
+    blocks.push({
+      scope: 'user',
+      retryAfterSeconds: secondsUntil(freeing.at + USER_DECLINE_WINDOW_MS, nowMs),
+    });
+  }
+  return blocks.sort((a, b) => b.retryAfterSeconds - a.retryAfterSeconds)[0];
+}
+
+function secondsUntil(atMs: number, nowMs: number): number {
+  return Math.max(1, Math.ceil((atMs - nowMs) / 1000));
+}
+
+export interface DeclineOwner {
+  integratorId: string;
+  userId: string;
+  sessionId: string;
+}
+
+export function declineOwner(client: {
+  session: { id: string; integrator_id: string; user_id: string };
+}): DeclineOwner {
+  const { session } = client;
+  return { integratorId: session.integrator_id, userId: session.user_id, sessionId: session.id };
+}
+
+/** 429 too_many_attempts, before anything is sent to the processor, once a decline limit is reached. */
+export async function assertCardAttemptsLeft(
+  db: Queryable,
+  owner: DeclineOwner,
+  session: { id: string; expires_at: Date | string },
+  now: Date,
+): Promise<void> {
+  // Pending rows are attempts still with the processor: counted, so concurrent attempts cannot all get through.
+  const declines = await db.query<DeclineRecord>(
+    'SELECT session_id, created_at FROM card_declines WHERE user_id = $1 AND created_at > $2',
+    [owner.userId, new Date(now.getTime() - USER_DECLINE_WINDOW_MS)],
+    { prepare: 'card-declines' },
+  );
+  const block = declineBlock(declines, session, now);
+  if (!block) return;
+  throw new ApiError(
+    'too_many_attempts',
+    block.scope === 'session'
+      ? `Too many declined cards in this payment session (${SESSION_DECLINE_LIMIT}); it takes no more payment ` +
+          'attempts. Start a new payment session to try again.'
+      : `Too many declined cards for this tenant in 24 hours (${USER_DECLINE_LIMIT}); try again after ` +
+          `${block.retryAfterSeconds} s.`,
+    { 'retry-after': String(block.retryAfterSeconds) },
+  );
+}
+
+/**
+ * Checks the limits and counts this card attempt (`source`: a payment id, or a card save) as pending, in `tx`
+ * with the user's row locked: attempts of one user, in any session and on any node, take turns here, and each
+ * sees the ones before it. Call before the processor is asked; `settleCardAttempt` once it has answered.
+ */
+export async function reserveCardAttempt(
+  tx: Queryable,
+  owner: DeclineOwner,
+  session: { id: string; expires_at: Date | string },
+  source: string,
+  now: Date,
+): Promise<void> {
+  await tx.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [owner.userId]);
+  await assertCardAttemptsLeft(tx, owner, session, now);
+  await tx.query(
+    `INSERT INTO card_declines (id, integrator_id, user_id, session_id, source, created_at, pending)
+     VALUES ($1, $2, $3, $4, $5, $6, true)`,
+    [newId('dcl'), owner.integratorId, owner.userId, owner.sessionId, source, now],
+  );
+}
+
+/** The processor answered: an issuer decline keeps the attempt's row (as of now), anything else removes it. */
+export async function settleCardAttempt(
+  db: Queryable,
+  source: string,
+  declined: boolean,
+  now: Date,
+): Promise<void> {
+  if (declined) {
+    await db.query(
+      'UPDATE card_declines SET pending = false, created_at = $2 WHERE source = $1 AND pending',
+      [source, now],
+    );
+  } else {
+    await db.query('DELETE FROM card_declines WHERE source = $1 AND pending', [source]);
+  }
+}

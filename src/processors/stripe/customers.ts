@@ -1,0 +1,33 @@
+import type Stripe from 'stripe';
+import type { Db } from '../../platform/db/db.ts';
+
+/**
+ * One Stripe Customer per user: saved cards are PaymentMethods attached to it and every PaymentIntent names it.
+ * The Customer is created with the user id as its idempotency key, so two nodes creating it at once get the
+ * same one, and the mapping is kept in the database (never only in a node's memory).
+ */
+export async function stripeCustomerFor(db: Db, stripe: Stripe, userId: string): Promise<string> {
+  const [known] = await db.query<{ customer_id: string }>(
+    "SELECT customer_id FROM processor_customers WHERE processor = 'stripe' AND user_id = $1",
+    [userId],
+  );
+  if (known) return known.customer_id;
+  const [user] = await db.query<{ email: string; first_name: string; last_name: string }>(
+    'SELECT email, first_name, last_name FROM users WHERE id = $1',
+    [userId],
+  );
+  const customer = await stripe.customers.create(
+    {
+      email: user?.email,
+      name: user ? `${user.first_name} ${user.last_name}` : undefined,
+      metadata: { user_id: userId },
+    },
+    { idempotencyKey: `customer:${userId}` },
+  );
+  await db.query(
+    `INSERT INTO processor_customers (processor, user_id, customer_id, created_at)
+     VALUES ('stripe', $1, $2, now()) ON CONFLICT (processor, user_id) DO NOTHING`,
+    [userId, customer.id],
+  );
+  return customer.id;
+}

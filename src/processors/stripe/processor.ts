@@ -1,0 +1,279 @@
+import Stripe from 'stripe';
+import type { PaymentMethod } from '../../integrators/service.ts';
+import type { StripeConfig } from '../../platform/config/config.ts';
+import type { Db } from '../../platform/db/db.ts';
+import type {
+  AuthoriseRequest,
+  CardDetails,
+  ConfirmationTokenPreview,
+  PaymentProcessor,
+  ProcessorClientConfig,
+  ProcessorNotification,
+  ProcessorOutcome,
+  RefundOutcome,
+  RefundRequest,
+  SaveCardOutcome,
+} from '../processor.ts';
+import { stripeCustomerFor } from './customers.ts';
+import { methodOfPreview, outcomeOfIntent, outcomeOfSetupIntent, refundOutcome } from './outcome.ts';
+
+export const STRIPE_PROCESSOR = 'stripe' as const;
+
+/** Where a redirect method (Alipay) sends the customer back to; it hands the outcome back to the frame. */
+export const RETURN_PATH = '/third-party/return';
+
+const CONFIRMATION_TOKEN = /^ctoken_[A-Za-z0-9]{1,200}$/;
+
+/** The official client, pointed at STRIPE_API_BASE (Stripe itself, or a Stripe-compatible test server). */
+export function stripeClient(config: StripeConfig): Stripe {
+  const base = new URL(config.apiBase);
+  const protocol = base.protocol === 'http:' ? 'http' : 'https';
+  return new Stripe(config.secretKey, {
+    host: base.hostname,
+    port: base.port ? Number(base.port) : protocol === 'http' ? 80 : 443,
+    protocol,
+    // Retries reuse the idempotency key, so a retried create never charges twice.
+    maxNetworkRetries: 2,
+    timeout: 20_000,
+    appInfo: { name: 'rentpay' },
+  });
+}
+
+type Intent = Stripe.PaymentIntent & { lastResponse?: { headers?: Record<string, string> } };
+
+/**
+ * The Stripe processor: PaymentIntents confirmed on the server with the page's ConfirmationToken (or a saved
+ * PaymentMethod), SetupIntents for saved cards, off-session PaymentIntents for recurring charges, the Refunds
+ * API for refunds. Our ids are Stripe's idempotency keys, so a retry never charges or refunds twice.
+ */
+export class StripeProcessor implements PaymentProcessor {
+  readonly name = STRIPE_PROCESSOR;
+  readonly readsOutcomeOnPoll = true;
+  readonly #stripe: Stripe;
+
+  constructor(
+    private readonly db: Db,
+    private readonly config: StripeConfig,
+    private readonly publicUrl: string,
+  ) {
+    this.#stripe = stripeClient(config);
+  }
+
+  clientConfig(): ProcessorClientConfig {
+    return {
+      name: STRIPE_PROCESSOR,
+      tokenizeUrl: null,
+      walletUrl: null,
+      stripe: { publishableKey: this.config.publishableKey, jsUrl: this.config.jsUrl },
+    };
+  }
+
+  async previewConfirmationToken(
+    token: string,
+    method: PaymentMethod,
+  ): Promise<ConfirmationTokenPreview | undefined> {
+    if (!CONFIRMATION_TOKEN.test(token)) return undefined;
+    let confirmation: Stripe.ConfirmationToken;
+    try {
+      confirmation = await this.#stripe.confirmationTokens.retrieve(token);
+    } catch (error) {
+      if (error instanceof Stripe.errors.StripeInvalidRequestError && error.statusCode === 404)
+        return undefined;
+      throw error;
+    }
+    const preview = confirmation.payment_method_preview;
+    if (!preview) return undefined;
+    const actual = methodOfPreview(preview);
+    if (actual !== method) {
+      return {
+        ok: false,
+        message: actual
+          ? `The payment details collected are for method "${actual}", not "${method}"; send method "${actual}".`
+          : `The payment details collected (${preview.type}) are not a method this service takes.`,
+      };
+    }
+    return { ok: true, card: preview.card ? cardOf(preview.card) : null };
+  }
+
+  async describeToken(paymentToken: string, method: PaymentMethod): Promise<CardDetails | undefined> {
+    const preview = await this.previewConfirmationToken(paymentToken, method);
+    return preview?.ok && preview.card ? preview.card : undefined;
+  }
+
+  async authorise(request: AuthoriseRequest): Promise<ProcessorOutcome> {
+    if (!request.paymentToken)
+      throw new Error('A Stripe payment needs a confirmation token or a saved card.');
+    const customer = await stripeCustomerFor(this.db, this.#stripe, request.userId);
+    const params: Stripe.PaymentIntentCreateParams = {
+      amount: request.amountPence,
+      currency: 'gbp',
+      customer,
+      metadata: request.metadata,
+      description: `Rent ${request.reference}`,
+      confirm: true,
+      return_url: `${this.publicUrl}${RETURN_PATH}`,
+      ...(request.paymentToken.startsWith('ctoken_')
+        ? { confirmation_token: request.paymentToken }
+        : { payment_method: request.paymentToken }),
+    };
+    return this.#confirmIntent(params, request.idempotencyKey);
+  }
+
+  async chargeOffSession(request: AuthoriseRequest): Promise<ProcessorOutcome> {
+    if (!request.paymentToken) throw new Error('An off-session charge needs a saved card.');
+    const customer = await stripeCustomerFor(this.db, this.#stripe, request.userId);
+    return this.#confirmIntent(
+      {
+        amount: request.amountPence,
+        currency: 'gbp',
+        customer,
+        payment_method: request.paymentToken,
+        metadata: request.metadata,
+        description: `Rent ${request.reference}`,
+        off_session: true,
+        confirm: true,
+      },
+      request.idempotencyKey,
+    );
+  }
+
+  async complete(processorPaymentId: string): Promise<ProcessorOutcome> {
+    const outcome = outcomeOfIntent(await this.#stripe.paymentIntents.retrieve(processorPaymentId));
+    if (outcome.status === 'refused') await this.discardFailed(processorPaymentId);
+    return outcome;
+  }
+
+  async cancel(processorId: string): Promise<ProcessorOutcome> {
+    if (processorId.startsWith('seti_')) {
+      try {
+        return outcomeOfSetupIntent(await this.#stripe.setupIntents.cancel(processorId)).outcome;
+      } catch (error) {
+        if (!(error instanceof Stripe.errors.StripeInvalidRequestError)) throw error;
+        return outcomeOfSetupIntent(await this.#stripe.setupIntents.retrieve(processorId)).outcome;
+      }
+    }
+    try {
+      return outcomeOfIntent(await this.#stripe.paymentIntents.cancel(processorId));
+    } catch (error) {
+      // Already succeeded, processing or canceled: where it stands is the answer.
+      if (!(error instanceof Stripe.errors.StripeInvalidRequestError)) throw error;
+      return outcomeOfIntent(await this.#stripe.paymentIntents.retrieve(processorId));
+    }
+  }
+
+  /**
+   * Cancels a PaymentIntent whose attempt failed, so its client secret can never be used to try another card.
+   * Best effort: one already canceled (or gone) needs nothing.
+   */
+  async discardFailed(processorPaymentId: string): Promise<void> {
+    try {
+      await this.#stripe.paymentIntents.cancel(processorPaymentId);
+    } catch (error) {
+      if (!(error instanceof Stripe.errors.StripeInvalidRequestError)) throw error;
+    }
+  }
+
+  async refund(request: RefundRequest): Promise<RefundOutcome> {
+    try {
+      const refund = await this.#stripe.refunds.create(
+        { payment_intent: request.processorPaymentId, amount: request.amountPence },
+        { idempotencyKey: request.idempotencyKey },
+      );
+      return refundOutcome(refund);
+    } catch (error) {
+      if (!(error instanceof Stripe.errors.StripeInvalidRequestError)) throw error;
+      return { status: 'refused', code: 'refund_refused', message: error.message };
+    }
+  }
+
+  parseNotification(body: unknown): ProcessorNotification | undefined {
+    const event = body as Partial<Stripe.Event> | null;
+    const object = event?.data?.object as { id?: unknown; object?: unknown } | undefined;
+    if (typeof event?.type !== 'string' || typeof object?.id !== 'string') return undefined;
+    if (event.type.startsWith('payment_intent.') && object.object === 'payment_intent') {
+      const intent = object as Stripe.PaymentIntent;
+      return { processorPaymentId: intent.id, outcome: outcomeOfIntent(intent) };
+    }
+    if (event.type.startsWith('setup_intent.') && object.object === 'setup_intent') {
+      const setup = object as Stripe.SetupIntent;
+      return { processorPaymentId: setup.id, outcome: outcomeOfSetupIntent(setup).outcome };
+    }
+    return undefined;
+  }
+
+  async saveCard(paymentToken: string, idempotencyKey: string, userId: string): Promise<SaveCardOutcome> {
+    const customer = await stripeCustomerFor(this.db, this.#stripe, userId);
+    let setup: Stripe.SetupIntent;
+    try {
+      setup = await this.#stripe.setupIntents.create(
+        {
+          customer,
+          confirmation_token: paymentToken,
+          confirm: true,
+          usage: 'off_session',
+          return_url: `${this.publicUrl}${RETURN_PATH}`,
+          metadata: { user_id: userId },
+          expand: ['payment_method'],
+        },
+        { idempotencyKey },
+      );
+    } catch (error) {
+      if (!(error instanceof Stripe.errors.StripeError) || !error.setup_intent) throw error;
+      setup = error.setup_intent;
+    }
+    const { outcome } = outcomeOfSetupIntent(setup);
+    const method = typeof setup.payment_method === 'object' ? setup.payment_method : null;
+    const card = method?.card ? cardOf(method.card) : null;
+    if (outcome.status === 'refused') {
+      await this.cancel(setup.id).catch(() => undefined);
+      return { status: 'refused', code: outcome.code, message: outcome.message };
+    }
+    if (!method || !card) {
+      return { status: 'refused', code: 'payment_failed', message: 'Only a card can be saved.' };
+    }
+    if (outcome.status === 'authorised') return { status: 'saved', reusableToken: method.id, card };
+    if (outcome.status === 'action_required') {
+      return {
+        status: 'action_required',
+        processorSetupId: setup.id,
+        reusableToken: method.id,
+        card,
+        action: outcome.action,
+      };
+    }
+    return {
+      status: 'refused',
+      code: 'payment_failed',
+      message: 'The card could not be checked just now; try again.',
+    };
+  }
+
+  /**
+   * Creates and confirms a PaymentIntent under our idempotency key. A card error answers 402 with the intent in
+   * it; a replayed answer (the key was used before, e.g. reconciliation after a lost answer) may be stale, so
+   * the intent is read again. A failed attempt's intent is canceled.
+   */
+  async #confirmIntent(
+    params: Stripe.PaymentIntentCreateParams,
+    idempotencyKey: string,
+  ): Promise<ProcessorOutcome> {
+    let intent: Intent;
+    let replayed: boolean;
+    try {
+      intent = await this.#stripe.paymentIntents.create(params, { idempotencyKey });
+      replayed = intent.lastResponse?.headers?.['idempotent-replayed'] === 'true';
+    } catch (error) {
+      if (!(error instanceof Stripe.errors.StripeError) || !error.payment_intent) throw error;
+      intent = error.payment_intent;
+      replayed = error.headers?.['idempotent-replayed'] === 'true';
+    }
+    if (replayed) intent = await this.#stripe.paymentIntents.retrieve(intent.id);
+    const outcome = outcomeOfIntent(intent);
+    if (outcome.status === 'refused' && intent.status !== 'canceled') await this.discardFailed(intent.id);
+    return outcome;
+  }
+}
+
+function cardOf(card: { brand: string; last4: string; exp_month: number; exp_year: number }): CardDetails {
+  return { brand: card.brand, last4: card.last4, exp_month: card.exp_month, exp_year: card.exp_year };
+}

@@ -1,0 +1,89 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import Stripe from 'stripe';
+import { Type } from 'typebox';
+import type { StripeConfig } from '../../../platform/config/config.ts';
+import { ApiError } from '../../../platform/http/errors.ts';
+import { ErrorResponse } from '../../../platform/http/schemas.ts';
+import { enqueueJob } from '../../../platform/jobs/queue.ts';
+import { PAYMENT_NOTIFICATION_JOB } from '../../processor.ts';
+import { STRIPE_PROCESSOR } from '../processor.ts';
+
+/** Stripe's default tolerance for a signature's timestamp. */
+const SIGNATURE_TOLERANCE_SECONDS = 300;
+
+/** The event types applied; every other type is answered 200 and ignored. */
+export const STRIPE_EVENT_TYPES = new Set([
+  'payment_intent.succeeded',
+  'payment_intent.payment_failed',
+  'payment_intent.canceled',
+  'payment_intent.processing',
+  'payment_intent.requires_action',
+  'setup_intent.succeeded',
+  'setup_intent.setup_failed',
+  'setup_intent.canceled',
+]);
+
+/**
+ * POST /api/processors/stripe/webhook: Stripe's events about our PaymentIntents and SetupIntents. The signature is
+ * checked on the raw body; a verified event is only enqueued (once per Stripe event id), so the same path as the
+ * sandbox's notifications applies it, with retries.
+ */
+export function stripeWebhookRoute(config: StripeConfig): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    // The signature covers the exact bytes Stripe sent, so this route reads its body unparsed.
+    app.removeContentTypeParser('application/json');
+    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) =>
+      done(null, body),
+    );
+    app.post(
+      '/api/processors/stripe/webhook',
+      {
+        schema: {
+          summary: 'Stripe event endpoint (register this URL at Stripe)',
+          tags: ['Processors'],
+          headers: Type.Object({ 'stripe-signature': Type.Optional(Type.String()) }),
+          response: {
+            200: Type.Object({ received: Type.Boolean(), applied: Type.Boolean() }),
+            400: ErrorResponse,
+          },
+        },
+      },
+      async (request) => {
+        const signature = request.headers['stripe-signature'];
+        const raw = request.body;
+        if (!signature) throw new ApiError('invalid_signature', 'The Stripe-Signature header is missing.');
+        if (!Buffer.isBuffer(raw)) throw new ApiError('invalid_signature', 'The body is empty.');
+        let event: Stripe.Event;
+        try {
+          event = Stripe.webhooks.constructEvent(
+            raw,
+            signature,
+            config.webhookSecret,
+            SIGNATURE_TOLERANCE_SECONDS,
+          );
+        } catch (error) {
+          throw new ApiError(
+            'invalid_signature',
+            `The Stripe signature does not verify (${(error as Error).message.split('\n')[0]}). Check ` +
+              'STRIPE_WEBHOOK_SECRET is the signing secret of this endpoint.',
+          );
+        }
+        if (!STRIPE_EVENT_TYPES.has(event.type)) {
+          request.log.info({ stripe_event: event.id, type: event.type }, 'stripe event ignored');
+          return { received: true, applied: false };
+        }
+        await app.ctx.db.transaction((tx) =>
+          enqueueJob(
+            tx,
+            app.ctx.clock,
+            PAYMENT_NOTIFICATION_JOB,
+            { processor: STRIPE_PROCESSOR, body: event },
+            { dedupeKey: `stripe-event:${event.id}` },
+          ),
+        );
+        request.log.info({ stripe_event: event.id, type: event.type }, 'stripe event queued');
+        return { received: true, applied: true };
+      },
+    );
+  };
+}

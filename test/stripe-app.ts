@@ -1,0 +1,76 @@
+/** Shared by the Stripe suites: an app whose processor is Stripe, pointed at the local stand-in (test/stripe-server.ts). */
+import assert from 'node:assert/strict';
+import type { Config, ServiceEnv } from '../src/platform/config/config.ts';
+import { type Api, integrationApi, send, UNLIMITED } from './api-client.ts';
+import { runJobs, startTestApp, type TestApp } from './helpers.ts';
+import { StripeStandIn } from './stripe-server.ts';
+
+export const STRIPE_WEBHOOK_SECRET = 'whsec_rentpay_test_endpoint';
+export const STRIPE_WEBHOOK_PATH = '/api/processors/stripe/webhook';
+
+export function stripeConfig(stand: StripeStandIn, serviceEnv: ServiceEnv = 'sandbox'): Partial<Config> {
+  const mode = serviceEnv === 'production' ? 'live' : 'test';
+  return {
+    serviceEnv,
+    paymentProcessor: 'stripe',
+    stripe: {
+      secretKey: `sk_${mode}_rentpay_standin`,
+      publishableKey: `pk_${mode}_rentpay_standin`,
+      webhookSecret: STRIPE_WEBHOOK_SECRET,
+      apiBase: stand.url,
+      jsUrl: `${stand.url}/js/v3/`,
+    },
+  };
+}
+
+export interface StripeApp {
+  t: TestApp;
+  stand: StripeStandIn;
+  api: Api;
+  close(): Promise<void>;
+}
+
+/** A fresh app on Stripe (card fee 1.45 %: £1200.00 costs £1217.40) with one integrator, and its stand-in. */
+export async function startStripeApp(
+  options: { serviceEnv?: ServiceEnv; fees?: Record<string, { percent: string; fixed: string }> } = {},
+): Promise<StripeApp> {
+  const stand = await StripeStandIn.start();
+  const t = await startTestApp({ config: stripeConfig(stand, options.serviceEnv) });
+  const fees = options.fees ?? { card: { percent: '1.45', fixed: '0.00' } };
+  const api = integrationApi(t, await t.createIntegrator({ ...UNLIMITED, fees }));
+  return {
+    t,
+    stand,
+    api,
+    async close() {
+      await t.close();
+      await stand.close();
+    },
+  };
+}
+
+/** A ConfirmationToken id as Stripe.js would create it from the Payment Element (`pm_card_visa`, `alipay`, …). */
+export function confirmationToken(stand: StripeStandIn, paymentMethod: string): string {
+  return stand.createConfirmationToken(paymentMethod).id;
+}
+
+/** POSTs an event to the webhook endpoint, signed as Stripe signs it (or with `signature` as given). */
+export function postStripeEvent(t: TestApp, body: string, signature: string | undefined) {
+  return send(t, {
+    method: 'POST',
+    url: STRIPE_WEBHOOK_PATH,
+    headers: { 'content-type': 'application/json', ...(signature ? { 'stripe-signature': signature } : {}) },
+    payload: body,
+  });
+}
+
+/** Sends every event the stand-in has not sent yet to the app, as Stripe would, then runs the jobs they queued. */
+export async function deliverStripeEvents(t: TestApp, stand: StripeStandIn): Promise<void> {
+  for (const event of stand.events.filter((e) => !e.delivered)) {
+    const { body, signature } = stand.signedEvent(event.type, event.object, STRIPE_WEBHOOK_SECRET, event.id);
+    const answer = await postStripeEvent(t, body, signature);
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    event.delivered = true;
+  }
+  await runJobs(t);
+}

@@ -1,0 +1,708 @@
+/**
+ * A local stand-in for Stripe's API, for tests only (Stripe itself cannot be reached here). The official `stripe`
+ * package talks to it through its `host`/`port`/`protocol` options, so request encoding, authentication and
+ * idempotency headers are Stripe's own. It keeps Customers, PaymentIntents, ConfirmationTokens and Refunds in
+ * memory and follows Stripe's documented behaviour for them and for the test PaymentMethods below; it is not
+ * Stripe, and anything it does not know answers 404 like an unknown Stripe route.
+ */
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Stripe from 'stripe';
+import { browserRoute } from './stripe-standin-browser.ts';
+
+interface Card {
+  brand: string;
+  last4: string;
+  exp_month: number;
+  exp_year: number;
+}
+
+/** One step's result for a test card: Stripe's documented behaviour of each test PaymentMethod. */
+type Step =
+  | { kind: 'succeed' }
+  | { kind: 'decline'; code: string; decline_code?: string; message: string }
+  | { kind: 'authenticate' };
+
+/** How a test card behaves when set up for later, charged on session (new or saved), and charged off session. */
+interface Behaviour {
+  setup: Step;
+  onSession: Step;
+  onSessionSaved: Step;
+  offSession: Step;
+}
+
+const OK: Step = { kind: 'succeed' };
+const AUTH: Step = { kind: 'authenticate' };
+const decline = (code: string, message: string, decline_code?: string): Step => ({
+  kind: 'decline',
+  code,
+  message,
+  ...(decline_code ? { decline_code } : {}),
+});
+const always = (step: Step): Behaviour => ({
+  setup: step,
+  onSession: step,
+  onSessionSaved: step,
+  offSession: step,
+});
+const GENERIC = decline('card_declined', 'Your card was declined.', 'generic_decline');
+const AUTH_REQUIRED = decline(
+  'authentication_required',
+  'Your card was declined. This transaction requires authentication.',
+  'authentication_required',
+);
+
+const TEST_PAYMENT_METHODS: Record<string, { card: Card; behaviour: Behaviour }> = {
+  pm_card_visa: { card: card('visa', '4242'), behaviour: always(OK) },
+  pm_card_mastercard: { card: card('mastercard', '4444'), behaviour: always(OK) },
+  pm_card_unionpay: { card: card('unionpay', '0005'), behaviour: always(OK) },
+  pm_card_chargeDeclined: { card: card('visa', '0002'), behaviour: always(GENERIC) },
+  pm_card_chargeDeclinedInsufficientFunds: {
+    card: card('visa', '9995'),
+    behaviour: always(decline('card_declined', 'Your card has insufficient funds.', 'insufficient_funds')),
+  },
+  pm_card_chargeDeclinedExpiredCard: {
+    card: card('visa', '0069'),
+    behaviour: always(decline('expired_card', 'Your card has expired.')),
+  },
+  // Attaches (saves) fine; every charge afterwards is declined.
+  pm_card_chargeCustomerFail: {
+    card: card('visa', '0341'),
+    behaviour: { setup: OK, onSession: GENERIC, onSessionSaved: GENERIC, offSession: GENERIC },
+  },
+  // 3DS on every on-session payment and set-up; off session it fails with authentication_required.
+  pm_card_authenticationRequired: {
+    card: card('visa', '3184'),
+    behaviour: { setup: AUTH, onSession: AUTH, onSessionSaved: AUTH, offSession: AUTH_REQUIRED },
+  },
+  // 3DS when set up (or paid once without saving); once set up, later payments need none.
+  pm_card_authenticationRequiredOnSetup: {
+    card: card('visa', '3155'),
+    behaviour: { setup: AUTH, onSession: AUTH, onSessionSaved: OK, offSession: OK },
+  },
+};
+
+function card(brand: string, last4: string): Card {
+  return { brand, last4, exp_month: 12, exp_year: 2034 };
+}
+
+function id(prefix: string): string {
+  return `${prefix}_${randomBytes(12).toString('base64url').replace(/[-_]/g, 'x')}`;
+}
+
+/** Stripe's form encoding (`a[b][0]=c`) back into an object. */
+function parseForm(body: string): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  for (const [rawKey, value] of new URLSearchParams(body)) {
+    const path = rawKey.replace(/\]/g, '').split('[');
+    let node: Record<string, unknown> = root;
+    path.forEach((key, i) => {
+      if (i === path.length - 1) {
+        node[key] = value;
+        return;
+      }
+      node[key] ??= {};
+      node = node[key] as Record<string, unknown>;
+    });
+  }
+  return root;
+}
+
+class StripeError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: Record<string, unknown>,
+  ) {
+    super(String(body.message));
+  }
+}
+
+const invalid = (message: string, param?: string) =>
+  new StripeError(400, { type: 'invalid_request_error', message, ...(param ? { param } : {}) });
+const missing = (kind: string, value: string, param = 'id') =>
+  new StripeError(404, {
+    type: 'invalid_request_error',
+    code: 'resource_missing',
+    message: `No such ${kind}: '${value}'`,
+    param,
+  });
+
+type Obj = Record<string, unknown> & { id: string };
+
+/** A PaymentMethod as the stand-in keeps it: Stripe's object plus how it behaves. */
+type Method = Obj & { type: string; card: Card | null; customer: string | null; behaviour: Behaviour };
+
+/** An event Stripe would send, kept in order; `deliverStripeEvents` (or a webhook URL) sends them on. */
+export interface StandInEvent {
+  id: string;
+  type: string;
+  object: Obj;
+  delivered: boolean;
+}
+
+const APM_TYPES = ['alipay', 'wechat_pay'];
+
+export class StripeStandIn {
+  readonly customers = new Map<string, Obj>();
+  readonly paymentIntents = new Map<string, Obj>();
+  readonly setupIntents = new Map<string, Obj>();
+  readonly paymentMethods = new Map<string, Method>();
+  readonly confirmationTokens = new Map<string, Obj>();
+  readonly refunds = new Map<string, Obj>();
+  readonly events: StandInEvent[] = [];
+  /** Every request as it arrived: method, path, the Idempotency-Key, for tests that count calls. */
+  readonly requests: { method: string; path: string; idempotencyKey: string | undefined }[] = [];
+  readonly #replays = new Map<string, { params: string; status: number; body: unknown }>();
+  #server?: http.Server;
+  port = 0;
+
+  static async start(): Promise<StripeStandIn> {
+    const stand = new StripeStandIn();
+    stand.#server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const raw = Buffer.concat(chunks).toString('utf8');
+        try {
+          if (browserRoute(stand, req, res, raw)) return;
+        } catch (error) {
+          if (!(error instanceof StripeError)) throw error;
+          res.writeHead(error.status, {
+            'content-type': 'application/json',
+            'access-control-allow-origin': '*',
+          });
+          res.end(JSON.stringify({ error: error.body }));
+          return;
+        }
+        const answer = stand.#handle(req, raw);
+        res.writeHead(answer.status, {
+          'content-type': 'application/json',
+          'request-id': id('req'),
+          ...(answer.replayed ? { 'idempotent-replayed': 'true' } : {}),
+        });
+        res.end(JSON.stringify(answer.body));
+      });
+    });
+    await new Promise<void>((resolve) => stand.#server!.listen(0, '127.0.0.1', resolve));
+    stand.port = (stand.#server.address() as AddressInfo).port;
+    return stand;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** The official SDK pointed at this stand-in. */
+  client(secretKey = 'sk_test_standin'): Stripe {
+    return new Stripe(secretKey, {
+      host: '127.0.0.1',
+      port: this.port,
+      protocol: 'http',
+      maxNetworkRetries: 0,
+    });
+  }
+
+  async close(): Promise<void> {
+    this.webhook = undefined;
+    await this.#sending;
+    this.#server?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.#server ? this.#server.close(() => resolve()) : resolve()));
+  }
+
+  /** A ConfirmationToken as Stripe.js would create it from the Payment Element: a test card, or an APM. */
+  createConfirmationToken(paymentMethod: string): Obj {
+    return this.#createConfirmationToken(
+      APM_TYPES.includes(paymentMethod)
+        ? { payment_method_data: { type: paymentMethod } }
+        : { payment_method: paymentMethod },
+    );
+  }
+
+  /**
+   * The customer finishes (or fails) what a PaymentIntent or SetupIntent waits for: 3DS, or the APM's page.
+   * Returns the intent, as Stripe.js would see it afterwards.
+   */
+  completeAction(intentId: string, succeed: boolean): Obj {
+    const setup = intentId.startsWith('seti_');
+    const intent = (setup ? this.setupIntents : this.paymentIntents).get(intentId);
+    if (intent?.status !== 'requires_action') {
+      throw new Error(`${intentId} is not waiting for the customer (${String(intent?.status)})`);
+    }
+    const pm = this.paymentMethods.get(String(intent.payment_method))!;
+    if (succeed) {
+      if (setup) this.#setupSucceeded(intent, pm);
+      else this.#paymentSucceeded(intent);
+      return intent;
+    }
+    const error = {
+      type: 'invalid_request_error',
+      code: setup ? 'setup_intent_authentication_failure' : 'payment_intent_authentication_failure',
+      message:
+        'We are unable to authenticate your payment method. Please choose a different payment method and try again.',
+      payment_method: { id: pm.id, type: pm.type },
+    };
+    Object.assign(intent, {
+      status: 'requires_payment_method',
+      next_action: null,
+      payment_method: null,
+      [setup ? 'last_setup_error' : 'last_payment_error']: error,
+    });
+    this.#emit(setup ? 'setup_intent.setup_failed' : 'payment_intent.payment_failed', intent);
+    return intent;
+  }
+
+  #handle(req: http.IncomingMessage, raw: string): { status: number; body: unknown; replayed?: boolean } {
+    const method = req.method ?? 'GET';
+    const url = new URL(req.url ?? '/', 'http://stripe');
+    const key = req.headers['idempotency-key'] as string | undefined;
+    this.requests.push({ method, path: url.pathname, idempotencyKey: key });
+    const auth = req.headers.authorization ?? '';
+    if (!/^Bearer (sk|rk)_(test|live)_\S+$/.test(auth)) {
+      return {
+        status: 401,
+        body: { error: { type: 'invalid_request_error', message: 'Invalid API Key provided.' } },
+      };
+    }
+    if (method === 'POST' && key) {
+      const earlier = this.#replays.get(`${auth} ${key}`);
+      if (earlier) {
+        if (earlier.params !== `${url.pathname}?${raw}`) {
+          return {
+            status: 400,
+            body: {
+              error: {
+                type: 'idempotency_error',
+                message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.`,
+              },
+            },
+          };
+        }
+        return { status: earlier.status, body: earlier.body, replayed: true };
+      }
+    }
+    let answer: { status: number; body: unknown };
+    const params = parseForm(method === 'GET' ? url.search.slice(1) : raw);
+    try {
+      answer = { status: 200, body: this.#expand(this.#route(method, url.pathname, params), params) };
+    } catch (error) {
+      if (!(error instanceof StripeError)) throw error;
+      answer = { status: error.status, body: { error: this.#expandError(error.body, params) } };
+    }
+    // Answers are copies: a later change to the object must not change an answer already given (or replayed).
+    answer = structuredClone(answer);
+    if (method === 'POST' && key)
+      this.#replays.set(`${auth} ${key}`, { params: `${url.pathname}?${raw}`, ...answer });
+    return answer;
+  }
+
+  #route(method: string, path: string, params: Record<string, unknown>): Obj {
+    const parts = path.split('/').filter(Boolean);
+    if (parts[0] !== 'v1') throw missing('route', path);
+    const [, resource, objectId, action] = parts;
+    if (resource === 'customers' && method === 'POST' && !objectId) return this.#createCustomer(params);
+    if (resource === 'customers' && method === 'GET' && objectId)
+      return this.#get(this.customers, 'customer', objectId);
+    if (resource === 'payment_intents') {
+      if (method === 'POST' && !objectId) return this.#createPaymentIntent(params);
+      const intent = this.#get(this.paymentIntents, 'payment_intent', objectId!);
+      if (method === 'GET' && !action) return intent;
+      if (method === 'POST' && action === 'confirm') return this.#confirm(intent, params);
+      if (method === 'POST' && action === 'cancel') return this.#cancel(intent, 'payment_intent');
+    }
+    if (resource === 'setup_intents') {
+      if (method === 'POST' && !objectId) return this.#createSetupIntent(params);
+      const setup = this.#get(this.setupIntents, 'setup_intent', objectId!);
+      if (method === 'GET' && !action) return setup;
+      if (method === 'POST' && action === 'cancel') return this.#cancel(setup, 'setup_intent');
+    }
+    if (resource === 'payment_methods' && objectId) {
+      const pm = this.#method(objectId);
+      if (method === 'GET' && !action) return pm;
+      if (method === 'POST' && action === 'detach') return Object.assign(pm, { customer: null });
+    }
+    if (resource === 'test_helpers' && objectId === 'confirmation_tokens' && method === 'POST') {
+      return this.#createConfirmationToken(params);
+    }
+    if (resource === 'confirmation_tokens' && method === 'GET' && objectId) {
+      return this.#get(this.confirmationTokens, 'confirmationtoken', objectId);
+    }
+    if (resource === 'refunds' && method === 'POST' && !objectId) return this.#refund(params);
+    throw missing('route', path);
+  }
+
+  /** `expand[]=payment_method`: the PaymentMethod object in place of its id (without the stand-in's notes). */
+  #expand(object: Obj, params: Record<string, unknown>): Obj {
+    const expand = Object.values((params.expand as Record<string, string>) ?? {});
+    if (!expand.includes('payment_method') || typeof object.payment_method !== 'string') return object;
+    return { ...object, payment_method: publicMethod(this.paymentMethods.get(object.payment_method)) };
+  }
+
+  #expandError(body: Record<string, unknown>, params: Record<string, unknown>): Record<string, unknown> {
+    if (body.setup_intent) return { ...body, setup_intent: this.#expand(body.setup_intent as Obj, params) };
+    return body;
+  }
+
+  #get(map: Map<string, Obj>, kind: string, objectId: string): Obj {
+    const found = map.get(objectId);
+    if (!found) throw missing(kind, objectId);
+    return found;
+  }
+
+  #method(pmId: string): Method {
+    const pm = this.paymentMethods.get(pmId);
+    if (!pm) throw missing('payment_method', pmId, 'payment_method');
+    return pm;
+  }
+
+  #createCustomer(params: Record<string, unknown>): Obj {
+    const customer: Obj = {
+      id: id('cus'),
+      object: 'customer',
+      email: params.email ?? null,
+      name: params.name ?? null,
+      metadata: params.metadata ?? {},
+      created: Math.floor(Date.now() / 1000),
+      livemode: false,
+    };
+    this.customers.set(customer.id, customer);
+    return customer;
+  }
+
+  /** A new PaymentMethod from a test card's name (`pm_card_visa`) or an APM type, as a confirmation creates. */
+  #newMethod(template: string): Method {
+    const known = TEST_PAYMENT_METHODS[template];
+    if (!known && !APM_TYPES.includes(template)) throw missing('payment_method', template, 'payment_method');
+    const pm: Method = {
+      id: id('pm'),
+      object: 'payment_method',
+      type: known ? 'card' : template,
+      card: known ? { ...known.card } : null,
+      customer: null,
+      behaviour: known ? known.behaviour : always(AUTH),
+      created: Math.floor(Date.now() / 1000),
+      livemode: false,
+    };
+    this.paymentMethods.set(pm.id, pm);
+    return pm;
+  }
+
+  /** The PaymentMethod a confirmation uses: a saved one by id, or a new one from a test card's name. */
+  #methodFor(pmId: string): Method {
+    return this.paymentMethods.get(pmId) ?? this.#newMethod(pmId);
+  }
+
+  #createConfirmationToken(params: Record<string, unknown>): Obj {
+    const data = params.payment_method_data as Record<string, unknown> | undefined;
+    const source =
+      typeof params.payment_method === 'string' ? params.payment_method : String(data?.type ?? '');
+    const known = TEST_PAYMENT_METHODS[source] ?? this.paymentMethods.get(source);
+    if (!known && !APM_TYPES.includes(source)) throw missing('payment_method', source, 'payment_method');
+    const preview = known?.card
+      ? { type: 'card', card: { ...known.card, wallet: null } }
+      : { type: source, [source]: {} };
+    const token: Obj = {
+      id: id('ctoken'),
+      object: 'confirmation_token',
+      payment_method: source,
+      payment_method_preview: preview,
+      created: Math.floor(Date.now() / 1000),
+      expires_at: Math.floor(Date.now() / 1000) + 12 * 3600,
+      livemode: false,
+    };
+    this.confirmationTokens.set(token.id, token);
+    return token;
+  }
+
+  #createPaymentIntent(params: Record<string, unknown>): Obj {
+    const amount = Number(params.amount);
+    if (!Number.isInteger(amount) || amount < 1) throw invalid('Invalid integer: amount', 'amount');
+    if (typeof params.currency !== 'string') throw invalid('Missing required param: currency.', 'currency');
+    if (params.customer !== undefined) this.#get(this.customers, 'customer', String(params.customer));
+    const intentId = id('pi');
+    const intent: Obj = {
+      id: intentId,
+      object: 'payment_intent',
+      amount,
+      amount_received: 0,
+      currency: params.currency,
+      customer: params.customer ?? null,
+      description: params.description ?? null,
+      metadata: params.metadata ?? {},
+      status: 'requires_payment_method',
+      payment_method: null,
+      client_secret: `${intentId}_secret_${randomBytes(12).toString('hex')}`,
+      last_payment_error: null,
+      next_action: null,
+      latest_charge: null,
+      capture_method: 'automatic',
+      confirmation_method: 'automatic',
+      created: Math.floor(Date.now() / 1000),
+      livemode: false,
+    };
+    this.paymentIntents.set(intentId, intent);
+    if (params.payment_method !== undefined) {
+      intent.payment_method = this.#methodFor(String(params.payment_method)).id;
+      intent.status = 'requires_confirmation';
+    }
+    return params.confirm === 'true' ? this.#confirm(intent, params) : intent;
+  }
+
+  /** The PaymentMethod a confirmation names: the token's (a new one each time, as Stripe does) or the param. */
+  #attach(intent: Obj, params: Record<string, unknown>): Method {
+    if (params.confirmation_token !== undefined) {
+      const token = this.#get(
+        this.confirmationTokens,
+        'confirmationtoken',
+        String(params.confirmation_token),
+      );
+      const pm = this.#methodFor(String(token.payment_method));
+      intent.payment_method = pm.id;
+    } else if (params.payment_method !== undefined) {
+      intent.payment_method = this.#methodFor(String(params.payment_method)).id;
+    }
+    if (!intent.payment_method) {
+      throw invalid('You cannot confirm this PaymentIntent because it’s missing a payment method.');
+    }
+    return this.#method(String(intent.payment_method));
+  }
+
+  /** Stripe's state machine for one confirmation; a card error answers 402 with the intent in the error. */
+  #confirm(intent: Obj, params: Record<string, unknown>): Obj {
+    if (!['requires_payment_method', 'requires_confirmation'].includes(String(intent.status))) {
+      throw invalid(
+        `You cannot confirm this PaymentIntent because it has a status of ${String(intent.status)}.`,
+      );
+    }
+    const pm = this.#attach(intent, params);
+    if (pm.type !== 'card') {
+      if (typeof params.return_url !== 'string') {
+        throw invalid(
+          'A return_url must be specified because this Payment Intent is configured to automatically accept the payment methods enabled in the Dashboard, some of which may require a full page redirect to succeed.',
+          'return_url',
+        );
+      }
+      const url = `${this.url}/_standin/action/${intent.id}?return_url=${encodeURIComponent(params.return_url)}`;
+      intent.status = 'requires_action';
+      intent.next_action =
+        pm.type === 'alipay'
+          ? { type: 'alipay_handle_redirect', alipay_handle_redirect: { url, return_url: params.return_url } }
+          : {
+              type: 'wechat_pay_display_qr_code',
+              wechat_pay_display_qr_code: { data: url, hosted_instructions_url: url },
+            };
+      return intent;
+    }
+    const saved = pm.customer !== null && pm.customer === intent.customer;
+    const step =
+      params.off_session === 'true'
+        ? pm.behaviour.offSession
+        : saved
+          ? pm.behaviour.onSessionSaved
+          : pm.behaviour.onSession;
+    if (step.kind === 'succeed') return this.#paymentSucceeded(intent);
+    if (step.kind === 'authenticate') {
+      return this.#awaitAuthentication(intent);
+    }
+    const lastError = cardError(step, pm);
+    Object.assign(intent, {
+      status: 'requires_payment_method',
+      last_payment_error: lastError,
+      payment_method: null,
+      latest_charge: id('ch'),
+    });
+    this.#emit('payment_intent.payment_failed', intent);
+    throw new StripeError(402, { ...lastError, payment_intent: structuredClone(intent) });
+  }
+
+  /** 3DS: Stripe.js shows the issuer's page (the stand-in's, at `/_standin/action/<id>`). */
+  #awaitAuthentication(intent: Obj): Obj {
+    return Object.assign(intent, {
+      status: 'requires_action',
+      next_action: {
+        type: 'use_stripe_sdk',
+        use_stripe_sdk: {
+          type: 'three_d_secure_redirect',
+          stripe_js: `${this.url}/_standin/action/${intent.id}`,
+        },
+      },
+    });
+  }
+
+  #paymentSucceeded(intent: Obj): Obj {
+    Object.assign(intent, {
+      status: 'succeeded',
+      amount_received: intent.amount,
+      latest_charge: id('ch'),
+      last_payment_error: null,
+      next_action: null,
+    });
+    this.#emit('payment_intent.succeeded', intent);
+    return intent;
+  }
+
+  #createSetupIntent(params: Record<string, unknown>): Obj {
+    if (params.customer !== undefined) this.#get(this.customers, 'customer', String(params.customer));
+    const setupId = id('seti');
+    const setup: Obj = {
+      id: setupId,
+      object: 'setup_intent',
+      customer: params.customer ?? null,
+      usage: params.usage ?? 'off_session',
+      metadata: params.metadata ?? {},
+      status: 'requires_payment_method',
+      payment_method: null,
+      client_secret: `${setupId}_secret_${randomBytes(12).toString('hex')}`,
+      last_setup_error: null,
+      next_action: null,
+      created: Math.floor(Date.now() / 1000),
+      livemode: false,
+    };
+    this.setupIntents.set(setupId, setup);
+    if (params.confirm !== 'true') return setup;
+    const pm = this.#attach(setup, params);
+    const step = pm.behaviour.setup;
+    if (step.kind === 'succeed') return this.#setupSucceeded(setup, pm);
+    if (step.kind === 'authenticate') {
+      return this.#awaitAuthentication(setup);
+    }
+    const lastError = cardError(step, pm);
+    Object.assign(setup, {
+      status: 'requires_payment_method',
+      last_setup_error: lastError,
+      payment_method: null,
+    });
+    this.#emit('setup_intent.setup_failed', setup);
+    throw new StripeError(402, {
+      ...lastError,
+      setup_intent: { ...structuredClone(setup), payment_method: pm.id },
+    });
+  }
+
+  #setupSucceeded(setup: Obj, pm: Method): Obj {
+    pm.customer = (setup.customer as string | null) ?? null;
+    Object.assign(setup, { status: 'succeeded', next_action: null, last_setup_error: null });
+    this.#emit('setup_intent.succeeded', setup);
+    return setup;
+  }
+
+  #cancel(intent: Obj, kind: 'payment_intent' | 'setup_intent'): Obj {
+    if (['succeeded', 'canceled', 'processing'].includes(String(intent.status))) {
+      const name = kind === 'payment_intent' ? 'PaymentIntent' : 'SetupIntent';
+      throw invalid(
+        `You cannot cancel this ${name} because it has a status of ${String(intent.status)}. Only a ${name} with one of the following statuses may be canceled: requires_payment_method, requires_capture, requires_confirmation, requires_action.`,
+      );
+    }
+    Object.assign(intent, {
+      status: 'canceled',
+      canceled_at: Math.floor(Date.now() / 1000),
+      next_action: null,
+    });
+    this.#emit(`${kind}.canceled`, intent);
+    return intent;
+  }
+
+  #refund(params: Record<string, unknown>): Obj {
+    const intent = this.#get(this.paymentIntents, 'payment_intent', String(params.payment_intent ?? ''));
+    if (intent.status !== 'succeeded') {
+      throw invalid(`This PaymentIntent (${intent.id}) does not have a successful charge to refund.`);
+    }
+    const refunded = [...this.refunds.values()]
+      .filter((r) => r.payment_intent === intent.id)
+      .reduce((sum, r) => sum + Number(r.amount), 0);
+    const amount = params.amount === undefined ? Number(intent.amount) - refunded : Number(params.amount);
+    if (amount < 1 || refunded + amount > Number(intent.amount)) {
+      throw invalid(
+        `Refund amount (£${(amount / 100).toFixed(2)}) is greater than unrefunded amount on charge (£${((Number(intent.amount) - refunded) / 100).toFixed(2)})`,
+        'amount',
+      );
+    }
+    const refund: Obj = {
+      id: id('re'),
+      object: 'refund',
+      amount,
+      currency: intent.currency,
+      payment_intent: intent.id,
+      charge: intent.latest_charge,
+      status: 'succeeded',
+      failure_reason: null,
+      metadata: params.metadata ?? {},
+      created: Math.floor(Date.now() / 1000),
+    };
+    this.refunds.set(refund.id, refund);
+    this.#emit('charge.refunded', {
+      id: String(intent.latest_charge),
+      object: 'charge',
+      payment_intent: intent.id,
+      amount_refunded: refunded + amount,
+    });
+    return refund;
+  }
+
+  /**
+   * Where events are POSTed as they happen (signed with `secret`), as Stripe sends them to a registered endpoint;
+   * unset, tests deliver them with deliverStripeEvents.
+   */
+  webhook: { url: string; secret: string } | undefined;
+  #sending: Promise<void> = Promise.resolve();
+
+  #emit(type: string, object: Obj): void {
+    const event: StandInEvent = { id: id('evt'), type, object: structuredClone(object), delivered: false };
+    this.events.push(event);
+    const webhook = this.webhook;
+    if (!webhook) return;
+    // In order, one at a time, as Stripe's retries would eventually deliver them.
+    this.#sending = this.#sending.then(async () => {
+      const { body, signature } = this.signedEvent(event.type, event.object, webhook.secret, event.id);
+      const response = await fetch(webhook.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+        body,
+      }).catch(() => undefined);
+      event.delivered = response?.ok === true;
+    });
+  }
+
+  /** Resolves once every event emitted so far has been POSTed to `webhook`. */
+  eventsSent(): Promise<void> {
+    return this.#sending;
+  }
+
+  /** A Stripe-signed event for `object`, as Stripe would POST it to an endpoint with `webhookSecret`. */
+  signedEvent(
+    type: string,
+    object: Record<string, unknown>,
+    webhookSecret: string,
+    eventId = id('evt'),
+  ): { body: string; signature: string; eventId: string } {
+    const body = JSON.stringify({
+      id: eventId,
+      object: 'event',
+      type,
+      api_version: '2025-01-01',
+      created: Math.floor(Date.now() / 1000),
+      data: { object },
+      livemode: false,
+    });
+    const signature = Stripe.webhooks.generateTestHeaderString({ payload: body, secret: webhookSecret });
+    return { body, signature, eventId };
+  }
+}
+
+/** A declined step as Stripe's API reports it (a card_error naming the PaymentMethod). */
+function cardError(step: Extract<Step, { kind: 'decline' }>, pm: Method): Record<string, unknown> {
+  return {
+    type: 'card_error',
+    code: step.code,
+    ...(step.decline_code ? { decline_code: step.decline_code } : {}),
+    message: step.message,
+    payment_method: publicMethod(pm),
+  };
+}
+
+/** A PaymentMethod as Stripe's API shows it (the stand-in's behaviour notes left out). */
+function publicMethod(pm: Method | undefined): Obj | null {
+  if (!pm) return null;
+  const { behaviour: _behaviour, ...rest } = pm;
+  return { ...rest, ...(pm.type === 'card' ? {} : { [pm.type]: {} }) };
+}
