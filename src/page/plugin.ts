@@ -11,10 +11,6 @@ function queryString(value: unknown): string | undefined {
 }
 
 /**
- * The hosted payment page (contract §3) at /third-party and its content-hashed assets. The page itself
- * is never cached: its CSP names the integrator of the session it was opened for.
- */
-/**
  * Stripe's documented origins for Stripe.js, its frames (Payment Element, 3DS) and its API; with another Stripe.js
  * URL (a local stand-in in tests) its origin serves all three.
  */
@@ -30,6 +26,10 @@ export function stripeSources(jsUrl: string): { script: string[]; frame: string[
   return { script: [origin], frame: [origin], connect: [origin] };
 }
 
+/**
+ * The hosted payment page at /third-party and its content-hashed assets. The page itself is never cached: its
+ * CSP names the integrator of the session it was opened for.
+ */
 export function hostedPage(options: {
   buildDir?: string;
   processorOrigin: string;

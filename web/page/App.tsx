@@ -22,7 +22,9 @@ import { feePence, formatPence, parsePence } from './money.ts';
 import { Recurring } from './Recurring.tsx';
 import { SavedCards } from './SavedCards.tsx';
 import { type ActionView, StepPanel } from './StepPanel.tsx';
+import { StripeFields, type StripeFieldsHandle } from './StripeFields.tsx';
 import { pollUntil } from './steps.ts';
+import { loadStripe, methodOfToken, redirectUrlOf } from './stripe.ts';
 
 const METHOD_LABELS: Record<PaymentMethod, string> = {
   card: 'Card',
@@ -173,6 +175,7 @@ export function App({
   /** After 409 amount_changed: the service's price, shown (and sent) while the amount and method stay the same. */
   const [quoted, setQuoted] = useState<{ method: PaymentMethod; quote: Quote }>();
   const cardForm = useRef<CardFormHandle>(null);
+  const stripeFields = useRef<StripeFieldsHandle>(null);
   const stepAbort = useRef<AbortController | undefined>(undefined);
   const headingRef = useRef<HTMLHeadingElement>(null);
   const savedCardsRef = useRef<HTMLLegendElement>(null);
@@ -385,19 +388,55 @@ export function App({
     return undefined;
   };
 
+  const stripeKeys = session.processor.name === 'stripe' ? session.processor.stripe : undefined;
+
+  /**
+   * Stripe's step for a payment or a card being saved: a redirect method (Alipay) opens its page in a window
+   * (`redirect` answers with the URL); anything else (3DS, a WeChat Pay QR code) Stripe.js shows in the page.
+   * Resolves once Stripe.js is done; the outcome is read from our server.
+   */
+  const stripeStep = async (clientSecret: string, redirect?: (url: string) => Promise<void>) => {
+    if (!stripeKeys) throw new Error('A Stripe step without Stripe keys.');
+    const stripe = await loadStripe(stripeKeys.js_url, stripeKeys.publishable_key);
+    if (redirect && !clientSecret.startsWith('seti_')) {
+      const url = redirectUrlOf((await stripe.retrievePaymentIntent(clientSecret)).paymentIntent);
+      if (url) return redirect(url);
+    }
+    debug('stripe next action');
+    await stripe.handleNextAction({ clientSecret });
+  };
+
   /** Shows the step (3DS, APM) and waits for the payment to leave it; returns the payment as it ends. */
   const followPayment = async (first: Payment): Promise<Payment> => {
     const payment = first;
-    if (payment.status === 'requires_action' && payment.next_action) {
+    const action = payment.next_action;
+    if (payment.status === 'requires_action' && action?.type === 'stripe_next_action') {
+      let redirected: Payment | undefined;
+      await stripeStep(action.client_secret, async (url) => {
+        redirected = await followPayment({ ...payment, next_action: { type: 'redirect', url } });
+      });
+      if (redirected) return redirected;
       const controller = new AbortController();
       stepAbort.current = controller;
-      debug('next action', payment.next_action.type, payment.payment_id);
+      const ended = await pollUntil(
+        () => api.payment(payment.payment_id),
+        (current) => current.status !== 'requires_action',
+        controller.signal,
+      );
+      return followPayment(ended);
+    }
+    if (payment.status === 'requires_action' && action && action.type !== 'stripe_next_action') {
+      const controller = new AbortController();
+      stepAbort.current = controller;
+      debug('next action', action.type, payment.payment_id);
       const ended = await new Promise<Payment>((resolve, reject) => {
         setPhase({
           name: 'step',
           view: {
             kind: 'payment',
-            action: payment.next_action!,
+            action,
+            // After a redirect with Stripe, our own return page says the tenant is back.
+            ...(stripeKeys ? { messageOrigin: location.origin } : {}),
             method: payment.method,
             amount: payment.amount,
             signal: controller.signal,
@@ -475,7 +514,23 @@ export function App({
   /** Saves a new card, with 3DS when the card asks, and returns it once active. */
   const saveCard = async (cardToken: string): Promise<SavedCard> => {
     let card = await api.saveCard(cardToken);
-    if (card.status === 'requires_action' && card.next_action) {
+    if (card.status === 'requires_action' && card.next_action?.type === 'stripe_next_action') {
+      await stripeStep(card.next_action.client_secret);
+      const controller = new AbortController();
+      stepAbort.current = controller;
+      const pending = card;
+      card = await pollUntil(
+        () => api.card(pending.card_id),
+        (current) => current.status !== 'requires_action',
+        controller.signal,
+      );
+    }
+    if (
+      card.status === 'requires_action' &&
+      card.next_action &&
+      card.next_action.type !== 'stripe_next_action'
+    ) {
+      const action = card.next_action;
       const controller = new AbortController();
       stepAbort.current = controller;
       const pending = card;
@@ -485,7 +540,7 @@ export function App({
             name: 'step',
             view: {
               kind: 'card',
-              action: pending.next_action!,
+              action,
               method: 'card',
               amount: undefined,
               signal: controller.signal,
@@ -547,7 +602,7 @@ export function App({
       method,
       ...(options?.reference ? { reference: options.reference } : {}),
     };
-    if (method === 'card' && choice === NEW_CARD) {
+    if (!stripeKeys && method === 'card' && choice === NEW_CARD) {
       const valid = cardForm.current?.validate() ?? false;
       if (!valid || amountIssue) return undefined;
     } else if (amountIssue) {
@@ -556,9 +611,39 @@ export function App({
     busyRef.current = true;
     setBusy(true);
     try {
-      if (method === 'card') {
+      if (stripeKeys) {
+        if (method === 'card' && choice !== NEW_CARD) {
+          body.saved_card_id = choice;
+        } else {
+          const collected = await stripeFields.current?.collect();
+          if (!collected) return undefined;
+          const entered = methodOfToken(collected.token) as PaymentMethod | undefined;
+          if (
+            entered &&
+            entered !== method &&
+            purePence !== undefined &&
+            session.fees[entered] !== undefined
+          ) {
+            // E.g. a UnionPay card typed under Card: its own fee applies, so the tenant sees the new total first.
+            const enteredFee = feePence(purePence, session.fees[entered]);
+            setMethod(entered);
+            if (enteredFee !== fee) {
+              const message = `This is a ${METHOD_LABELS[entered]} card, so the fee is £${formatPence(enteredFee)} and the total £${formatPence(purePence + enteredFee)}. You have not been charged. Check the new total and pay again.`;
+              setNotice(message);
+              return { error: { code: 'amount_changed', message } };
+            }
+          }
+          const paidWith = entered ?? method;
+          body.method = paidWith;
+          if (collected.save && paidWith === 'card') {
+            body.saved_card_id = (await saveCard(collected.token.id)).card_id;
+          } else {
+            body.confirmation_token = collected.token.id;
+          }
+        }
+      } else if (method === 'card') {
         if (choice === NEW_CARD) {
-          const tokenised = await cardForm.current!.tokenise(session.processor.tokenize_url);
+          const tokenised = await cardForm.current!.tokenise(session.processor.tokenize_url ?? '');
           if (!tokenised) return undefined;
           if (tokenised.save) body.saved_card_id = (await saveCard(tokenised.token)).card_id;
           else body.card_token = tokenised.token;
@@ -797,13 +882,23 @@ export function App({
                   onMakeDefault={onMakeDefault}
                 />
               ) : null}
-              {choice === NEW_CARD || !savedCardsOn || cards.length === 0 ? (
+              {(choice === NEW_CARD || !savedCardsOn || cards.length === 0) && !stripeKeys ? (
                 <CardForm handleRef={cardForm} allowSave={savedCardsOn} />
               ) : null}
             </>
           ) : null}
 
-          {APMS.includes(method) ? (
+          {stripeKeys && (method !== 'card' || choice === NEW_CARD || !savedCardsOn || cards.length === 0) ? (
+            <StripeFields
+              keys={stripeKeys}
+              method={method}
+              amountPence={purePence === undefined ? undefined : purePence + fee}
+              allowSave={savedCardsOn}
+              handleRef={stripeFields}
+            />
+          ) : null}
+
+          {APMS.includes(method) && !(stripeKeys && method === 'unionpay') ? (
             <p class="hint">
               You will confirm the payment with {METHOD_LABELS[method]}
               {method === 'wechat_pay' ? ' by scanning a QR code.' : ' in a new window.'}

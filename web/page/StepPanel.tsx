@@ -1,11 +1,13 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { NextAction, PaymentMethod } from './api.ts';
+import type { PaymentMethod, UrlAction } from './api.ts';
 import { originOf, waitForStepMessage } from './steps.ts';
 
 export interface ActionView {
   /** What waits: a payment (3DS, APM), a card being saved (3DS) or a wallet sheet. */
   kind: 'payment' | 'card' | 'wallet';
-  action: NextAction;
+  action: UrlAction;
+  /** Where the step's "done" message comes from, when not the step page's origin (Stripe's return page). */
+  messageOrigin?: string;
   method: PaymentMethod;
   amount: string | undefined;
   signal: AbortSignal;
@@ -34,7 +36,7 @@ export function StepPanel({ view }: { view: ActionView }) {
   useEffect(() => {
     heading.current?.focus();
     const message = waitForStepMessage(
-      originOf(view.action.url),
+      originOf(view.messageOrigin ?? view.action.url),
       () => popup.current ?? frame.current?.contentWindow ?? null,
       view.signal,
     );

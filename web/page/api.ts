@@ -4,11 +4,20 @@ import type { PaymentMethod, Payment as PublicPayment, Quote } from '../sdk/rent
 
 export type { PaymentMethod, Quote };
 
-export interface NextAction {
+/** A step on a page of the processor's: shown in a frame, a popup or as a QR code. */
+export interface UrlAction {
   type: 'three_ds' | 'redirect' | 'qr';
   url: string;
   image_url?: string;
 }
+
+/** With Stripe: Stripe.js completes the step (3DS, a QR code) or names the page to open (Alipay). */
+export interface StripeAction {
+  type: 'stripe_next_action';
+  client_secret: string;
+}
+
+export type NextAction = UrlAction | StripeAction;
 
 /** The contract's Payment (the SDK's public type) plus what the page must do next. */
 export interface Payment extends PublicPayment {
@@ -64,7 +73,12 @@ export interface Session {
   limits: { min_amount: string; max_amount: string };
   fees: Record<string, { percent: string; fixed: string }>;
   features: { apms: boolean; wallets: boolean; recurring: boolean; savedCards: boolean };
-  processor: { name: string; tokenize_url: string; wallet_url: string | null };
+  processor: {
+    name: 'sandbox' | 'stripe';
+    tokenize_url: string | null;
+    wallet_url: string | null;
+    stripe?: { publishable_key: string; js_url: string };
+  };
 }
 
 /** A refused request: `fields` holds per-field messages when the server sent them. */

@@ -1,7 +1,7 @@
 /** Waiting for the customer elsewhere: a 3DS challenge, an APM page or a wallet sheet. */
 
 export interface SandboxMessage {
-  type: 'rentpay:sandbox-complete';
+  type: 'rentpay:sandbox-complete' | 'rentpay:processor-return';
   kind: 'three_ds' | 'apm' | 'wallet';
   outcome: 'authorise' | 'fail';
   charge_id?: string;
@@ -24,7 +24,8 @@ export function waitForStepMessage(
       const expected = source();
       if (expected && event.source !== expected) return;
       const data = event.data as Partial<SandboxMessage> | null;
-      if (data?.type !== 'rentpay:sandbox-complete') return;
+      // The sandbox's step pages, or our return page after a processor's redirect (outcome read from the server).
+      if (data?.type !== 'rentpay:sandbox-complete' && data?.type !== 'rentpay:processor-return') return;
       window.removeEventListener('message', onMessage);
       resolve(data as SandboxMessage);
     };

@@ -1,0 +1,141 @@
+import type { RefObject } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { type ConfirmationToken, loadStripe, type StripeElements, stripeTypeOf } from './stripe.ts';
+
+export interface StripeFieldsHandle {
+  /**
+   * Checks the Payment Element (Stripe shows what is wrong inside it) and makes a ConfirmationToken: our server
+   * pays with it. Undefined when the tenant has something to fix.
+   */
+  collect(): Promise<{ token: ConfirmationToken; save: boolean } | undefined>;
+}
+
+export interface StripeKeys {
+  publishable_key: string;
+  js_url: string;
+}
+
+/**
+ * The Payment Element for one method (card, Alipay, WeChat Pay; UnionPay is a card there), in Stripe's frames.
+ * `amountPence` is only what Stripe shows (wallet sheets); the server decides what is charged.
+ */
+export function StripeFields({
+  keys,
+  method,
+  amountPence,
+  allowSave,
+  handleRef,
+}: {
+  keys: StripeKeys;
+  method: string;
+  amountPence: number | undefined;
+  allowSave: boolean;
+  handleRef: RefObject<StripeFieldsHandle | null>;
+}) {
+  const host = useRef<HTMLDivElement>(null);
+  const elements = useRef<StripeElements | undefined>(undefined);
+  const [state, setState] = useState<'loading' | 'ready' | 'failed'>('loading');
+  const [attempt, setAttempt] = useState(0);
+  const [save, setSave] = useState(false);
+  const [problem, setProblem] = useState<string>();
+  const saving = allowSave && method === 'card' && save;
+
+  useEffect(() => {
+    let stopped = false;
+    let destroy: (() => void) | undefined;
+    setState('loading');
+    loadStripe(keys.js_url, keys.publishable_key).then(
+      (stripe) => {
+        if (stopped || !host.current) return;
+        const created = stripe.elements({
+          mode: 'payment',
+          currency: 'gbp',
+          amount: Math.max(amountPence ?? 100, 100),
+          paymentMethodTypes: [stripeTypeOf(method)],
+        });
+        const element = created.create('payment', { layout: 'tabs' });
+        element.on('ready', () => {
+          if (!stopped) setState('ready');
+        });
+        element.mount(host.current);
+        elements.current = created;
+        destroy = () => element.destroy();
+      },
+      () => {
+        if (!stopped) setState('failed');
+      },
+    );
+    return () => {
+      stopped = true;
+      elements.current = undefined;
+      destroy?.();
+    };
+    // Card and UnionPay share Stripe's card fields: switching between them keeps what the tenant typed.
+  }, [keys.js_url, keys.publishable_key, stripeTypeOf(method), attempt]);
+
+  useEffect(
+    () => () => {
+      handleRef.current = null;
+    },
+    [handleRef],
+  );
+
+  useEffect(() => {
+    elements.current?.update(
+      saving
+        ? { mode: 'setup', setupFutureUsage: 'off_session' }
+        : { mode: 'payment', amount: Math.max(amountPence ?? 100, 100) },
+    );
+  }, [saving, amountPence, state]);
+
+  handleRef.current = {
+    async collect() {
+      setProblem(undefined);
+      const current = elements.current;
+      if (!current) {
+        setProblem('The payment fields are still loading. Please wait a moment and try again.');
+        return undefined;
+      }
+      const checked = await current.submit();
+      if (checked.error) return undefined;
+      const stripe = await loadStripe(keys.js_url, keys.publishable_key);
+      const made = await stripe.createConfirmationToken({ elements: current });
+      if (!made.confirmationToken) {
+        setProblem(made.error?.message ?? 'Your payment details could not be checked. Please try again.');
+        return undefined;
+      }
+      return { token: made.confirmationToken, save: saving };
+    },
+  };
+
+  return (
+    <div class="stripe-fields">
+      {state === 'loading' ? (
+        <p class="status" role="status">
+          Loading secure payment fields…
+        </p>
+      ) : null}
+      {state === 'failed' ? (
+        <div class="alert" role="alert">
+          The secure payment fields could not be loaded. Check your connection and{' '}
+          <button type="button" class="link" onClick={() => setAttempt((n) => n + 1)}>
+            try again
+          </button>
+          .
+        </div>
+      ) : null}
+      <div ref={host} class="stripe-element" />
+      {problem ? (
+        <p class="error" role="alert">
+          {problem}
+        </p>
+      ) : null}
+      {allowSave && method === 'card' && state === 'ready' ? (
+        <label class="check">
+          <input type="checkbox" checked={save} onChange={(event) => setSave(event.currentTarget.checked)} />
+          Save this card for future payments
+        </label>
+      ) : null}
+    </div>
+  );
+}
