@@ -169,6 +169,14 @@ describe('configuration', () => {
       /STRIPE_WEBHOOK_SECRET is required when PAYMENT_PROCESSOR=stripe and starts with whsec_/,
     ],
     [
+      'STRIPE_APPLE_PAY_DOMAIN_FILE',
+      {
+        ...TEST_STRIPE,
+        STRIPE_APPLE_PAY_DOMAIN_FILE: '/nonexistent/apple-developer-merchantid-domain-association',
+      },
+      /STRIPE_APPLE_PAY_DOMAIN_FILE must name a readable, non-empty file/,
+    ],
+    [
       'STRIPE_API_BASE',
       { ...TEST_STRIPE, STRIPE_API_BASE: 'ftp://stripe' },
       /STRIPE_API_BASE must use one of/,

@@ -12,8 +12,12 @@ import {
   chargesOf,
   newTenant,
   openInIntegratorPage,
+  openSdkCheckout,
   type PageEnvironment,
   screenshot,
+  sdkEvents,
+  sdkInit,
+  sdkPay,
   startPageEnvironment,
   type Tenant,
 } from './browser.ts';
@@ -210,5 +214,27 @@ describe('hosted page with Stripe', () => {
       (await chargesOf(env, again.body.session_id)).map((charge) => charge.status),
       ['succeeded'],
     );
+  });
+
+  it('the SDK on the integrator’s page: pay() with the Payment Element and 3DS resolves with the payment', async () => {
+    const tenant = await newTenant(env);
+    const { context, page } = await openSdkCheckout(env);
+    contexts.push(context);
+    assert.deepEqual(await sdkInit(env, page, tenant), { ok: true });
+    const frame = page.frameLocator('#pay iframe');
+    await typeCard(frame, '4000002760003184');
+    const paying = sdkPay(page);
+    await authenticate(frame, 'Complete');
+    const result = await paying;
+    assert.equal(result.ok, true, JSON.stringify(result.value));
+    assert.equal(result.value.status, 'succeeded');
+    assert.equal(result.value.amount, '1217.40');
+    assert.deepEqual(
+      (await sdkEvents(page)).map((event) => event.type),
+      ['onSuccess'],
+    );
+    // The integrator's page can't read the card: it is in Stripe's frame inside ours.
+    const readable = await page.evaluate(() => document.body.innerText);
+    assert.doesNotMatch(readable, /4000002760003184/);
   });
 });

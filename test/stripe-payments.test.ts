@@ -4,8 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { APPLE_PAY_DOMAIN_PATH } from '../src/processors/stripe/plugin.ts';
 import { assertError } from './api-client.ts';
-import { runJobs } from './helpers.ts';
+import { runJobs, startTestApp } from './helpers.ts';
 import { count, newTenant, paymentEvents } from './payment-client.ts';
 import {
   confirmationToken,
@@ -14,6 +15,7 @@ import {
   STRIPE_WEBHOOK_SECRET,
   type StripeApp,
   startStripeApp,
+  stripeConfig,
 } from './stripe-app.ts';
 
 let s: StripeApp;
@@ -295,5 +297,39 @@ describe('Stripe’s event endpoint', () => {
     }
     assert.equal(await count(s.t, "jobs WHERE kind = 'payment.notification'"), jobs + 1);
     await runJobs(s.t);
+  });
+});
+
+describe('Stripe mode: what the page is told, and Apple Pay’s domain file', () => {
+  it('the client session names Stripe’s publishable key and Stripe.js, no tokenisation URL and no wallets', async () => {
+    const tenant = await newTenant(s.t, s.api);
+    const session = await tenant.client.call('GET', '/session');
+    assert.equal(session.status, 200);
+    assert.deepEqual(session.body.processor, {
+      name: 'stripe',
+      tokenize_url: null,
+      wallet_url: null,
+      stripe: { publishable_key: 'pk_test_rentpay_standin', js_url: `${s.stand.url}/js/v3/` },
+    });
+    assert.equal(session.body.features.wallets, false);
+  });
+
+  it('serves the domain-association file at Apple’s well-known path only when one is configured', async () => {
+    const missing = await s.t.app.inject({ method: 'GET', url: APPLE_PAY_DOMAIN_PATH });
+    assert.equal(missing.statusCode, 404);
+    const t = await startTestApp({
+      config: {
+        ...stripeConfig(s.stand),
+        stripe: { ...stripeConfig(s.stand).stripe!, applePayDomainAssociation: '7B227073704964223A22...\n' },
+      },
+    });
+    try {
+      const served = await t.app.inject({ method: 'GET', url: APPLE_PAY_DOMAIN_PATH });
+      assert.equal(served.statusCode, 200);
+      assert.match(String(served.headers['content-type']), /^text\/plain/);
+      assert.equal(served.body, '7B227073704964223A22...\n');
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -148,7 +148,8 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
             ? { stripe: { publishable_key: processor.stripe.publishableKey, js_url: processor.stripe.jsUrl } }
             : {}),
         },
-        features: resolvedFeatures(integrator),
+        // Wallets need the processor's wallet sheet; with Stripe they are not offered from the frame yet.
+        features: { ...resolvedFeatures(integrator), ...(processor.walletUrl ? {} : { wallets: false }) },
       };
     },
   );

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -14,6 +15,8 @@ export interface StripeConfig {
   apiBase: string;
   /** Stripe.js; default https://js.stripe.com/v3/. */
   jsUrl: string;
+  /** The Apple Pay domain-association file Stripe gives for this domain (its contents), when configured. */
+  applePayDomainAssociation?: string;
 }
 
 export interface Config {
@@ -150,7 +153,23 @@ function readStripe(env: Env, serviceEnv: ServiceEnv): StripeConfig {
     webhookSecret,
     apiBase: readUrl(env, 'STRIPE_API_BASE', ['http:', 'https:']) ?? 'https://api.stripe.com',
     jsUrl: readUrl(env, 'STRIPE_JS_URL', ['http:', 'https:']) ?? 'https://js.stripe.com/v3/',
+    ...readApplePayDomainFile(env),
   };
+}
+
+function readApplePayDomainFile(env: Env): { applePayDomainAssociation?: string } {
+  const file = env.STRIPE_APPLE_PAY_DOMAIN_FILE?.trim();
+  if (!file) return {};
+  try {
+    const contents = fs.readFileSync(file, 'utf8');
+    if (contents.trim() === '') throw new Error('empty');
+    return { applePayDomainAssociation: contents };
+  } catch {
+    throw new ConfigError(
+      'STRIPE_APPLE_PAY_DOMAIN_FILE',
+      `must name a readable, non-empty file (the domain-association file from Stripe's dashboard) (got "${file}")`,
+    );
+  }
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
