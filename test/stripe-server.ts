@@ -328,6 +328,7 @@ export class StripeStandIn {
       return this.#get(this.confirmationTokens, 'confirmationtoken', objectId);
     }
     if (resource === 'refunds' && method === 'POST' && !objectId) return this.#refund(params);
+    if (resource === 'events' && method === 'GET' && !objectId) return this.#listEvents(params);
     throw missing('route', path);
   }
 
@@ -661,6 +662,17 @@ export class StripeStandIn {
       }).catch(() => undefined);
       event.delivered = response?.ok === true;
     });
+  }
+
+  /** GET /v1/events: newest first, optionally of one `type`, as Stripe's Events API lists them. */
+  #listEvents(params: Record<string, unknown>): Obj {
+    const limit = Math.min(Number(params.limit ?? 10), 100);
+    const data = this.events
+      .filter((event) => params.type === undefined || event.type === params.type)
+      .reverse()
+      .slice(0, limit)
+      .map((event) => JSON.parse(this.signedEvent(event.type, event.object, 'whsec_list', event.id).body));
+    return { object: 'list', url: '/v1/events', has_more: false, data } as unknown as Obj;
   }
 
   /** Resolves once every event emitted so far has been POSTed to `webhook`. */

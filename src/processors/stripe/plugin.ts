@@ -16,7 +16,10 @@ export function stripeProcessorRoutes(config: StripeConfig): FastifyPluginAsync 
     const association = config.applePayDomainAssociation;
     if (association !== undefined) {
       app.get(APPLE_PAY_DOMAIN_PATH, { schema: { hide: true } }, async (_request, reply) =>
-        reply.type('text/plain; charset=utf-8').header('cache-control', 'public, max-age=3600').send(association),
+        reply
+          .type('text/plain; charset=utf-8')
+          .header('cache-control', 'public, max-age=3600')
+          .send(association),
       );
     }
   };
