@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { APPLE_PAY_DOMAIN_PATH } from '../src/processors/stripe/plugin.ts';
-import { assertError } from './api-client.ts';
+import { assertError, integrationApi, UNLIMITED } from './api-client.ts';
 import { runJobs, startTestApp } from './helpers.ts';
-import { count, newTenant, paymentEvents } from './payment-client.ts';
+import { cardToken, count, newTenant, PAN, paymentEvents } from './payment-client.ts';
 import {
   confirmationToken,
   deliverStripeEvents,
@@ -17,6 +17,7 @@ import {
   startStripeApp,
   stripeConfig,
 } from './stripe-app.ts';
+import { Receiver, verify } from './webhook-receiver.ts';
 
 let s: StripeApp;
 before(async () => {
@@ -330,6 +331,64 @@ describe('Stripe mode: what the page is told, and Apple Pay’s domain file', ()
       assert.equal(served.body, '7B227073704964223A22...\n');
     } finally {
       await t.close();
+    }
+  });
+});
+
+describe('the integrator’s webhooks with Stripe', () => {
+  it('a Stripe payment sends the same signed payment_success as a sandbox payment, with processor "stripe"', async () => {
+    const receiver = await Receiver.start();
+    const fees = { card: { percent: '1.45', fixed: '0.00' } };
+    const stripeApp = await startTestApp({
+      config: { ...stripeConfig(s.stand), allowPrivateWebhookHosts: true },
+    });
+    const sandboxApp = await startTestApp({ config: { allowPrivateWebhookHosts: true } });
+    try {
+      // biome-ignore lint/suspicious/noExplicitAny: JSON bodies, compared field by field
+      const delivered: Record<string, any>[] = [];
+      for (const [t, pay] of [
+        [stripeApp, () => ({ confirmation_token: confirmationToken(s.stand, 'pm_card_visa') })],
+        [sandboxApp, async () => ({ card_token: await cardToken(sandboxApp, PAN.visa) })],
+      ] as const) {
+        const integrator = await t.createIntegrator({ ...UNLIMITED, fees, webhook_url: receiver.url });
+        const tenant = await newTenant(t, integrationApi(t, integrator));
+        const paid = await tenant.client.pay({ ...(await pay()), expected_amount: '1217.40' });
+        assert.equal(paid.status, 201, JSON.stringify(paid.body));
+        const before = receiver.received.length;
+        await runJobs(t);
+        const arrived = receiver.received
+          .slice(before)
+          // biome-ignore lint/suspicious/noExplicitAny: a JSON body
+          .map((request) => verify(integrator.webhookSecret, request, t.clock.now()) as Record<string, any>)
+          .filter((body) => body.data?.payment?.payment_id === paid.body.payment_id);
+        assert.deepEqual(
+          arrived.map((body) => body.type),
+          ['payment_success'],
+        );
+        const { next_action: _, ...payment } = paid.body;
+        assert.deepEqual(arrived[0]!.data.payment, payment);
+        delivered.push(arrived[0]!);
+      }
+      const [viaStripe, viaSandbox] = delivered;
+      const shape = (body: Record<string, unknown>) =>
+        JSON.stringify(body, (_key, value) =>
+          value && typeof value === 'object' && !Array.isArray(value)
+            ? Object.fromEntries(
+                Object.keys(value)
+                  .sort()
+                  .map((key) => [key, value[key]]),
+              )
+            : typeof value,
+        );
+      assert.equal(shape(viaStripe!), shape(viaSandbox!), 'the same fields, of the same types');
+      assert.equal(viaStripe!.data.payment.processor, 'stripe');
+      assert.match(viaStripe!.data.payment.processor_reference, /^pi_/);
+      assert.equal(viaSandbox!.data.payment.processor, 'sandbox');
+      assert.equal(viaStripe!.data.payment.amount, viaSandbox!.data.payment.amount);
+    } finally {
+      await stripeApp.close();
+      await sandboxApp.close();
+      await receiver.close();
     }
   });
 });
