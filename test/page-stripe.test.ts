@@ -24,10 +24,11 @@ import {
 import { STRIPE_WEBHOOK_PATH, STRIPE_WEBHOOK_SECRET, stripeConfig } from './stripe-app.ts';
 import { StripeStandIn } from './stripe-server.ts';
 
-// £1200.00 rent: card 1.45 % → £1217.40; UnionPay 2 % → £1224.00; Alipay and WeChat Pay free.
+// £1200.00 rent: card 1.45 % → £1217.40; UnionPay 2 % → £1224.00; Apple Pay 1 % → £1212.00; Alipay, WeChat Pay free.
 const FEES = {
   card: { percent: '1.45', fixed: '0.00' },
   unionpay: { percent: '2.00', fixed: '0.00' },
+  apple_pay: { percent: '1.00', fixed: '0.00' },
 };
 const CARD_TOTAL = 'Pay £1217.40';
 
@@ -167,6 +168,26 @@ describe('hosted page with Stripe', () => {
     await authenticate(frame, 'Complete');
     await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
     assert.match(await frame.locator('.summary').innerText(), /WeChat Pay/);
+  });
+
+  it('Apple Pay: Stripe’s wallet button (no Pay button of ours) pays the wallet’s total as apple_pay', async () => {
+    const tenant = await newTenant(env);
+    const { page, frame } = await hostedPage(tenant);
+    await frame.getByRole('radio', { name: 'Apple Pay' }).check();
+    assert.equal(await frame.getByRole('button', { name: /^Pay £/ }).count(), 0);
+    await frame.getByText('£1212.00').first().waitFor();
+    await frame
+      .frameLocator('iframe[title="Secure express checkout frame"]')
+      .getByRole('button', { name: 'Pay with Apple Pay' })
+      .click();
+    await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
+    await screenshot(page, 'stripe-apple-pay-success');
+    assert.match(await frame.locator('.summary').innerText(), /Apple Pay/);
+    const [row] = await env.t.db.query<{ method: string; amount_pence: string }>(
+      'SELECT method, amount_pence::text FROM payments WHERE session_id = $1',
+      [tenant.sessionId],
+    );
+    assert.deepEqual({ ...row }, { method: 'apple_pay', amount_pence: '121200' });
   });
 
   it('a UnionPay card typed under Card: the page shows its own fee and total first, then pays as UnionPay', async () => {

@@ -30,6 +30,58 @@
     return kind === 'setup_intents' ? { setupIntent: body } : { paymentIntent: body };
   }
 
+  /**
+   * The Express Checkout Element with the one wallet `paymentMethods` asks for ('always'): a button in a frame of
+   * ours. The stand-in's device has Apple Pay and Google Pay; pressing the button is the sheet's approval.
+   */
+  function expressCheckout(options) {
+    const methods = options.paymentMethods ?? {};
+    const wallet =
+      methods.applePay === 'always' ? 'apple_pay' : methods.googlePay === 'always' ? 'google_pay' : '';
+    const frame = document.createElement('iframe');
+    frame.src = `${base}/_standin/express?wallet=${wallet}`;
+    frame.title = 'Secure express checkout frame';
+    frame.style.cssText = 'border:0;width:100%;height:60px;';
+    const handlers = {};
+    const onMessage = (event) => {
+      if (event.origin !== base || event.source !== frame.contentWindow) return;
+      if (event.data?.type !== 'standin:express-confirm') return;
+      handlers.confirm?.({
+        expressPaymentType: event.data.wallet,
+        paymentFailed() {},
+      });
+    };
+    window.addEventListener('message', onMessage);
+    return {
+      frame,
+      mount(target) {
+        const host = typeof target === 'string' ? document.querySelector(target) : target;
+        host.appendChild(frame);
+        frame.addEventListener('load', () =>
+          handlers.ready?.({
+            elementType: 'expressCheckout',
+            availablePaymentMethods: {
+              applePay: wallet === 'apple_pay',
+              googlePay: wallet === 'google_pay',
+              link: false,
+            },
+          }),
+        );
+      },
+      on(event, handler) {
+        handlers[event] = handler;
+      },
+      unmount() {
+        frame.remove();
+      },
+      destroy() {
+        window.removeEventListener('message', onMessage);
+        frame.remove();
+      },
+      options,
+    };
+  }
+
   function Stripe(key) {
     if (!/^pk_(test|live)_/.test(String(key))) throw new Error('Invalid publishable key');
     return {
@@ -41,7 +93,12 @@
             Object.assign(options, changes);
           },
           create(type, elementOptions = {}) {
-            if (type !== 'payment') throw new Error(`The stand-in only has the Payment Element, not ${type}`);
+            if (type === 'expressCheckout') {
+              element = expressCheckout(elementOptions);
+              return element;
+            }
+            if (type !== 'payment')
+              throw new Error(`The stand-in only has the Payment and Express Checkout Elements, not ${type}`);
             const frame = document.createElement('iframe');
             const types = (options.paymentMethodTypes ?? ['card']).join(',');
             frame.src = `${base}/_standin/element?types=${encodeURIComponent(types)}`;

@@ -302,7 +302,7 @@ describe('Stripe’s event endpoint', () => {
 });
 
 describe('Stripe mode: what the page is told, and Apple Pay’s domain file', () => {
-  it('the client session names Stripe’s publishable key and Stripe.js, no tokenisation URL and no wallets', async () => {
+  it('the client session names Stripe’s publishable key and Stripe.js, and no tokenisation URL or wallet sheet', async () => {
     const tenant = await newTenant(s.t, s.api);
     const session = await tenant.client.call('GET', '/session');
     assert.equal(session.status, 200);
@@ -312,7 +312,8 @@ describe('Stripe mode: what the page is told, and Apple Pay’s domain file', ()
       wallet_url: null,
       stripe: { publishable_key: 'pk_test_rentpay_standin', js_url: `${s.stand.url}/js/v3/` },
     });
-    assert.equal(session.body.features.wallets, false);
+    // Wallets pay through Stripe's Express Checkout Element instead of a sheet of ours.
+    assert.equal(session.body.features.wallets, true);
   });
 
   it('serves the domain-association file at Apple’s well-known path only when one is configured', async () => {

@@ -211,11 +211,12 @@ export class StripeStandIn {
   }
 
   /** A ConfirmationToken as Stripe.js would create it from the Payment Element: a test card, or an APM. */
-  createConfirmationToken(paymentMethod: string): Obj {
+  /** `wallet` (apple_pay, google_pay): the card came from that wallet, as from Stripe's Express Checkout Element. */
+  createConfirmationToken(paymentMethod: string, wallet?: string): Obj {
     return this.#createConfirmationToken(
       APM_TYPES.includes(paymentMethod)
         ? { payment_method_data: { type: paymentMethod } }
-        : { payment_method: paymentMethod },
+        : { payment_method: paymentMethod, ...(wallet ? { wallet } : {}) },
     );
   }
 
@@ -399,8 +400,10 @@ export class StripeStandIn {
       typeof params.payment_method === 'string' ? params.payment_method : String(data?.type ?? '');
     const known = TEST_PAYMENT_METHODS[source] ?? this.paymentMethods.get(source);
     if (!known && !APM_TYPES.includes(source)) throw missing('payment_method', source, 'payment_method');
+    // `wallet` is the stand-in's own parameter: Stripe.js's Express Checkout Element sets it for real.
+    const wallet = typeof params.wallet === 'string' ? { type: params.wallet } : null;
     const preview = known?.card
-      ? { type: 'card', card: { ...known.card, wallet: null } }
+      ? { type: 'card', card: { ...known.card, wallet } }
       : { type: source, [source]: {} };
     const token: Obj = {
       id: id('ctoken'),

@@ -25,7 +25,7 @@ export const TEST_CARD_NUMBERS: Record<string, string> = {
 export interface BrowserStandIn {
   readonly paymentIntents: Map<string, Record<string, unknown> & { id: string }>;
   readonly setupIntents: Map<string, Record<string, unknown> & { id: string }>;
-  createConfirmationToken(paymentMethod: string): Record<string, unknown>;
+  createConfirmationToken(paymentMethod: string, wallet?: string): Record<string, unknown>;
   completeAction(intentId: string, succeed: boolean): unknown;
 }
 
@@ -77,6 +77,33 @@ window.addEventListener('message', async (event) => {
   return page('Payment Element', body, script);
 }
 
+const WALLET_NAMES: Record<string, string> = { apple_pay: 'Apple Pay', google_pay: 'Google Pay' };
+
+/**
+ * The Express Checkout Element's frame: one wallet button. Pressing it plays the wallet sheet's approval at once
+ * (the stand-in's device has a Visa card in its wallet); the page's script then makes the ConfirmationToken.
+ */
+function expressPage(wallet: string): string {
+  const name = WALLET_NAMES[wallet] ?? wallet;
+  const body = `<button id="pay" type="button" style="width:100%;padding:10px;background:#000;color:#fff;border:0;border-radius:6px">Pay with ${name}</button>`;
+  const script = `
+const wallet = ${JSON.stringify(wallet)};
+document.getElementById('pay').addEventListener('click', () =>
+  parent.postMessage({ type: 'standin:express-confirm', wallet }, '*'));
+window.addEventListener('message', async (event) => {
+  const data = event.data || {};
+  const reply = (answer) => event.source.postMessage({ ...answer, request_id: data.request_id }, event.origin);
+  if (data.type === 'validate') return reply({});
+  if (data.type === 'create_confirmation_token') {
+    const form = new URLSearchParams({ key: data.key, payment_method: 'pm_card_visa', wallet });
+    const response = await fetch('/v1/confirmation_tokens', { method: 'POST', body: form });
+    const body = await response.json();
+    reply(response.ok ? { confirmation_token: body } : { error: body.error });
+  }
+});`;
+  return page(`${name} button`, body, script);
+}
+
 function actionPage(id: string, returnUrl: string | null): string {
   const query = returnUrl ? `&return_url=${encodeURIComponent(returnUrl)}` : '';
   const body = `<h1 style="font-size:18px">Test authentication (Stripe stand-in)</h1>
@@ -124,6 +151,9 @@ export function browserRoute(
       elementPage((url.searchParams.get('types') ?? 'card').split(',')),
     );
   }
+  if (url.pathname === '/_standin/express') {
+    return send(res, 200, 'text/html; charset=utf-8', expressPage(url.searchParams.get('wallet') ?? ''));
+  }
   const action = /^\/_standin\/action\/((?:pi|seti)_\w+)$/.exec(url.pathname);
   if (action) {
     const id = action[1]!;
@@ -158,6 +188,7 @@ export function browserRoute(
       200,
       stand.createConfirmationToken(
         form.get('payment_method') ?? form.get('payment_method_data[type]') ?? '',
+        form.get('wallet') ?? undefined,
       ),
     );
   }

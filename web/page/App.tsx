@@ -612,7 +612,18 @@ export function App({
     setBusy(true);
     try {
       if (stripeKeys) {
-        if (method === 'card' && choice !== NEW_CARD) {
+        if (WALLETS.includes(method)) {
+          // The wallet's own button (Stripe's Express Checkout Element) made the token when its sheet approved.
+          if (!walletToken) {
+            return {
+              error: {
+                code: 'wallet_required',
+                message: `Use the ${METHOD_LABELS[method]} button to pay with a wallet.`,
+              },
+            };
+          }
+          body.confirmation_token = walletToken;
+        } else if (method === 'card' && choice !== NEW_CARD) {
           body.saved_card_id = choice;
         } else {
           const collected = await stripeFields.current?.collect();
@@ -752,7 +763,7 @@ export function App({
 
   const methods: PaymentMethod[] = [
     'card',
-    ...(enabled('wallets') && session.processor.wallet_url ? WALLETS : []),
+    ...(enabled('wallets') && (session.processor.wallet_url || stripeKeys) ? WALLETS : []),
     ...(enabled('apms') ? APMS : []),
   ];
   const savedCardsOn = enabled('savedCards');
@@ -762,7 +773,8 @@ export function App({
   const payLabel = total === undefined ? 'Pay' : `Pay £${total}`;
   const isWallet = WALLETS.includes(method);
   // In the SDK the integrator's own button calls SVC.pay(); wallets still complete from their own button.
-  const showPayButton = !embed || isWallet;
+  // With Stripe a wallet pays from its own button (the Express Checkout Element), never from ours.
+  const showPayButton = (!embed || isWallet) && !(stripeKeys && isWallet);
 
   return (
     <section class="panel" aria-labelledby="pay-title">
@@ -895,6 +907,7 @@ export function App({
               amountPence={purePence === undefined ? undefined : purePence + fee}
               allowSave={savedCardsOn}
               handleRef={stripeFields}
+              onWalletToken={(token) => void submitRef.current?.(token)}
             />
           ) : null}
 

@@ -15,9 +15,15 @@ export interface StripeKeys {
   js_url: string;
 }
 
+const WALLET_OPTIONS: Record<string, { key: string; name: string }> = {
+  apple_pay: { key: 'applePay', name: 'Apple Pay' },
+  google_pay: { key: 'googlePay', name: 'Google Pay' },
+};
+
 /**
- * The Payment Element for one method (card, Alipay, WeChat Pay; UnionPay is a card there), in Stripe's frames.
- * `amountPence` is only what Stripe shows (wallet sheets); the server decides what is charged.
+ * The Payment Element for one method (card, Alipay, WeChat Pay; UnionPay is a card there), in Stripe's frames;
+ * for a wallet, the Express Checkout Element's button, which pays as soon as the wallet's sheet approves
+ * (`onWalletToken`). `amountPence` is what the wallet sheet shows; the server decides what is charged.
  */
 export function StripeFields({
   keys,
@@ -25,16 +31,21 @@ export function StripeFields({
   amountPence,
   allowSave,
   handleRef,
+  onWalletToken,
 }: {
   keys: StripeKeys;
   method: string;
   amountPence: number | undefined;
   allowSave: boolean;
   handleRef: RefObject<StripeFieldsHandle | null>;
+  onWalletToken?: (confirmationToken: string) => void;
 }) {
+  const wallet = WALLET_OPTIONS[method];
+  const walletHandler = useRef(onWalletToken);
+  walletHandler.current = onWalletToken;
   const host = useRef<HTMLDivElement>(null);
   const elements = useRef<StripeElements | undefined>(undefined);
-  const [state, setState] = useState<'loading' | 'ready' | 'failed'>('loading');
+  const [state, setState] = useState<'loading' | 'ready' | 'failed' | 'unavailable'>('loading');
   const [attempt, setAttempt] = useState(0);
   const [save, setSave] = useState(false);
   const [problem, setProblem] = useState<string>();
@@ -53,12 +64,41 @@ export function StripeFields({
           amount: Math.max(amountPence ?? 100, 100),
           paymentMethodTypes: [stripeTypeOf(method)],
         });
+        elements.current = created;
+        if (wallet) {
+          const express = created.create('expressCheckout', {
+            paymentMethods: Object.fromEntries(
+              Object.values(WALLET_OPTIONS).map((option) => [
+                option.key,
+                option === wallet ? 'always' : 'never',
+              ]),
+            ),
+          });
+          express.on('ready', (event) => {
+            if (!stopped) setState(event.availablePaymentMethods?.[wallet.key] ? 'ready' : 'unavailable');
+          });
+          express.on('confirm', async (event) => {
+            setProblem(undefined);
+            const checked = await created.submit();
+            const made = checked.error
+              ? { error: checked.error, confirmationToken: undefined }
+              : await stripe.createConfirmationToken({ elements: created });
+            if (!made.confirmationToken) {
+              event.paymentFailed({ reason: 'fail' });
+              setProblem(made.error?.message ?? `${wallet.name} could not be used. Please try again.`);
+              return;
+            }
+            walletHandler.current?.(made.confirmationToken.id);
+          });
+          express.mount(host.current);
+          destroy = () => express.destroy();
+          return;
+        }
         const element = created.create('payment', { layout: 'tabs' });
         element.on('ready', () => {
           if (!stopped) setState('ready');
         });
         element.mount(host.current);
-        elements.current = created;
         destroy = () => element.destroy();
       },
       () => {
@@ -113,6 +153,11 @@ export function StripeFields({
       {state === 'loading' ? (
         <p class="status" role="status">
           Loading secure payment fields…
+        </p>
+      ) : null}
+      {state === 'unavailable' && wallet ? (
+        <p class="hint" role="status">
+          {wallet.name} is not available in this browser or on this device. Choose another way to pay.
         </p>
       ) : null}
       {state === 'failed' ? (

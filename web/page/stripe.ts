@@ -13,7 +13,10 @@ export interface StripeError {
 
 export interface ConfirmationToken {
   id: string;
-  payment_method_preview?: { type: string; card?: { brand: string; last4: string } | null };
+  payment_method_preview?: {
+    type: string;
+    card?: { brand: string; last4: string; wallet?: { type: string } | null } | null;
+  };
 }
 
 export interface StripeIntent {
@@ -40,8 +43,26 @@ export interface PaymentElement {
   destroy(): void;
 }
 
+/** The Express Checkout Element: wallet buttons (Apple Pay, Google Pay) that open the wallet's own sheet. */
+export interface ExpressCheckoutElement {
+  mount(target: HTMLElement): void;
+  on(
+    event: 'ready',
+    handler: (event: { availablePaymentMethods?: Record<string, boolean> | undefined }) => void,
+  ): void;
+  on(
+    event: 'confirm',
+    handler: (event: {
+      expressPaymentType: string;
+      paymentFailed(payload?: { reason?: string }): void;
+    }) => void,
+  ): void;
+  destroy(): void;
+}
+
 export interface StripeElements {
   create(type: 'payment', options?: Record<string, unknown>): PaymentElement;
+  create(type: 'expressCheckout', options?: Record<string, unknown>): ExpressCheckoutElement;
   update(options: Partial<ElementsOptions>): void;
   submit(): Promise<{ error?: StripeError }>;
 }
@@ -105,7 +126,11 @@ export function stripeTypeOf(method: string): string {
 export function methodOfToken(token: ConfirmationToken): string | undefined {
   const preview = token.payment_method_preview;
   if (!preview) return undefined;
-  if (preview.type === 'card') return preview.card?.brand === 'unionpay' ? 'unionpay' : 'card';
+  if (preview.type === 'card') {
+    const wallet = preview.card?.wallet?.type;
+    if (wallet) return wallet;
+    return preview.card?.brand === 'unionpay' ? 'unionpay' : 'card';
+  }
   return preview.type;
 }
 

@@ -69,7 +69,7 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
                 }),
                 wallet_url: Type.Union([Type.String(), Type.Null()], {
                   description:
-                    'The sandbox wallet sheet: <wallet_url>/apple_pay or /google_pay; null without wallets.',
+                    'The sandbox wallet sheet: <wallet_url>/apple_pay or /google_pay; null without wallets and with Stripe (its Express Checkout Element shows them).',
                 }),
                 stripe: Type.Optional(
                   Type.Object(
@@ -148,8 +148,11 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
             ? { stripe: { publishable_key: processor.stripe.publishableKey, js_url: processor.stripe.jsUrl } }
             : {}),
         },
-        // Wallets need the processor's wallet sheet; with Stripe they are not offered from the frame yet.
-        features: { ...resolvedFeatures(integrator), ...(processor.walletUrl ? {} : { wallets: false }) },
+        // Wallets need the processor's wallet sheet, or Stripe's Express Checkout Element.
+        features: {
+          ...resolvedFeatures(integrator),
+          ...(processor.walletUrl || processor.stripe ? {} : { wallets: false }),
+        },
       };
     },
   );
