@@ -174,7 +174,8 @@ describe('sandbox processor', () => {
     assert.equal(jobs[0]!.payload.processor, 'sandbox');
     const parsed = processor.parseNotification(jobs[0]!.payload.body);
     assert.equal(parsed?.processorPaymentId, chargeId);
-    assert.equal(parsed?.outcome.status === 'refused' && parsed.outcome.code, 'authentication_failed');
+    assert.ok(parsed && 'outcome' in parsed, 'a payment outcome');
+    assert.equal(parsed.outcome.status === 'refused' && parsed.outcome.code, 'authentication_failed');
     assert.equal(processor.parseNotification({ type: 'something.else' }), undefined);
     const again = await answer(t, { method: 'POST', url: `/sandbox/3ds/${chargeId}/authorise` });
     assert.equal(again.status, 409);

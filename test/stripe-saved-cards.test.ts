@@ -4,10 +4,19 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { stripeClient } from '../src/processors/stripe/processor.ts';
 import { OPERATOR_TOKEN, runJobs } from './helpers.ts';
 import { newTenant, paymentEvents, type Tenant } from './payment-client.ts';
 import { integrationSchedules, schedulePaymentEvents } from './schedule-helpers.ts';
-import { confirmationToken, deliverStripeEvents, type StripeApp, startStripeApp } from './stripe-app.ts';
+import {
+  confirmationToken,
+  deliverStripeEvents,
+  postStripeEvent,
+  STRIPE_WEBHOOK_SECRET,
+  type StripeApp,
+  startStripeApp,
+  stripeConfig,
+} from './stripe-app.ts';
 
 let s: StripeApp;
 before(async () => {
@@ -165,6 +174,40 @@ describe('Stripe refunds', () => {
     // Stripe's charge.refunded events afterwards change nothing.
     await deliverStripeEvents(s.t, s.stand);
     assert.equal((await paymentEvents(s.t, paid.body.payment_id)).length, 3);
+  });
+
+  it('a refund made in Stripe’s Dashboard is recorded once from charge.refunded, with payment_refunded', async () => {
+    const tenant = await newTenant(s.t, s.api);
+    const paid = await tenant.client.pay({ confirmation_token: confirmationToken(s.stand, 'pm_card_visa') });
+    await deliverStripeEvents(s.t, s.stand);
+    // The Dashboard calls Stripe's Refunds API itself: rentpay only hears of it through the event.
+    const dashboard = stripeClient(stripeConfig(s.stand).stripe!);
+    await dashboard.refunds.create({ payment_intent: paid.body.processor_reference, amount: 30000 });
+    await deliverStripeEvents(s.t, s.stand);
+    // Stripe may send an event again: it is applied once.
+    const [event] = s.stand.events.filter((e) => e.type === 'charge.refunded').slice(-1);
+    const again = s.stand.signedEvent(event!.type, event!.object, STRIPE_WEBHOOK_SECRET);
+    assert.equal((await postStripeEvent(s.t, again.body, again.signature)).status, 200);
+    await runJobs(s.t);
+
+    const shown = await s.t.app.inject({
+      method: 'GET',
+      url: `/api/operator/payments/${paid.body.payment_id}`,
+      headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+    });
+    assert.equal(shown.json().refunded, '300.00');
+    const events = await s.t.db.query<{ type: string; refund: { amount: string; status: string } | null }>(
+      `SELECT type, data->'refund' AS refund FROM events WHERE data->'payment'->>'payment_id' = $1
+        ORDER BY created_at, id`,
+      [paid.body.payment_id],
+    );
+    assert.deepEqual(
+      events.map((e) => [e.type, e.refund?.amount ?? null, e.refund?.status ?? null]),
+      [
+        ['payment_success', null, null],
+        ['payment_refunded', '300.00', 'succeeded'],
+      ],
+    );
   });
 });
 

@@ -491,6 +491,11 @@ export class PaymentService {
       'SELECT id FROM payments WHERE processor = $1 AND processor_payment_id = $2',
       [processorName, notification.processorPaymentId],
     );
+    if ('refundedTotalPence' in notification) {
+      return (
+        payment && { kind: 'payment', payment: await this.recordProcessorRefunds(payment.id, notification) }
+      );
+    }
     if (payment) {
       const applied = await this.applyOutcome(payment.id, notification.outcome);
       if (notification.outcome.status === 'refused') {
@@ -500,6 +505,45 @@ export class PaymentService {
     }
     const card = await this.cards.applySetupOutcome(notification.processorPaymentId, notification.outcome);
     return card && { kind: 'saved_card', card };
+  }
+
+  /**
+   * The processor says it has refunded `refundedTotalPence` of the payment in all. What rentpay neither recorded
+   * nor is still asking for (a refund made in the processor's dashboard) is recorded once, as a `succeeded`
+   * refund with its `payment_refunded`; our own refunds' notifications change nothing.
+   */
+  async recordProcessorRefunds(
+    paymentId: string,
+    notification: { refundedTotalPence: number },
+  ): Promise<PaymentRow> {
+    return this.db.transaction(async (tx) => {
+      const [payment] = await tx.query<PaymentRow>('SELECT * FROM payments WHERE id = $1 FOR UPDATE', [
+        paymentId,
+      ]);
+      const [pending] = await tx.query<{ pence: string }>(
+        "SELECT COALESCE(sum(amount_pence), 0) AS pence FROM refunds WHERE payment_id = $1 AND status = 'pending'",
+        [paymentId],
+      );
+      const known = Number(payment!.refunded_pence) + Number(pending!.pence);
+      const outside = Math.min(
+        notification.refundedTotalPence - known,
+        Number(payment!.amount_pence) - Number(payment!.refunded_pence),
+      );
+      if (outside < 1) return payment!;
+      const now = this.clock.now();
+      const [refund] = await tx.query<RefundRow>(
+        `INSERT INTO refunds (id, payment_id, amount_pence, status, idempotency_key, requested_pence, created_at,
+                              updated_at)
+         VALUES ($1, $2, $3, 'succeeded', NULL, $3, $4, $4) RETURNING *`,
+        [newId('ref'), paymentId, outside, now],
+      );
+      const [updated] = await tx.query<PaymentRow>(
+        'UPDATE payments SET refunded_pence = refunded_pence + $2, updated_at = $3 WHERE id = $1 RETURNING *',
+        [paymentId, outside, now],
+      );
+      await this.#recordPaymentEvent(tx, 'payment_refunded', updated!, { refund: refundEventView(refund!) });
+      return updated!;
+    });
   }
 
   /** Asks the processor again about a payment still `processing`; the same idempotency key never charges twice. */

@@ -95,11 +95,17 @@ export interface RefundRequest {
 export type RefundOutcome = { status: 'refunded' } | { status: 'refused'; code: string; message: string };
 
 /** An asynchronous notification (a webhook from the acquirer) decoded into the payment it is about. */
-export interface ProcessorNotification {
-  /** The processor's payment id, or the setup id of a card being saved. */
-  processorPaymentId: string;
-  outcome: ProcessorOutcome;
-}
+export type ProcessorNotification =
+  | {
+      /** The processor's payment id, or the setup id of a card being saved. */
+      processorPaymentId: string;
+      outcome: ProcessorOutcome;
+    }
+  | {
+      processorPaymentId: string;
+      /** How much of the payment the processor has refunded in all, whoever asked (e.g. its dashboard). */
+      refundedTotalPence: number;
+    };
 
 export interface PaymentProcessor {
   readonly name: PaymentProcessorName;

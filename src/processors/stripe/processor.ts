@@ -194,6 +194,13 @@ export class StripeProcessor implements PaymentProcessor {
       const intent = object as Stripe.PaymentIntent;
       return { processorPaymentId: intent.id, outcome: outcomeOfIntent(intent) };
     }
+    if (event.type === 'charge.refunded' && object.object === 'charge') {
+      const charge = object as Stripe.Charge;
+      const intent =
+        typeof charge.payment_intent === 'string' ? charge.payment_intent : charge.payment_intent?.id;
+      if (!intent) return undefined;
+      return { processorPaymentId: intent, refundedTotalPence: charge.amount_refunded };
+    }
     if (event.type.startsWith('setup_intent.') && object.object === 'setup_intent') {
       const setup = object as Stripe.SetupIntent;
       return { processorPaymentId: setup.id, outcome: outcomeOfSetupIntent(setup).outcome };

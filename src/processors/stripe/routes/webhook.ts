@@ -18,6 +18,7 @@ export const STRIPE_EVENT_TYPES = new Set([
   'payment_intent.canceled',
   'payment_intent.processing',
   'payment_intent.requires_action',
+  'charge.refunded',
   'setup_intent.succeeded',
   'setup_intent.setup_failed',
   'setup_intent.canceled',
