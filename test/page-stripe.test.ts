@@ -14,12 +14,14 @@ import {
   openInIntegratorPage,
   openSdkCheckout,
   type PageEnvironment,
+  pageUrl,
   screenshot,
   sdkEvents,
   sdkInit,
   sdkPay,
   startPageEnvironment,
   type Tenant,
+  UI_TIMEOUT_MS,
 } from './browser.ts';
 import { STRIPE_WEBHOOK_PATH, STRIPE_WEBHOOK_SECRET, stripeConfig } from './stripe-app.ts';
 import { StripeStandIn } from './stripe-server.ts';
@@ -92,6 +94,31 @@ describe('hosted page with Stripe', () => {
     assert.equal(intent?.amount, 121740);
     assert.equal(intent?.status, 'succeeded');
     assert.doesNotMatch(await allRowsText(env.t), /4242424242424242/);
+  });
+
+  it('Stripe.js that fails to load: the page says so and loads it again on "try again"', async () => {
+    const tenant = await newTenant(env);
+    const context = await env.browser.newContext({ viewport: { width: 480, height: 820 } });
+    context.setDefaultTimeout(UI_TIMEOUT_MS);
+    contexts.push(context);
+    // The first load of Stripe.js fails (a network error), as on a flaky connection.
+    let blocked = 0;
+    await context.route('**/js/v3/', async (route) => {
+      if (blocked++ === 0) return route.abort('failed');
+      return route.continue();
+    });
+    const page = await context.newPage();
+    await page.goto(`${env.integratorOrigin}/embed?src=${encodeURIComponent(pageUrl(env, tenant))}`);
+    const frame = page.frameLocator('#rentpay');
+    const alert = frame
+      .getByRole('alert')
+      .filter({ hasText: 'The secure payment fields could not be loaded' });
+    await alert.waitFor();
+    await frame.getByRole('button', { name: 'try again' }).click();
+    await typeCard(frame, '4242424242424242');
+    await frame.getByRole('button', { name: CARD_TOTAL }).click();
+    await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
+    assert.equal(blocked, 2, 'loaded again after the failure');
   });
 
   it('a declined card says why; the next card pays (on a new PaymentIntent)', async () => {
