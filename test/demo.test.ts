@@ -43,7 +43,7 @@ function recordBodies(page: Page): { url: string; body: string }[] {
 async function payBothWays(page: Page, name: string): Promise<string[]> {
   const hosted = page.frameLocator('#hosted-frame');
   await fillCard(hosted, VISA, CVC);
-  await hosted.getByRole('button', { name: 'Pay £1200.00' }).click();
+  await hosted.getByRole('button', { name: 'Pay £1,200.00' }).click();
   await hosted.getByRole('heading', { name: 'Payment successful' }).waitFor();
 
   await page.getByText(/^Ready\./).waitFor();

@@ -71,6 +71,24 @@ describe('hosted page: the amount the platform set', () => {
     ]);
   });
 
+  it('the amount may be typed the British way, "£1,250.50", and the totals read "£1,268.63"', async () => {
+    const tenant = await newTenant(file.env, '1200.00', { pure_amount: '950.00', amount_editable: true });
+    const { frame } = await hostedPage(tenant);
+    await frame.getByLabel('Amount (£)').fill('£1,250.50');
+    // 1,250.50 + 1.45 % (18.13) = 1,268.63
+    assert.match(
+      await frame.locator('dl.totals').innerText(),
+      /Rent\s+£1,250\.50\s+Fee\s+£18\.13\s+Total\s+£1,268\.63/,
+    );
+    await fillCard(frame, VISA, CVC);
+    await frame.getByRole('button', { name: 'Pay £1,268.63' }).click();
+    await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
+    assert.match(await frame.getByText(/^You paid/).innerText(), /You paid £1,268\.63 for/);
+    assert.deepEqual(await chargesOf(file.env, tenant.sessionId), [
+      { status: 'succeeded', pure_amount_pence: '125050', amount_pence: '126863' },
+    ]);
+  });
+
   it('an open session starts at the tenancy rent, editable, as before', async () => {
     const tenant = await newTenant(file.env, '875.00');
     const { frame } = await hostedPage(tenant);
@@ -82,20 +100,20 @@ describe('hosted page: the total the tenant saw is the total charged', () => {
   it('a fee changed after the page loaded: the tenant is told the new total, then pays it, charged once', async () => {
     const tenant = await newTenant(file.env, '1200.00', { pure_amount: '1200.00' });
     const { page, frame } = await hostedPage(tenant);
-    await frame.getByRole('button', { name: 'Pay £1217.40' }).waitFor();
+    await frame.getByRole('button', { name: 'Pay £1,217.40' }).waitFor();
     await fillCard(frame, VISA, CVC);
     await withFees(file.env, RAISED_CARD_FEES, CARD_FEES, async () => {
-      await frame.getByRole('button', { name: 'Pay £1217.40' }).click();
+      await frame.getByRole('button', { name: 'Pay £1,217.40' }).click();
       const alert = frame.getByRole('alert').filter({ hasText: 'The total has changed' });
       await alert.waitFor();
       assert.equal(
         await alert.innerText(),
-        'The total has changed to £1224.20 (fee £24.20). You have not been charged. Check the new total and pay again.',
+        'The total has changed to £1,224.20 (fee £24.20). You have not been charged. Check the new total and pay again.',
       );
       assert.deepEqual(await chargesOf(file.env, tenant.sessionId), [], 'nothing charged at the old total');
-      assert.match(await frame.locator('dl.totals').innerText(), /Fee\s+£24\.20\s+Total\s+£1224\.20/);
+      assert.match(await frame.locator('dl.totals').innerText(), /Fee\s+£24\.20\s+Total\s+£1,224\.20/);
       await screenshot(page, 'page-amount-changed');
-      await frame.getByRole('button', { name: 'Pay £1224.20' }).click();
+      await frame.getByRole('button', { name: 'Pay £1,224.20' }).click();
       await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
     });
     assert.deepEqual(await chargesOf(file.env, tenant.sessionId), [

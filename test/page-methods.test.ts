@@ -84,7 +84,7 @@ async function chooseMethod(frame: FrameLocator, name: string): Promise<void> {
 async function payAndSave(frame: FrameLocator, number: string): Promise<void> {
   await fillCard(frame, number, CVC);
   await frame.getByLabel('Save this card for future payments').check();
-  await frame.getByRole('button', { name: 'Pay £1200.00' }).click();
+  await frame.getByRole('button', { name: 'Pay £1,200.00' }).click();
 }
 
 async function succeeded(frame: FrameLocator): Promise<void> {
@@ -112,7 +112,7 @@ describe('hosted page: saved cards', () => {
     assert.equal(await saved.isChecked(), true, 'the default card is chosen');
     assert.equal(await frame.getByLabel('Card number').count(), 0, 'no card form for a saved card');
     await screenshot(page, 'page-saved-card-choose');
-    await frame.getByRole('button', { name: 'Pay £1200.00' }).click();
+    await frame.getByRole('button', { name: 'Pay £1,200.00' }).click();
     await succeeded(frame);
     const [payment] = await payments(again.sessionId);
     assert.equal(payment?.status, 'succeeded');
@@ -134,7 +134,7 @@ describe('hosted page: saved cards', () => {
     const again = await loginAgain(tenant);
     const { frame } = await open(again);
     await frame.getByRole('radio', { name: /Visa ending 3220/ }).waitFor();
-    await frame.getByRole('button', { name: 'Pay £1200.00' }).click();
+    await frame.getByRole('button', { name: 'Pay £1,200.00' }).click();
     await succeeded(frame);
     assert.equal((await payments(again.sessionId))[0]?.status, 'succeeded');
   });
@@ -170,7 +170,7 @@ describe('hosted page: alternative methods', () => {
     const tenant = await newTenant(env);
     const { page, frame } = await open(tenant);
     await chooseMethod(frame, 'Alipay');
-    await frame.getByRole('button', { name: 'Pay £1212.00' }).click();
+    await frame.getByRole('button', { name: 'Pay £1,212.00' }).click();
     const popupOpened = page.context().waitForEvent('page');
     await frame.getByRole('button', { name: 'Continue to Alipay' }).click();
     const popup = await popupOpened;
@@ -204,7 +204,7 @@ describe('hosted page: alternative methods', () => {
       const tenant = await newTenant(env);
       const { page, frame } = await open(tenant);
       await chooseMethod(frame, 'WeChat Pay');
-      await frame.getByRole('button', { name: 'Pay £1200.00' }).click();
+      await frame.getByRole('button', { name: 'Pay £1,200.00' }).click();
       const qr = frame.getByRole('img', { name: 'QR code to pay with WeChat Pay' });
       await qr.waitFor();
       assert.ok(((await qr.boundingBox())?.width ?? 0) > 100, 'the QR code is drawn');
@@ -231,7 +231,7 @@ describe('hosted page: alternative methods', () => {
     const tenant = await newTenant(env);
     const { page, frame } = await open(tenant);
     await chooseMethod(frame, 'UnionPay');
-    await frame.getByRole('button', { name: 'Pay £1200.00' }).click();
+    await frame.getByRole('button', { name: 'Pay £1,200.00' }).click();
     const popupOpened = page.context().waitForEvent('page');
     await frame.getByRole('button', { name: 'Continue to UnionPay' }).click();
     await (await popupOpened).getByRole('button', { name: 'Authorise' }).click();
@@ -243,7 +243,7 @@ describe('hosted page: alternative methods', () => {
     const tenant = await newTenant(env);
     const { frame } = await open(tenant);
     await chooseMethod(frame, 'UnionPay');
-    await frame.getByRole('button', { name: 'Pay £1200.00' }).click();
+    await frame.getByRole('button', { name: 'Pay £1,200.00' }).click();
     await frame.getByRole('button', { name: 'Continue to UnionPay' }).waitFor();
     await frame.getByRole('button', { name: 'Cancel' }).click();
     assert.equal(await alertText(frame), 'The payment was cancelled. You have not been charged.');
@@ -260,7 +260,7 @@ describe('hosted page: wallets', () => {
       const tenant = await newTenant(env);
       const { page, frame } = await open(tenant);
       await chooseMethod(frame, wallet);
-      await frame.getByRole('button', { name: `Pay £1200.00 with ${wallet}` }).click();
+      await frame.getByRole('button', { name: `Pay £1,200.00 with ${wallet}` }).click();
       const sheet = frame.frameLocator(`iframe[title="${wallet} sheet"]`);
       await sheet.getByRole('heading', { name: new RegExp(wallet) }).waitFor();
       await screenshot(page, `page-wallet-sheet-${wallet.replace(' ', '-').toLowerCase()}`);

@@ -149,7 +149,7 @@ describe('recurring rent in the hosted page', () => {
       await frame.getByLabel('Card', { exact: true }).locator('option:checked').textContent(),
       'Mastercard ending 4444',
     );
-    await frame.getByText('every month, on day 1, until 2026-12-31').waitFor();
+    await frame.getByText('every month, on day 1, until 31 December 2026').waitFor();
     const created = await setUpPauseResumeCancel(frame, page, tenant, cardId, 'recurring-page');
     assert.equal(created.installment_plan, false);
     assert.equal(created.pure_amount_pence, null, 'the rent itself follows the tenancy');
@@ -163,7 +163,7 @@ describe('recurring rent in the hosted page', () => {
     await frame.getByRole('button', { name: 'Recurring rent', exact: true }).click();
     await frame.getByLabel('Amount each time (£)').fill('1000.50');
     await frame.getByRole('button', { name: 'Set up recurring rent' }).click();
-    await frame.getByText('£1000.50').waitFor();
+    await frame.getByText('£1,000.50').waitFor();
     assert.equal((await schedulesOf(tenant))[0]?.pure_amount_pence, 100_050);
   });
 
@@ -188,14 +188,14 @@ describe('recurring rent in the hosted page', () => {
     assert.equal(await frame.getByLabel('Follow my installment plan').isChecked(), true);
     const plan = frame.getByRole('list', { name: 'Installments' });
     assert.deepEqual(await plan.getByRole('listitem').allTextContents(), [
-      '2026-04-01: £600.00',
-      '2026-07-01: £700.00',
-      '2026-10-01: £800.00',
+      '1 April 2026: £600.00',
+      '1 July 2026: £700.00',
+      '1 October 2026: £800.00',
     ]);
     assert.equal(await frame.getByLabel('Amount each time (£)').count(), 0);
     await frame.getByRole('button', { name: 'Set up recurring rent' }).click();
     await frame.getByText('£600.00 next, by your installment plan').waitFor();
-    await frame.getByText('next payment 2026-04-01').waitFor();
+    await frame.getByText('next payment 1 April 2026').waitFor();
     const [schedule] = await schedulesOf(tenant);
     assert.equal(schedule?.installment_plan, true);
     assert.equal(schedule?.pure_amount_pence, null);

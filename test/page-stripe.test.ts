@@ -26,13 +26,13 @@ import {
 import { STRIPE_WEBHOOK_PATH, STRIPE_WEBHOOK_SECRET, stripeConfig } from './stripe-app.ts';
 import { StripeStandIn } from './stripe-server.ts';
 
-// £1200.00 rent: card 1.45 % → £1217.40; UnionPay 2 % → £1224.00; Apple Pay 1 % → £1212.00; Alipay, WeChat Pay free.
+// £1,200.00 rent: card 1.45 % → £1,217.40; UnionPay 2 % → £1,224.00; Apple Pay 1 % → £1,212.00; Alipay, WeChat Pay free.
 const FEES = {
   card: { percent: '1.45', fixed: '0.00' },
   unionpay: { percent: '2.00', fixed: '0.00' },
   apple_pay: { percent: '1.00', fixed: '0.00' },
 };
-const CARD_TOTAL = 'Pay £1217.40';
+const CARD_TOTAL = 'Pay £1,217.40';
 
 let stand: StripeStandIn;
 let env: PageEnvironment;
@@ -168,7 +168,7 @@ describe('hosted page with Stripe', () => {
     const { page, frame } = await hostedPage(tenant);
     await frame.getByRole('radio', { name: 'Alipay' }).check();
     await paymentElement(frame).getByText('Alipay opens in a new window').waitFor();
-    await frame.getByRole('button', { name: 'Pay £1200.00' }).click();
+    await frame.getByRole('button', { name: 'Pay £1,200.00' }).click();
     const [popup] = await Promise.all([
       page.waitForEvent('popup'),
       frame.getByRole('button', { name: 'Continue to Alipay' }).click(),
@@ -191,7 +191,7 @@ describe('hosted page with Stripe', () => {
     const tenant = await newTenant(env);
     const { frame } = await hostedPage(tenant);
     await frame.getByRole('radio', { name: 'WeChat Pay' }).check();
-    await frame.getByRole('button', { name: 'Pay £1200.00' }).click();
+    await frame.getByRole('button', { name: 'Pay £1,200.00' }).click();
     await authenticate(frame, 'Complete');
     await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
     assert.match(await frame.locator('.summary').innerText(), /WeChat Pay/);
@@ -202,7 +202,7 @@ describe('hosted page with Stripe', () => {
     const { page, frame } = await hostedPage(tenant);
     await frame.getByRole('radio', { name: 'Apple Pay' }).check();
     assert.equal(await frame.getByRole('button', { name: /^Pay £/ }).count(), 0);
-    await frame.getByText('£1212.00').first().waitFor();
+    await frame.getByText('£1,212.00').first().waitFor();
     await frame
       .frameLocator('iframe[title="Secure express checkout frame"]')
       .getByRole('button', { name: 'Pay with Apple Pay' })
@@ -226,11 +226,11 @@ describe('hosted page with Stripe', () => {
     await notice.waitFor();
     assert.equal(
       await notice.innerText(),
-      'This is a UnionPay card, so the fee is £24.00 and the total £1224.00. You have not been charged. Check the new total and pay again.',
+      'This is a UnionPay card, so the fee is £24.00 and the total £1,224.00. You have not been charged. Check the new total and pay again.',
     );
     assert.equal(await frame.getByRole('radio', { name: 'UnionPay' }).isChecked(), true);
     assert.deepEqual(await chargesOf(env, tenant.sessionId), []);
-    await frame.getByRole('button', { name: 'Pay £1224.00' }).click();
+    await frame.getByRole('button', { name: 'Pay £1,224.00' }).click();
     await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
     assert.deepEqual(await chargesOf(env, tenant.sessionId), [
       { status: 'succeeded', pure_amount_pence: '120000', amount_pence: '122400' },

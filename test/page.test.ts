@@ -159,7 +159,7 @@ describe('hosted page: card payments', () => {
     const tenant = await newTenant(env);
     const { page, frame } = await open(tenant);
     await fillCard(frame, VISA, CVC);
-    await frame.getByRole('button', { name: 'Pay £1200.00' }).click();
+    await frame.getByRole('button', { name: 'Pay £1,200.00' }).click();
     await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
     await screenshot(page, 'page-card-success');
     const [payment, ...others] = await paymentsOf(tenant.sessionId);
@@ -173,7 +173,7 @@ describe('hosted page: card payments', () => {
       const tenant = await newTenant(env);
       const { page, frame } = await open(tenant);
       await fillCard(frame, decline.number, CVC);
-      await frame.getByRole('button', { name: 'Pay £1200.00' }).click();
+      await frame.getByRole('button', { name: 'Pay £1,200.00' }).click();
       const alert = frame.getByRole('alert');
       await alert.waitFor();
       assert.equal((await alert.innerText()).trim(), decline.message);
@@ -184,7 +184,7 @@ describe('hosted page: card payments', () => {
       assert.deepEqual(await eventsOf(payment!.id), ['payment_failed']);
 
       await fillCard(frame, VISA, CVC);
-      await frame.getByRole('button', { name: 'Pay £1200.00' }).click();
+      await frame.getByRole('button', { name: 'Pay £1,200.00' }).click();
       await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
       assert.deepEqual(
         (await paymentsOf(tenant.sessionId)).map((row) => row.status),
@@ -197,7 +197,7 @@ describe('hosted page: card payments', () => {
     const tenant = await newTenant(env);
     const { page, frame } = await open(tenant);
     await fillCard(frame, '4242424242424241', '12', '01 / 20');
-    await frame.getByRole('button', { name: 'Pay £1200.00' }).click();
+    await frame.getByRole('button', { name: 'Pay £1,200.00' }).click();
     await frame.getByText('Your card number is invalid.').waitFor();
     await frame.getByText('Your card has expired.').waitFor();
     await frame.getByText('Your card’s security code is 3 digits.').waitFor();
@@ -211,7 +211,7 @@ describe('hosted page: card payments', () => {
     const tenant = await newTenant(env);
     const { page, frame } = await open(tenant);
     await fillCard(frame, VISA, CVC);
-    await frame.getByRole('button', { name: 'Pay £1200.00' }).dblclick();
+    await frame.getByRole('button', { name: 'Pay £1,200.00' }).dblclick();
     await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
     await screenshot(page, 'page-double-click');
     const payments = await paymentsOf(tenant.sessionId);
@@ -227,7 +227,7 @@ describe('hosted page: card payments', () => {
     const tenant = await newTenant(env);
     const { page, frame } = await open(tenant);
     await fillCard(frame, THREE_DS_FIRST, CVC);
-    await frame.getByRole('button', { name: 'Pay £1200.00' }).click();
+    await frame.getByRole('button', { name: 'Pay £1,200.00' }).click();
     await frame.getByRole('heading', { name: 'Confirm it’s you' }).waitFor();
     const challenge = frame.frameLocator('iframe[title="3D Secure check"]');
     await screenshot(page, 'page-3ds-challenge');
@@ -243,7 +243,7 @@ describe('hosted page: card payments', () => {
     const tenant = await newTenant(env);
     const { page, frame } = await open(tenant);
     await fillCard(frame, THREE_DS_FIRST, CVC);
-    await frame.getByRole('button', { name: 'Pay £1200.00' }).click();
+    await frame.getByRole('button', { name: 'Pay £1,200.00' }).click();
     await frame.frameLocator('iframe[title="3D Secure check"]').getByRole('button', { name: 'Fail' }).click();
     const alert = frame.getByRole('alert');
     await alert.waitFor();
@@ -269,7 +269,7 @@ describe('hosted page: session expiry', () => {
     const { frame } = await open(tenant);
     await fillCard(frame, VISA, CVC);
     env.t.clock.advance(31 * 60_000);
-    await frame.getByRole('button', { name: 'Pay £1200.00' }).click();
+    await frame.getByRole('button', { name: 'Pay £1,200.00' }).click();
     await frame.getByRole('heading', { name: 'Session expired' }).waitFor();
     assert.equal((await paymentsOf(tenant.sessionId)).length, 0);
   });
@@ -286,7 +286,7 @@ describe('hosted page: accessibility', () => {
   it('axe-core finds no serious or critical violation, at 320 px wide', async () => {
     const tenant = await newTenant(env);
     const { page, frame } = await open(tenant, { width: 320 });
-    await frame.getByRole('button', { name: 'Pay £1200.00' }).waitFor();
+    await frame.getByRole('button', { name: 'Pay £1,200.00' }).waitFor();
     const inner = await pageFrame(page);
     await inner.evaluate(axeSource);
     const violations = await inner.evaluate(async () => {
@@ -359,7 +359,7 @@ describe('hosted page: cancelling a step that already ended', () => {
     const tenant = await newTenant(env);
     const { page, frame, context } = await open(tenant);
     await fillCard(frame, THREE_DS_FIRST, CVC);
-    await frame.getByRole('button', { name: 'Pay £1200.00' }).click();
+    await frame.getByRole('button', { name: 'Pay £1,200.00' }).click();
     await frame.getByRole('heading', { name: 'Confirm it’s you' }).waitFor();
     // Hold the page's polls of the payment (not the cancel) until the cancel has been answered, so the
     // customer's Cancel meets a payment that has already succeeded, as when the two cross.
@@ -487,7 +487,7 @@ describe('hosted page: the SDK frame checks what its parent sends', () => {
     await postToFrame(page, { type: 'pay', id: '1' });
     const result = await waitForMessage(page, 'pay_result');
     assert.equal((result.error as { code: string }).code, 'validation_error');
-    assert.match(await frame.getByRole('alert').innerText(), /Enter an amount from £1\.00 to £100000\.00/);
+    assert.match(await frame.getByRole('alert').innerText(), /Enter an amount from £1\.00 to £100,000\.00/);
     assert.equal((await paymentsOf(tenant.sessionId)).length, 0);
   });
 });

@@ -178,8 +178,8 @@ describe('SDK: pay() and init() refused by the service', () => {
       assert.equal(changed.ok, false);
       assert.equal(changed.value.code, 'amount_changed');
       assert.deepEqual(changed.value.quote, { pure_amount: '1200.00', fee: '24.20', amount: '1224.20' });
-      await form(page).getByRole('alert').filter({ hasText: 'The total has changed to £1224.20' }).waitFor();
-      assert.match(await form(page).locator('dl.totals').innerText(), /Total\s+£1224\.20/);
+      await form(page).getByRole('alert').filter({ hasText: 'The total has changed to £1,224.20' }).waitFor();
+      assert.match(await form(page).locator('dl.totals').innerText(), /Total\s+£1,224\.20/);
       await screenshot(page, 'sdk-amount-changed');
       assert.deepEqual(await chargesOf(file.env, tenant.sessionId), []);
       const paid = await sdkPay(page);

@@ -284,7 +284,7 @@ describe('SDK: paying', () => {
       w.SVC.on('success', (payment: unknown) => w.events.push({ type: 'success', payment }));
     });
     await form(page).getByRole('radio', { name: 'Google Pay' }).check();
-    await form(page).getByRole('button', { name: 'Pay £1200.00 with Google Pay' }).click();
+    await form(page).getByRole('button', { name: 'Pay £1,200.00 with Google Pay' }).click();
     await form(page)
       .frameLocator('iframe[title="Google Pay sheet"]')
       .getByRole('button', { name: 'Authorise' })

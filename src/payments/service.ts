@@ -259,6 +259,15 @@ export class PaymentService {
     return this.applyOutcome(payment.id, outcome);
   }
 
+  /** The payment that completed the session, if one has. */
+  async succeededInSession(sessionId: string): Promise<PaymentRow | undefined> {
+    const [row] = await this.db.query<PaymentRow>(
+      "SELECT * FROM payments WHERE session_id = $1 AND status = 'succeeded' ORDER BY created_at LIMIT 1",
+      [sessionId],
+    );
+    return row;
+  }
+
   async get(sessionId: string, paymentId: string): Promise<PaymentRow | undefined> {
     const [row] = await this.db.query<PaymentRow>(
       'SELECT * FROM payments WHERE id = $1 AND session_id = $2',

@@ -18,7 +18,7 @@ import {
   readChanges,
   readOptions,
 } from './embed.ts';
-import { feePence, formatPence, parsePence } from './money.ts';
+import { feePence, formatPence, longDate, money, moneyOf, parsePence } from './money.ts';
 import { Recurring } from './Recurring.tsx';
 import { SavedCards } from './SavedCards.tsx';
 import { type ActionView, StepPanel } from './StepPanel.tsx';
@@ -46,7 +46,8 @@ type Phase =
   | { name: 'unavailable'; title: string; message: string }
   | { name: 'ready' }
   | { name: 'step'; view: ActionView }
-  | { name: 'succeeded'; payment: Payment };
+  /** `reopened`: the session was paid before this page opened (a receipt, not a fresh success). */
+  | { name: 'succeeded'; payment: Payment; reopened?: boolean };
 
 export interface Credentials {
   token: string;
@@ -264,6 +265,16 @@ export function App({
         }
         fixedAmount.current = loaded.amount.editable ? null : loaded.amount.pure_amount;
         setSession(loaded);
+        if (loaded.paid) {
+          // A session paid already (a reload, the link opened again): its receipt, never a new Pay form.
+          setPhase({ name: 'succeeded', payment: { ...loaded.paid, next_action: null }, reopened: true });
+          embed?.post('ready', {
+            environment: loaded.environment,
+            session_id: loaded.session_id,
+            amount: loaded.amount,
+          });
+          return;
+        }
         setAmount(
           embed
             ? (options?.pure_amount ?? loaded.amount.pure_amount ?? '')
@@ -362,11 +373,13 @@ export function App({
     return (
       <section class="panel result success" aria-labelledby="success-title">
         <h1 id="success-title" ref={headingRef} tabIndex={-1}>
-          Payment successful
+          {phase.reopened ? 'Rent paid' : 'Payment successful'}
         </h1>
         <p>
-          You paid <strong>£{paid.amount}</strong> for {paid.reference}.
+          You paid <strong>{moneyOf(paid.amount)}</strong> for {paid.reference}
+          {phase.reopened ? ` on ${longDate(paid.updated_at)}` : ''}.
         </p>
+        {phase.reopened ? <p>This payment is complete: there is nothing more to pay here.</p> : null}
         <dl class="summary">
           <dt>Payment</dt>
           <dd>{paid.payment_id}</dd>
@@ -381,9 +394,9 @@ export function App({
   }
 
   const amountProblem = (): string | undefined => {
-    if (purePence === undefined) return 'Enter an amount in pounds, e.g. 1200.00.';
+    if (purePence === undefined) return 'Enter an amount in pounds, e.g. 1,200.00.';
     if (purePence < minPence || purePence > maxPence) {
-      return `Enter an amount from £${session.limits.min_amount} to £${session.limits.max_amount}.`;
+      return `Enter an amount from ${moneyOf(session.limits.min_amount)} to ${moneyOf(session.limits.max_amount)}.`;
     }
     return undefined;
   };
@@ -639,7 +652,7 @@ export function App({
             const enteredFee = feePence(purePence, session.fees[entered]);
             setMethod(entered);
             if (enteredFee !== fee) {
-              const message = `This is a ${METHOD_LABELS[entered]} card, so the fee is £${formatPence(enteredFee)} and the total £${formatPence(purePence + enteredFee)}. You have not been charged. Check the new total and pay again.`;
+              const message = `This is a ${METHOD_LABELS[entered]} card, so the fee is ${money(enteredFee)} and the total ${money(purePence + enteredFee)}. You have not been charged. Check the new total and pay again.`;
               setNotice(message);
               return { error: { code: 'amount_changed', message } };
             }
@@ -688,7 +701,7 @@ export function App({
         setQuoted({ method, quote });
         setSession(await api.session().catch(() => session));
         setPhase({ name: 'ready' });
-        const message = `The total has changed to £${quote.amount} (fee £${quote.fee}). You have not been charged. Check the new total and pay again.`;
+        const message = `The total has changed to ${moneyOf(quote.amount)} (fee ${moneyOf(quote.fee)}). You have not been charged. Check the new total and pay again.`;
         setNotice(message);
         const changed = { ...failure, message };
         embed?.post('error', { error: changed });
@@ -770,7 +783,7 @@ export function App({
   // Recurring rent charges a saved card off-session; wallets and APMs are one-time (spec).
   const recurringOn = enabled('recurring') && savedCardsOn;
   const stepView = phase.name === 'step' ? phase.view : undefined;
-  const payLabel = total === undefined ? 'Pay' : `Pay £${total}`;
+  const payLabel = total === undefined ? 'Pay' : `Pay ${moneyOf(total)}`;
   const isWallet = WALLETS.includes(method);
   // In the SDK the integrator's own button calls SVC.pay(); wallets still complete from their own button.
   // With Stripe a wallet pays from its own button (the Express Checkout Element), never from ours.
@@ -849,7 +862,7 @@ export function App({
             <div class="field">
               <p class="fixed-amount" data-testid="fixed-amount">
                 <span class="label">Amount</span>{' '}
-                <strong>£{purePence === undefined ? '—' : formatPence(purePence)}</strong>
+                <strong>{purePence === undefined ? '—' : money(purePence)}</strong>
                 {session.amount.editable ? null : <span class="hint"> set by your platform</span>}
               </p>
               {amountError ? (
@@ -920,11 +933,11 @@ export function App({
 
           <dl class="summary totals" aria-live="polite">
             <dt>Rent</dt>
-            <dd>£{purePence === undefined ? '—' : formatPence(purePence)}</dd>
+            <dd>{purePence === undefined ? '—' : money(purePence)}</dd>
             <dt>Fee</dt>
-            <dd>£{formatPence(fee)}</dd>
+            <dd>{money(fee)}</dd>
             <dt class="total">Total</dt>
-            <dd class="total">£{total ?? '—'}</dd>
+            <dd class="total">{total === undefined ? '—' : moneyOf(total)}</dd>
           </dl>
 
           {showPayButton ? (

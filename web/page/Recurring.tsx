@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiProblem, type ClientApi, type SavedCard, type Schedule, type Session } from './api.ts';
 import { BRAND_NAMES } from './card.ts';
-import { formatPence, parsePence } from './money.ts';
+import { formatPence, longDate, moneyOf, parsePence } from './money.ts';
 
 const FREQUENCIES: Record<string, string> = {
   every_1_month: 'every month',
@@ -105,7 +105,7 @@ export function Recurring(props: {
           {live.map((schedule) => (
             <li key={schedule.schedule_id}>
               <p>
-                <strong>£{schedule.pure_amount}</strong>{' '}
+                <strong>{moneyOf(schedule.pure_amount)}</strong>{' '}
                 {schedule.installment_plan ? 'next, by your installment plan' : describe(schedule)}
                 <span class="badge">{STATUS_LABELS[schedule.status]}</span>
                 <br />
@@ -113,7 +113,7 @@ export function Recurring(props: {
                   ? `${BRAND_NAMES[schedule.card.brand] ?? schedule.card.brand} ending ${schedule.card.last4}`
                   : ''}
                 {schedule.next_due_date && schedule.status === 'active'
-                  ? ` · next payment ${schedule.next_due_date}`
+                  ? ` · next payment ${longDate(schedule.next_due_date)}`
                   : ''}
               </p>
               <span class="card-actions">
@@ -168,7 +168,7 @@ export function Recurring(props: {
               <ul class="installments" tabIndex={0} aria-label="Installments">
                 {installments.map((installment) => (
                   <li key={installment.installment_number}>
-                    {installment.due_date}: £{installment.amount}
+                    {longDate(installment.due_date)}: {moneyOf(installment.amount)}
                   </li>
                 ))}
               </ul>
@@ -176,8 +176,8 @@ export function Recurring(props: {
           ) : (
             <>
               <p>
-                Pay your rent automatically {describe(session.tenancy)}, until {session.tenancy.end_rent_date}
-                .
+                Pay your rent automatically {describe(session.tenancy)}, until{' '}
+                {longDate(session.tenancy.end_rent_date)}.
               </p>
               <div class="field">
                 <label for="recurring-amount">Amount each time (£)</label>

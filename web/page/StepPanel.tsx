@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { PaymentMethod, UrlAction } from './api.ts';
+import { moneyOf } from './money.ts';
 import { originOf, waitForStepMessage } from './steps.ts';
 
 export interface ActionView {
@@ -70,7 +71,8 @@ export function StepPanel({ view }: { view: ActionView }) {
     title = `Pay with ${provider}`;
     body = (
       <p>
-        Confirm the payment of £{view.amount} in the {provider} sheet below.
+        Confirm the payment of {view.amount === undefined ? '' : moneyOf(view.amount)} in the {provider} sheet
+        below.
       </p>
     );
   } else if (view.action.type === 'three_ds') {
@@ -86,8 +88,8 @@ export function StepPanel({ view }: { view: ActionView }) {
     body = (
       <>
         <p>
-          Open {provider} on your phone and scan this code to pay £{view.amount}. This page updates when you
-          have paid.
+          Open {provider} on your phone and scan this code to pay{' '}
+          {view.amount === undefined ? '' : moneyOf(view.amount)}. This page updates when you have paid.
         </p>
         {view.action.image_url ? (
           <img
@@ -112,7 +114,7 @@ export function StepPanel({ view }: { view: ActionView }) {
         <p>
           {opened
             ? `Waiting for you to confirm the payment in the ${provider} window…`
-            : `Confirm the payment of £${view.amount} with ${provider} in a new window.`}
+            : `Confirm the payment of ${view.amount === undefined ? '' : moneyOf(view.amount)} with ${provider} in a new window.`}
         </p>
         {opened ? null : (
           <p>

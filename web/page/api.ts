@@ -56,6 +56,8 @@ export interface SessionAmount {
 export interface Session {
   session_id: string;
   environment: string;
+  /** The payment that completed this session; null while it is unpaid. */
+  paid: PublicPayment | null;
   amount: SessionAmount;
   tenant: { first_name: string; last_name: string; email: string };
   tenancy: {

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { PAYMENT_METHODS, resolvedFeatures } from '../../integrators/service.ts';
 import { MAX_PURE_AMOUNT_PENCE, MIN_PURE_AMOUNT_PENCE } from '../../payments/fees.ts';
+import { PaymentView, paymentView } from '../../payments/view.ts';
 import { ErrorResponse, Timestamp } from '../../platform/http/schemas.ts';
 import { formatBps, formatPence } from '../../platform/money.ts';
 import { SessionAmountView, sessionAmountView } from '../../sessions/schemas.ts';
@@ -21,6 +22,10 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
             environment: Type.String(),
             expires_at: Timestamp,
             token_expires_at: Timestamp,
+            paid: Type.Union([PaymentView, Type.Null()], {
+              description:
+                'The payment that completed this session (the page then shows its receipt); null while it is unpaid.',
+            }),
             amount: {
               ...SessionAmountView,
               description:
@@ -115,6 +120,7 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
         environment: integrator.environment,
         expires_at: new Date(session.expires_at).toISOString(),
         token_expires_at: new Date(session.token_expires_at).toISOString(),
+        paid: await paidView(app.ctx.payments, session),
         amount: sessionAmountView(session),
         tenant: { first_name: user.first_name, last_name: user.last_name, email: user.email },
         tenancy: {
@@ -157,3 +163,12 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 };
+
+async function paidView(
+  payments: { succeededInSession(sessionId: string): Promise<Parameters<typeof paymentView>[0] | undefined> },
+  session: { id: string; completed_at: Date | null },
+): Promise<PaymentView | null> {
+  if (!session.completed_at) return null;
+  const payment = await payments.succeededInSession(session.id);
+  return payment ? paymentView(payment) : null;
+}
