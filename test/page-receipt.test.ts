@@ -1,10 +1,24 @@
 /**
- * A session paid already shows its receipt when the page opens again (a reload, the link reopened), never a
- * new Pay form; the Client API's session says which payment completed it. Real Chromium, the integrator's page.
+ * The session's ends, on the hosted page: a session paid already shows its receipt when the page opens again
+ * (a reload, the link reopened), never a new Pay form; a session about to lapse warns a minute before, and
+ * one that lapses with the page open says at once that nothing was charged (the SDK hears `expired`). Real
+ * Chromium, the integrator's page; the browser's clock is Playwright's fake one where time matters.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CARD_FEES, newTenant, openInIntegratorPage, pageEnvironmentPerFile, screenshot } from './browser.ts';
+import {
+  CARD_FEES,
+  fillCard,
+  newTenant,
+  openInIntegratorPage,
+  openSdkCheckout,
+  pageEnvironmentPerFile,
+  pageUrl,
+  screenshot,
+  sdkEvents,
+  sdkInit,
+  UI_TIMEOUT_MS,
+} from './browser.ts';
 import { cardToken, clientOf } from './payment-client.ts';
 
 const file = pageEnvironmentPerFile({ fees: CARD_FEES });
@@ -36,5 +50,70 @@ describe('hosted page: a paid session', () => {
     assert.equal(await frame.getByLabel('Card number').count(), 0);
     assert.match(await frame.locator('.summary').innerText(), new RegExp(paid.body.payment_id));
     await screenshot(page, 'page-receipt');
+  });
+});
+
+describe('hosted page: a session that lapses while it is open', () => {
+  it('warns a minute before, then says nothing was charged and how to start again', async () => {
+    const tenant = await newTenant(file.env);
+    const client = clientOf(file.env.t, tenant.token);
+    // The token lapses first: 15 minutes after user-login, by the server's clock.
+    assert.equal((await client.call('GET', '/session')).body.expires_in_seconds, 900);
+    const context = await file.env.browser.newContext({ viewport: { width: 480, height: 820 } });
+    context.setDefaultTimeout(UI_TIMEOUT_MS);
+    file.contexts.push(context);
+    const page = await context.newPage();
+    await page.clock.install();
+    await page.goto(
+      `${file.env.integratorOrigin}/embed?src=${encodeURIComponent(pageUrl(file.env, tenant))}`,
+    );
+    const frame = page.frameLocator('#rentpay');
+    await fillCard(frame, '4242424242424242', '737');
+    const warning = frame.getByRole('alert').filter({ hasText: 'Your session ends in about a minute' });
+    assert.equal(await warning.count(), 0);
+
+    await page.clock.fastForward('14:01');
+    await warning.waitFor();
+    assert.equal(
+      await warning.innerText(),
+      'Your session ends in about a minute. Pay now, or go back to your rental platform to start again.',
+    );
+    assert.equal(await frame.getByRole('heading', { name: 'Session expired' }).count(), 0);
+
+    await page.clock.fastForward('01:00');
+    await frame.getByRole('heading', { name: 'Session expired' }).waitFor();
+    await frame
+      .getByText('Your payment session timed out before a payment was made, so you have not been charged.')
+      .waitFor();
+    await frame
+      .getByText(
+        'To pay, go back to your rental platform and open the payment again: it starts a new session.',
+      )
+      .waitFor();
+    assert.equal(await frame.getByLabel('Card number').count(), 0, 'the form is gone');
+    await screenshot(page, 'page-session-timed-out');
+  });
+
+  it('in the SDK: the expired event fires with session_expired', async () => {
+    const tenant = await newTenant(file.env);
+    const { context, page } = await openSdkCheckout(file.env);
+    file.contexts.push(context);
+    await page.clock.install();
+    await page.evaluate(() => {
+      // biome-ignore lint/suspicious/noExplicitAny: the page's globals
+      const w = window as any;
+      w.SVC.on('expired', (error: unknown) => w.events.push({ type: 'expired', error }));
+    });
+    assert.deepEqual(await sdkInit(file.env, page, tenant), { ok: true });
+    await page.clock.fastForward('15:00');
+    await page.waitForFunction(() =>
+      (window as unknown as { events: { type: string }[] }).events.some((event) => event.type === 'expired'),
+    );
+    const events = await sdkEvents(page);
+    const expired = events.find((event) => event.type === 'expired') as unknown as {
+      error: { code: string };
+    };
+    assert.equal(expired.error.code, 'session_expired');
+    assert.ok(events.some((event) => event.type === 'onError'));
   });
 });

@@ -181,6 +181,7 @@ describe('Stripe refunds', () => {
     const paid = await tenant.client.pay({ confirmation_token: confirmationToken(s.stand, 'pm_card_visa') });
     await deliverStripeEvents(s.t, s.stand);
     // The Dashboard calls Stripe's Refunds API itself: rentpay only hears of it through the event.
+    s.t.clock.advance(1000);
     const dashboard = stripeClient(stripeConfig(s.stand).stripe!);
     await dashboard.refunds.create({ payment_intent: paid.body.processor_reference, amount: 30000 });
     await deliverStripeEvents(s.t, s.stand);

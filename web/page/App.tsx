@@ -42,7 +42,8 @@ const PROCESSING_DEADLINE_MS = 3 * 60_000;
 
 type Phase =
   | { name: 'loading' }
-  | { name: 'expired' }
+  /** `inPage`: it lapsed while the page was open and nothing was paid (else the link was stale when opened). */
+  | { name: 'expired'; inPage?: boolean }
   | { name: 'unavailable'; title: string; message: string }
   | { name: 'ready' }
   | { name: 'step'; view: ActionView }
@@ -188,9 +189,13 @@ export function App({
     failure: PaymentError = { code: 'session_expired', message: 'The payment session has expired.' },
   ) => {
     stepAbort.current?.abort();
-    setPhase({ name: 'expired' });
+    setPhase({ name: 'expired', inPage: true });
     embed?.post('error', { error: failure });
+    embed?.post('expired', { error: failure });
   };
+  const phaseName = useRef(phase.name);
+  phaseName.current = phase.name;
+  const [expiringSoon, setExpiringSoon] = useState(false);
   const debug = (...args: unknown[]) => {
     if (options?.debug) console.info('[rentpay frame]', ...args);
   };
@@ -308,6 +313,21 @@ export function App({
     if (phase.name !== 'loading') headingRef.current?.focus();
   }, [phase.name]);
 
+  // A minute before the token or the session lapses, say so; when it lapses, end on "Session expired" at once
+  // rather than at the next click (a payment already made keeps its receipt).
+  const expiresIn = session?.expires_in_seconds;
+  useEffect(() => {
+    if (expiresIn === undefined) return;
+    const warn = setTimeout(() => setExpiringSoon(true), Math.max(0, expiresIn - 60) * 1000);
+    const lapse = setTimeout(() => {
+      if (phaseName.current === 'ready' || phaseName.current === 'step') expire();
+    }, expiresIn * 1000);
+    return () => {
+      clearTimeout(warn);
+      clearTimeout(lapse);
+    };
+  }, [expiresIn]);
+
   useEffect(() => {
     if (!focusAfterDelete.current) return;
     focusAfterDelete.current = false;
@@ -357,7 +377,14 @@ export function App({
         <h1 id="expired-title" ref={headingRef} tabIndex={-1}>
           Session expired
         </h1>
-        <p>This payment session has expired or is not valid. Please go back and start the payment again.</p>
+        {phase.name === 'expired' && phase.inPage ? (
+          <p>
+            Your payment session timed out before a payment was made, so <strong>you have not been charged</strong>.
+          </p>
+        ) : (
+          <p>This payment link has expired or is not valid.</p>
+        )}
+        <p>To pay, go back to your rental platform and open the payment again: it starts a new session.</p>
       </section>
     );
   }
@@ -812,6 +839,11 @@ export function App({
       {notice ? (
         <div class="alert notice-changed" role="alert">
           {notice}
+        </div>
+      ) : null}
+      {expiringSoon ? (
+        <div class="alert notice-expiring" role="alert">
+          Your session ends in about a minute. Pay now, or go back to your rental platform to start again.
         </div>
       ) : null}
 

@@ -56,6 +56,8 @@ export interface SessionAmount {
 export interface Session {
   session_id: string;
   environment: string;
+  /** Seconds until the token or the session lapses, by the server's clock. */
+  expires_in_seconds: number;
   /** The payment that completed this session; null while it is unpaid. */
   paid: PublicPayment | null;
   amount: SessionAmount;

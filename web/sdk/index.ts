@@ -336,6 +336,9 @@ function createSdk(): Rentpay {
               emit('error', error);
               break;
             }
+            case 'expired':
+              emit('expired', data.error as RentpayError);
+              break;
             case 'pay_result': {
               const pending = current.payments.get(String(data.id));
               if (!pending) return;
@@ -434,8 +437,11 @@ function createSdk(): Rentpay {
     },
 
     on(event, listener) {
-      if (!['ready', 'change', 'success', 'error'].includes(event)) {
-        throw problem('invalid_option', `"${event}" is not an event; use ready, change, success or error.`);
+      if (!['ready', 'change', 'success', 'error', 'expired'].includes(event)) {
+        throw problem(
+          'invalid_option',
+          `"${event}" is not an event; use ready, change, success, error or expired.`,
+        );
       }
       if (typeof listener !== 'function') throw problem('invalid_option', 'The listener must be a function.');
       let set = listeners.get(event);

@@ -139,6 +139,8 @@ export interface EventMap {
   change: ChangeEvent;
   success: Payment;
   error: RentpayError;
+  /** The session or its token lapsed while the form was open (session_expired): get a new token to pay. */
+  expired: RentpayError;
 }
 
 export interface Rentpay {

@@ -22,6 +22,12 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
             environment: Type.String(),
             expires_at: Timestamp,
             token_expires_at: Timestamp,
+            expires_in_seconds: Type.Integer({
+              minimum: 0,
+              description:
+                'Seconds until this token or its session lapses, whichever comes first, by the server’s clock (the ' +
+                'page warns a minute before).',
+            }),
             paid: Type.Union([PaymentView, Type.Null()], {
               description:
                 'The payment that completed this session (the page then shows its receipt); null while it is unpaid.',
@@ -120,6 +126,14 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
         environment: integrator.environment,
         expires_at: new Date(session.expires_at).toISOString(),
         token_expires_at: new Date(session.token_expires_at).toISOString(),
+        expires_in_seconds: Math.max(
+          0,
+          Math.floor(
+            (Math.min(new Date(session.expires_at).getTime(), new Date(session.token_expires_at).getTime()) -
+              app.ctx.clock.now().getTime()) /
+              1000,
+          ),
+        ),
         paid: await paidView(app.ctx.payments, session),
         amount: sessionAmountView(session),
         tenant: { first_name: user.first_name, last_name: user.last_name, email: user.email },
