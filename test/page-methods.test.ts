@@ -266,7 +266,11 @@ describe('hosted page: wallets', () => {
       await screenshot(page, `page-wallet-sheet-${wallet.replace(' ', '-').toLowerCase()}`);
       await sheet.getByRole('button', { name: decision }).click();
       if (decision === 'Authorise') await succeeded(frame);
-      else assert.equal(await alertText(frame), 'Your card was declined.');
+      else
+        assert.equal(
+          await alertText(frame),
+          'Your card was declined. You have not been charged. Try another card, or ask your bank why it was declined.',
+        );
       const [payment] = await payments(tenant.sessionId);
       assert.equal(payment?.method, wallet === 'Apple Pay' ? 'apple_pay' : 'google_pay');
       assert.equal(payment?.status, decision === 'Authorise' ? 'succeeded' : 'failed');

@@ -26,11 +26,32 @@ import { cardToken, clientOf } from './payment-client.ts';
 const VISA = '4242424242424242';
 const THREE_DS_FIRST = '4000000000003220';
 const CVC = '737';
+const NOT_CHARGED = 'You have not been charged.';
 const DECLINES = [
-  { number: '4000000000000002', code: 'card_declined', message: 'Your card was declined.' },
-  { number: '4000000000009995', code: 'insufficient_funds', message: 'Your card has insufficient funds.' },
-  { number: '4000000000000069', code: 'expired_card', message: 'Your card has expired.' },
-  { number: '4000000000000127', code: 'incorrect_cvc', message: "Your card's security code is incorrect." },
+  {
+    number: '4000000000000002',
+    code: 'card_declined',
+    message: 'Your card was declined.',
+    next: 'Try another card, or ask your bank why it was declined.',
+  },
+  {
+    number: '4000000000009995',
+    code: 'insufficient_funds',
+    message: 'Your card has insufficient funds.',
+    next: 'Try another card or another way to pay.',
+  },
+  {
+    number: '4000000000000069',
+    code: 'expired_card',
+    message: 'Your card has expired.',
+    next: 'Check the expiry date, or use another card.',
+  },
+  {
+    number: '4000000000000127',
+    code: 'incorrect_cvc',
+    message: "Your card's security code is incorrect.",
+    next: 'Check the 3-digit security code on the back of your card and try again.',
+  },
 ];
 const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -176,7 +197,8 @@ describe('hosted page: card payments', () => {
       await frame.getByRole('button', { name: 'Pay £1,200.00' }).click();
       const alert = frame.getByRole('alert');
       await alert.waitFor();
-      assert.equal((await alert.innerText()).trim(), decline.message);
+      // The reason, that nothing was charged, and what to do next.
+      assert.equal((await alert.innerText()).trim(), `${decline.message} ${NOT_CHARGED} ${decline.next}`);
       await screenshot(page, `page-decline-${decline.code}`);
       const [payment] = await paymentsOf(tenant.sessionId);
       assert.equal(payment?.status, 'failed');

@@ -135,6 +135,22 @@ function suspendedPhase(failure: PaymentError): Phase {
   return { name: 'unavailable', title: 'Payments unavailable', message: failure.message };
 }
 
+/** What the tenant can do after a failed payment, by its reason; every failure says nothing was charged. */
+const NEXT_STEPS: Record<string, string> = {
+  card_declined: 'Try another card, or ask your bank why it was declined.',
+  insufficient_funds: 'Try another card or another way to pay.',
+  expired_card: 'Check the expiry date, or use another card.',
+  incorrect_cvc: 'Check the 3-digit security code on the back of your card and try again.',
+  authentication_failed: 'Try again and complete your bank’s check, or use another card.',
+};
+
+/** The failure as the tenant reads it on the page: the reason, that nothing was charged, and what to do next. */
+function tenantFailureMessage(failure: PaymentError): string {
+  if (failure.code !== 'payment_failed') return failure.message;
+  const next = NEXT_STEPS[failure.decline_code ?? ''] ?? 'Try again, or choose another way to pay.';
+  return `${failure.message} You have not been charged. ${next}`;
+}
+
 function failureOf(payment: Payment): PaymentError {
   if (payment.status === 'canceled') {
     return {
@@ -145,7 +161,7 @@ function failureOf(payment: Payment): PaymentError {
   }
   return {
     code: 'payment_failed',
-    message: payment.failure_message ?? 'The payment failed. You have not been charged.',
+    message: payment.failure_message ?? 'The payment failed.',
     payment_id: payment.payment_id,
     ...(payment.failure_code ? { decline_code: payment.failure_code } : {}),
   };
@@ -192,6 +208,13 @@ export function App({
     setPhase({ name: 'expired', inPage: true });
     embed?.post('error', { error: failure });
     embed?.post('expired', { error: failure });
+  };
+  /** Set with a problem or notice the tenant caused (Pay, a card action): focus goes to it, never on load. */
+  const focusAlert = useRef(false);
+  const alertRef = useRef<HTMLDivElement>(null);
+  const showProblem = (message: string) => {
+    focusAlert.current = true;
+    setProblem(message);
   };
   const phaseName = useRef(phase.name);
   phaseName.current = phase.name;
@@ -309,9 +332,21 @@ export function App({
     // Options change later only through 'update', which must not reload the session.
   }, [api, credentials, embed, options === undefined]);
 
+  // The heading takes focus when the page moves to another state (a step, the outcome), never on load: focusing
+  // inside a frame scrolls the integrator's page to it.
+  const previousPhase = useRef(phase.name);
   useEffect(() => {
-    if (phase.name !== 'loading') headingRef.current?.focus();
+    const previous = previousPhase.current;
+    previousPhase.current = phase.name;
+    if (phase.name !== 'loading' && previous !== 'loading' && previous !== phase.name)
+      headingRef.current?.focus();
   }, [phase.name]);
+
+  useEffect(() => {
+    if (!focusAlert.current || !(problem || notice)) return;
+    focusAlert.current = false;
+    alertRef.current?.focus();
+  }, [problem, notice]);
 
   // A minute before the token or the session lapses, say so; when it lapses, end on "Session expired" at once
   // rather than at the next click (a payment already made keeps its receipt).
@@ -379,7 +414,8 @@ export function App({
         </h1>
         {phase.name === 'expired' && phase.inPage ? (
           <p>
-            Your payment session timed out before a payment was made, so <strong>you have not been charged</strong>.
+            Your payment session timed out before a payment was made, so{' '}
+            <strong>you have not been charged</strong>.
           </p>
         ) : (
           <p>This payment link has expired or is not valid.</p>
@@ -546,7 +582,7 @@ export function App({
     }
     const error = failureOf(payment);
     setPhase({ name: 'ready' });
-    setProblem(error.message);
+    showProblem(tenantFailureMessage(error));
     embed?.post('error', { error });
     return { error };
   };
@@ -729,13 +765,14 @@ export function App({
         setSession(await api.session().catch(() => session));
         setPhase({ name: 'ready' });
         const message = `The total has changed to ${moneyOf(quote.amount)} (fee ${moneyOf(quote.fee)}). You have not been charged. Check the new total and pay again.`;
+        focusAlert.current = true;
         setNotice(message);
         const changed = { ...failure, message };
         embed?.post('error', { error: changed });
         return { error: changed };
       } else {
         setPhase({ name: 'ready' });
-        setProblem(failure.message);
+        showProblem(failure.message);
         embed?.post('error', { error: failure });
       }
       return { error: failure };
@@ -775,14 +812,15 @@ export function App({
     });
   };
 
-  const cardAction = async (action: () => Promise<unknown>) => {
+  /** `conflictMessage`: what the tenant reads when the service refuses the action (409 conflict). */
+  const cardAction = async (action: () => Promise<unknown>, conflictMessage?: string) => {
     setProblem(undefined);
     try {
       await action();
     } catch (error) {
       const failure = errorOf(error);
       if (failure.code === 'session_expired') expire(failure);
-      else setProblem(failure.message);
+      else showProblem(failure.code === 'conflict' && conflictMessage ? conflictMessage : failure.message);
     }
   };
 
@@ -793,7 +831,7 @@ export function App({
       focusAfterDelete.current = true;
       setCards(remaining);
       if (choice === card.card_id) setChoice(remaining.find((c) => c.is_default)?.card_id ?? NEW_CARD);
-    });
+    }, 'This card pays your recurring rent, so it can’t be deleted yet. Cancel recurring rent first (in the Recurring rent tab), then delete the card.');
 
   const onMakeDefault = (card: SavedCard) =>
     cardAction(async () => {
@@ -832,12 +870,12 @@ export function App({
       )}
 
       {problem ? (
-        <div class="alert" role="alert">
+        <div class="alert" role="alert" tabIndex={-1} ref={alertRef}>
           {problem}
         </div>
       ) : null}
       {notice ? (
-        <div class="alert notice-changed" role="alert">
+        <div class="alert notice-changed" role="alert" tabIndex={-1} ref={problem ? undefined : alertRef}>
           {notice}
         </div>
       ) : null}
@@ -870,98 +908,102 @@ export function App({
             void submit();
           }}
         >
-          {amountEditable ? (
-            <div class="field">
-              <label for="amount">Amount (£)</label>
-              <input
-                id="amount"
-                name="amount"
-                inputMode="decimal"
-                autoComplete="off"
-                value={amount}
-                aria-invalid={amountError ? 'true' : undefined}
-                aria-describedby={amountError ? 'amount-error' : undefined}
-                onInput={(event) => setAmount(event.currentTarget.value)}
-                onBlur={() => setAmountError(amountProblem())}
-              />
-              {amountError ? (
-                <p id="amount-error" class="error">
-                  {amountError}
-                </p>
-              ) : null}
-            </div>
-          ) : (
-            <div class="field">
-              <p class="fixed-amount" data-testid="fixed-amount">
-                <span class="label">Amount</span>{' '}
-                <strong>{purePence === undefined ? '—' : money(purePence)}</strong>
-                {session.amount.editable ? null : <span class="hint"> set by your platform</span>}
-              </p>
-              {amountError ? (
-                <p class="error" role="alert">
-                  {amountError}
-                </p>
-              ) : null}
-            </div>
-          )}
-
-          {methods.length > 1 ? (
-            <fieldset class="methods">
-              <legend>Payment method</legend>
-              {methods.map((option) => (
-                <label key={option} class={option === method ? 'method selected' : 'method'}>
-                  <input
-                    type="radio"
-                    name="method"
-                    value={option}
-                    checked={option === method}
-                    onChange={() => {
-                      setMethod(option);
-                      setProblem(undefined);
-                    }}
-                  />
-                  {METHOD_LABELS[option]}
-                </label>
-              ))}
-            </fieldset>
-          ) : null}
-
-          {method === 'card' ? (
-            <>
-              {savedCardsOn && cards.length > 0 ? (
-                <SavedCards
-                  legendRef={savedCardsRef}
-                  cards={cards}
-                  choice={choice}
-                  newCard={NEW_CARD}
-                  onChoose={setChoice}
-                  onDelete={onDelete}
-                  onMakeDefault={onMakeDefault}
+          {/* Nothing the tenant entered can change while a payment is on its way. */}
+          <fieldset class="plain" disabled={busy}>
+            {amountEditable ? (
+              <div class="field">
+                <label for="amount">Amount (£)</label>
+                <input
+                  id="amount"
+                  name="amount"
+                  inputMode="decimal"
+                  autoComplete="off"
+                  value={amount}
+                  aria-invalid={amountError ? 'true' : undefined}
+                  aria-describedby={amountError ? 'amount-error' : undefined}
+                  onInput={(event) => setAmount(event.currentTarget.value)}
+                  onBlur={() => setAmountError(amountProblem())}
                 />
-              ) : null}
-              {(choice === NEW_CARD || !savedCardsOn || cards.length === 0) && !stripeKeys ? (
-                <CardForm handleRef={cardForm} allowSave={savedCardsOn} />
-              ) : null}
-            </>
-          ) : null}
+                {amountError ? (
+                  <p id="amount-error" class="error">
+                    {amountError}
+                  </p>
+                ) : null}
+              </div>
+            ) : (
+              <div class="field">
+                <p class="fixed-amount" data-testid="fixed-amount">
+                  <span class="label">Amount</span>{' '}
+                  <strong>{purePence === undefined ? '—' : money(purePence)}</strong>
+                  {session.amount.editable ? null : <span class="hint"> set by your platform</span>}
+                </p>
+                {amountError ? (
+                  <p class="error" role="alert">
+                    {amountError}
+                  </p>
+                ) : null}
+              </div>
+            )}
 
-          {stripeKeys && (method !== 'card' || choice === NEW_CARD || !savedCardsOn || cards.length === 0) ? (
-            <StripeFields
-              keys={stripeKeys}
-              method={method}
-              amountPence={purePence === undefined ? undefined : purePence + fee}
-              allowSave={savedCardsOn}
-              handleRef={stripeFields}
-              onWalletToken={(token) => void submitRef.current?.(token)}
-            />
-          ) : null}
+            {methods.length > 1 ? (
+              <fieldset class="methods">
+                <legend>Payment method</legend>
+                {methods.map((option) => (
+                  <label key={option} class={option === method ? 'method selected' : 'method'}>
+                    <input
+                      type="radio"
+                      name="method"
+                      value={option}
+                      checked={option === method}
+                      onChange={() => {
+                        setMethod(option);
+                        setProblem(undefined);
+                      }}
+                    />
+                    {METHOD_LABELS[option]}
+                  </label>
+                ))}
+              </fieldset>
+            ) : null}
 
-          {APMS.includes(method) && !(stripeKeys && method === 'unionpay') ? (
-            <p class="hint">
-              You will confirm the payment with {METHOD_LABELS[method]}
-              {method === 'wechat_pay' ? ' by scanning a QR code.' : ' in a new window.'}
-            </p>
-          ) : null}
+            {method === 'card' ? (
+              <>
+                {savedCardsOn && cards.length > 0 ? (
+                  <SavedCards
+                    legendRef={savedCardsRef}
+                    cards={cards}
+                    choice={choice}
+                    newCard={NEW_CARD}
+                    onChoose={setChoice}
+                    onDelete={onDelete}
+                    onMakeDefault={onMakeDefault}
+                  />
+                ) : null}
+                {(choice === NEW_CARD || !savedCardsOn || cards.length === 0) && !stripeKeys ? (
+                  <CardForm handleRef={cardForm} allowSave={savedCardsOn} />
+                ) : null}
+              </>
+            ) : null}
+
+            {stripeKeys &&
+            (method !== 'card' || choice === NEW_CARD || !savedCardsOn || cards.length === 0) ? (
+              <StripeFields
+                keys={stripeKeys}
+                method={method}
+                amountPence={purePence === undefined ? undefined : purePence + fee}
+                allowSave={savedCardsOn}
+                handleRef={stripeFields}
+                onWalletToken={(token) => void submitRef.current?.(token)}
+              />
+            ) : null}
+
+            {APMS.includes(method) && !(stripeKeys && method === 'unionpay') ? (
+              <p class="hint">
+                You will confirm the payment with {METHOD_LABELS[method]}
+                {method === 'wechat_pay' ? ' by scanning a QR code.' : ' in a new window.'}
+              </p>
+            ) : null}
+          </fieldset>
 
           <dl class="summary totals" aria-live="polite">
             <dt>Rent</dt>
@@ -973,8 +1015,16 @@ export function App({
           </dl>
 
           {showPayButton ? (
-            <button type="submit" class="pay" disabled={busy} aria-busy={busy ? 'true' : undefined}>
-              {isWallet ? `${payLabel} with ${METHOD_LABELS[method]}` : payLabel}
+            <button
+              type="submit"
+              class="pay"
+              disabled={busy}
+              aria-busy={busy ? 'true' : undefined}
+              // Keeps focus (and the field's blur check, whose message would push this button down) where it is
+              // until the click lands; submit checks every field anyway.
+              onMouseDown={(event) => event.preventDefault()}
+            >
+              {busy ? 'Processing…' : isWallet ? `${payLabel} with ${METHOD_LABELS[method]}` : payLabel}
             </button>
           ) : null}
         </form>
