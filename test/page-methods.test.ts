@@ -192,7 +192,10 @@ describe('hosted page: alternative methods', () => {
 
   it('Alipay in a popup: Fail says so and charges nothing', async () => {
     const { page, frame, tenant } = await alipay('Fail');
-    assert.equal(await alertText(frame), 'The payment was declined by the payment provider.');
+    assert.equal(
+      await alertText(frame),
+      'The payment was declined by the payment provider. You have not been charged. Try again, or choose another way to pay.',
+    );
     await screenshot(page, 'page-alipay-failed');
     const [payment] = await payments(tenant.sessionId);
     assert.equal(payment?.status, 'failed');
@@ -217,7 +220,10 @@ describe('hosted page: alternative methods', () => {
       if (decision === 'Authorise') {
         await succeeded(frame);
       } else {
-        assert.equal(await alertText(frame), 'The payment was declined by the payment provider.');
+        assert.equal(
+          await alertText(frame),
+          'The payment was declined by the payment provider. You have not been charged. Try again, or choose another way to pay.',
+        );
       }
       await screenshot(page, `page-wechat-${decision.toLowerCase()}`);
       const [final] = await payments(tenant.sessionId);

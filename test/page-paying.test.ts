@@ -124,4 +124,18 @@ describe('hosted page: paying', () => {
     assert.equal((await focused(page)).role, 'alert');
     assert.equal((await client.cards()).body.cards.length, 1, 'the card is still there');
   });
+
+  it('switching Card → Alipay → Card keeps what the tenant typed', async () => {
+    const tenant = await newTenant(file.env);
+    const { frame } = await hostedPage(tenant);
+    await fillCard(frame, '4242424242424242', '737', '12 / 30');
+    await frame.getByRole('radio', { name: 'Alipay' }).check();
+    assert.equal(await frame.getByLabel('Card number').isVisible(), false);
+    await frame.getByRole('radio', { name: 'Card' }).check();
+    assert.equal(await frame.getByLabel('Card number').inputValue(), '4242 4242 4242 4242');
+    assert.equal(await frame.getByLabel('Expiry').inputValue(), '12 / 30');
+    assert.equal(await frame.getByLabel('CVC').inputValue(), '737');
+    await frame.getByRole('button', { name: PAY }).click();
+    await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
+  });
 });

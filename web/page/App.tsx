@@ -966,23 +966,22 @@ export function App({
               </fieldset>
             ) : null}
 
-            {method === 'card' ? (
-              <>
-                {savedCardsOn && cards.length > 0 ? (
-                  <SavedCards
-                    legendRef={savedCardsRef}
-                    cards={cards}
-                    choice={choice}
-                    newCard={NEW_CARD}
-                    onChoose={setChoice}
-                    onDelete={onDelete}
-                    onMakeDefault={onMakeDefault}
-                  />
-                ) : null}
-                {(choice === NEW_CARD || !savedCardsOn || cards.length === 0) && !stripeKeys ? (
-                  <CardForm handleRef={cardForm} allowSave={savedCardsOn} />
-                ) : null}
-              </>
+            {method === 'card' && savedCardsOn && cards.length > 0 ? (
+              <SavedCards
+                legendRef={savedCardsRef}
+                cards={cards}
+                choice={choice}
+                newCard={NEW_CARD}
+                onChoose={setChoice}
+                onDelete={onDelete}
+                onMakeDefault={onMakeDefault}
+              />
+            ) : null}
+            {(choice === NEW_CARD || !savedCardsOn || cards.length === 0) && !stripeKeys ? (
+              // Hidden, not removed, under another method: what the tenant typed is still there on coming back.
+              <div hidden={method !== 'card'}>
+                <CardForm handleRef={cardForm} allowSave={savedCardsOn} />
+              </div>
             ) : null}
 
             {stripeKeys &&
