@@ -13,7 +13,9 @@ import {
   fillCard,
   newTenant,
   openInIntegratorPage,
+  openSdkCheckout,
   pageEnvironmentPerFile,
+  sdkInit,
   type Tenant,
 } from './browser.ts';
 import { cardToken, clientOf } from './payment-client.ts';
@@ -137,5 +139,33 @@ describe('hosted page: paying', () => {
     assert.equal(await frame.getByLabel('CVC').inputValue(), '737');
     await frame.getByRole('button', { name: PAY }).click();
     await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
+  });
+
+  it('night theme: the "Default" badge of a saved card is readable (contrast at least 4.5:1)', async () => {
+    const tenant = await newTenant(file.env);
+    const client = clientOf(file.env.t, tenant.token);
+    assert.equal((await client.saveCard(await cardToken(file.env.t, '5555555555554444'))).status, 201);
+    const { context, page } = await openSdkCheckout(file.env);
+    file.contexts.push(context);
+    assert.deepEqual(await sdkInit(file.env, page, tenant, { appearance: { theme: 'night' } }), { ok: true });
+    const frame = page.frames().find((candidate) => candidate.url().includes('/third-party'));
+    assert.ok(frame);
+    await frame.locator('.badge').filter({ hasText: 'Default' }).waitFor();
+    const ratio = await frame.evaluate(() => {
+      const badge = [...document.querySelectorAll<HTMLElement>('.badge')].find(
+        (b) => b.textContent === 'Default',
+      )!;
+      const style = getComputedStyle(badge);
+      const luminance = (color: string) => {
+        const [r, g, b] = (color.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map((v) => {
+          const c = Number(v) / 255;
+          return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+        });
+        return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+      };
+      const [light, dark] = [luminance(style.color), luminance(style.backgroundColor)].sort((a, b) => b - a);
+      return (light! + 0.05) / (dark! + 0.05);
+    });
+    assert.ok(ratio >= 4.5, `contrast ${ratio.toFixed(2)}:1`);
   });
 });
