@@ -179,6 +179,30 @@ describe('hosted page: alternative methods', () => {
     return { page, frame, tenant };
   }
 
+  it('Alipay’s window closed early: the page says so and opens it again; then it pays', async () => {
+    const tenant = await newTenant(env);
+    const { page, frame } = await open(tenant);
+    await chooseMethod(frame, 'Alipay');
+    await frame.getByRole('button', { name: 'Pay £1,212.00' }).click();
+    const first = page.context().waitForEvent('page');
+    await frame.getByRole('button', { name: 'Continue to Alipay' }).click();
+    const popup = await first;
+    await popup.getByRole('heading', { name: /Alipay/ }).waitFor();
+    await popup.close();
+    await frame
+      .getByText(
+        'The Alipay window was closed before the payment was confirmed. Open it again to pay, or cancel.',
+      )
+      .waitFor();
+    const second = page.context().waitForEvent('page');
+    await frame.getByRole('button', { name: 'Open Alipay again' }).click();
+    const again = await second;
+    await again.getByRole('button', { name: 'Authorise' }).click();
+    await succeeded(frame);
+    const [payment] = await payments(tenant.sessionId);
+    assert.equal(payment?.status, 'succeeded');
+  });
+
   it('Alipay in a popup: Authorise pays (with the Alipay fee)', async () => {
     const { page, frame, tenant } = await alipay('Authorise');
     await succeeded(frame);

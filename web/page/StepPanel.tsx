@@ -32,6 +32,8 @@ export function StepPanel({ view }: { view: ActionView }) {
   const heading = useRef<HTMLHeadingElement>(null);
   const [inline, setInline] = useState(view.action.type === 'three_ds');
   const [opened, setOpened] = useState(false);
+  /** The provider's window was closed while the payment still waited (the tenant gave up, or closed it by mistake). */
+  const [closedEarly, setClosedEarly] = useState(false);
   const provider = PROVIDER[view.method] ?? 'your bank';
 
   useEffect(() => {
@@ -63,6 +65,18 @@ export function StepPanel({ view }: { view: ActionView }) {
     }
     popup.current = opened;
     setOpened(true);
+    setClosedEarly(false);
+    // A closed window sends no event to another origin's page: look now and then while the step waits.
+    const watch = setInterval(() => {
+      if (view.signal.aborted) return clearInterval(watch);
+      if (!opened.closed) return;
+      clearInterval(watch);
+      if (popup.current === opened) {
+        setOpened(false);
+        setClosedEarly(true);
+      }
+    }, 500);
+    view.signal.addEventListener('abort', () => clearInterval(watch));
   };
 
   let title: string;
@@ -114,12 +128,14 @@ export function StepPanel({ view }: { view: ActionView }) {
         <p>
           {opened
             ? `Waiting for you to confirm the payment in the ${provider} window…`
-            : `Confirm the payment of ${view.amount === undefined ? '' : moneyOf(view.amount)} with ${provider} in a new window.`}
+            : closedEarly
+              ? `The ${provider} window was closed before the payment was confirmed. Open it again to pay, or cancel.`
+              : `Confirm the payment of ${view.amount === undefined ? '' : moneyOf(view.amount)} with ${provider} in a new window.`}
         </p>
         {opened ? null : (
           <p>
             <button type="button" class="pay" onClick={openWindow}>
-              Continue to {provider}
+              {closedEarly ? `Open ${provider} again` : `Continue to ${provider}`}
             </button>
           </p>
         )}
