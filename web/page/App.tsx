@@ -439,13 +439,15 @@ export function App({
           {phase.reopened ? 'Rent paid' : 'Payment successful'}
         </h1>
         <p>
-          You paid <strong>{moneyOf(paid.amount)}</strong> for {paid.reference}
+          You paid <strong>{moneyOf(paid.amount)}</strong> for your rent at {session.tenancy.address_1}
           {phase.reopened ? ` on ${longDate(paid.updated_at)}` : ''}.
         </p>
         {phase.reopened ? <p>This payment is complete: there is nothing more to pay here.</p> : null}
         <dl class="summary">
           <dt>Payment</dt>
           <dd>{paid.payment_id}</dd>
+          <dt>Reference</dt>
+          <dd>{paid.reference}</dd>
           <dt>Method</dt>
           <dd>
             {METHOD_LABELS[paid.method]}
