@@ -5,7 +5,7 @@ import { type Api, assertWritesNothing, send } from './api-client.ts';
 import { tenancyBody, userBody } from './fixtures.ts';
 import { OPERATOR_TOKEN, runJobs, type TestApp } from './helpers.ts';
 import { type Client, cardToken, clientOf, count, newKey, PAN, startPaymentApp } from './payment-client.ts';
-import { scheduleOk, scheduleTenant } from './schedule-helpers.ts';
+import { createSchedule, scheduleOk, scheduleTenant } from './schedule-helpers.ts';
 
 let users = 0;
 
@@ -110,10 +110,7 @@ describe('user-login fixes the amount', () => {
     const tenant = await scheduleTenant(t, api, {}, PAN.visa, () => runJobs(t));
     const fixed = await api.login({ email: tenant.email, pure_amount: '875.00' });
     const client = clientOf(t, fixed.body.token);
-    const refused = await client.call('POST', '/schedules', {
-      saved_card_id: tenant.cardId,
-      pure_amount: '1.00',
-    });
+    const refused = await createSchedule({ client, cardId: tenant.cardId }, { pure_amount: '1.00' });
     assert.equal(refused.status, 400);
     assert.match(refused.body.pure_amount[0], /fixed at 875\.00/);
     assert.equal(await count(t, 'schedules WHERE user_id IS NOT NULL'), 0);

@@ -19,6 +19,7 @@ import {
   type Tenant,
 } from './browser.ts';
 import { cardToken, clientOf } from './payment-client.ts';
+import { createSchedule } from './schedule-helpers.ts';
 
 const file = pageEnvironmentPerFile({ fees: CARD_FEES });
 const PAY = 'Pay £1,217.40';
@@ -110,7 +111,7 @@ describe('hosted page: paying', () => {
     const client = clientOf(file.env.t, tenant.token);
     const saved = await client.saveCard(await cardToken(file.env.t, '5555555555554444'));
     assert.equal(saved.status, 201, JSON.stringify(saved.body));
-    const schedule = await client.call('POST', '/schedules', { saved_card_id: saved.body.card_id });
+    const schedule = await createSchedule({ client, cardId: saved.body.card_id });
     assert.equal(schedule.status, 201, JSON.stringify(schedule.body));
     const opened = await openInIntegratorPage(file.env, tenant);
     file.contexts.push(opened.context);

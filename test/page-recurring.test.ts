@@ -8,16 +8,21 @@ import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, FrameLocator, Page } from 'playwright-core';
 import { send } from './api-client.ts';
 import {
+  CARD_FEES,
   newTenant,
   openInIntegratorPage,
   openSdkCheckout,
+  operatorCall,
   type PageEnvironment,
+  RAISED_CARD_FEES,
   screenshot,
   startPageEnvironment,
   type Tenant,
+  withFees,
 } from './browser.ts';
 import { installment, tenancyBody, userBody } from './fixtures.ts';
 import { cardToken, clientOf } from './payment-client.ts';
+import { createSchedule } from './schedule-helpers.ts';
 
 const MASTERCARD = '5555555555554444';
 
@@ -92,6 +97,14 @@ async function scheduleEvents(scheduleId: string): Promise<string[]> {
   return rows.map((row) => row.type);
 }
 
+/** Reviews the terms the form describes, ticks the authorisation and sets recurring rent up. */
+async function authorise(form: FrameLocator) {
+  await form.getByRole('button', { name: 'Review recurring rent' }).click();
+  await form.getByRole('heading', { name: 'Check and authorise' }).waitFor();
+  await form.getByLabel('I authorise these payments').check();
+  await form.getByRole('button', { name: 'Set up recurring rent' }).click();
+}
+
 /** Sets up recurring rent in `form`, then pauses, resumes and cancels it, checking the database after each. */
 async function setUpPauseResumeCancel(
   form: FrameLocator,
@@ -101,7 +114,7 @@ async function setUpPauseResumeCancel(
   name: string,
 ) {
   await form.getByRole('button', { name: 'Recurring rent', exact: true }).click();
-  await form.getByRole('button', { name: 'Set up recurring rent' }).click();
+  await authorise(form);
   await form.getByRole('status').filter({ hasText: 'Recurring rent is set up.' }).waitFor();
   await form.getByText('Active', { exact: true }).waitFor();
   const [created] = await schedulesOf(tenant);
@@ -125,7 +138,7 @@ async function setUpPauseResumeCancel(
   await form.getByRole('button', { name: 'Cancel recurring rent' }).click();
   await form.getByRole('status').filter({ hasText: 'Recurring rent cancelled.' }).waitFor();
   // With no live schedule left, the set-up form is back.
-  await form.getByRole('button', { name: 'Set up recurring rent' }).waitFor();
+  await form.getByRole('button', { name: 'Review recurring rent' }).waitFor();
   assert.equal((await schedulesOf(tenant))[0]?.status, 'canceled');
   assert.deepEqual(await scheduleEvents(created.id), [
     'schedule_created',
@@ -155,6 +168,69 @@ describe('recurring rent in the hosted page', () => {
     assert.equal(created.pure_amount_pence, null, 'the rent itself follows the tenancy');
   });
 
+  it('the review shows each payment with its fee, the dates and the sentence; nothing is set up until the tenant ticks it', async () => {
+    // A card fee of 1.45 %: £1,200.00 of rent is £1,217.40 a month.
+    await withFees(env, CARD_FEES, {}, async () => {
+      const tenant = await newTenant(env, '1200.00');
+      await saveCard(tenant);
+      const { context, page, frame } = await openInIntegratorPage(env, tenant);
+      contexts.push(context);
+      await frame.getByRole('button', { name: 'Recurring rent', exact: true }).click();
+      await frame.getByRole('button', { name: 'Review recurring rent' }).click();
+      const heading = frame.getByRole('heading', { name: 'Check and authorise' });
+      await heading.waitFor();
+      assert.equal(
+        await heading.evaluate((h) => h === document.activeElement),
+        true,
+        'focus moves to the step',
+      );
+      const summary = await frame.locator('.review dl').innerText();
+      assert.match(summary, /Each payment\s+£1,217\.40 \(£1,200\.00 rent \+ £17\.40 card fee\)/);
+      assert.match(summary, /Payments\s+1 \w+ 20\d\d, 1 \w+ 20\d\d, 1 \w+ 20\d\d/);
+      const sentence = await frame.locator('#authorisation').innerText();
+      assert.match(
+        sentence,
+        /^I authorise .+ to charge my Mastercard card ending 4444 £1,217\.40 \(£1,200\.00 rent plus a £17\.40 card fee\) every month on the 1st/,
+      );
+      await screenshot(page, 'recurring-review');
+
+      await frame.getByRole('button', { name: 'Set up recurring rent' }).click();
+      await frame
+        .getByRole('alert')
+        .filter({ hasText: 'Tick the box to authorise these payments' })
+        .waitFor();
+      assert.deepEqual(await schedulesOf(tenant), []);
+
+      // The operator raises the card fee while the tenant reads: the set-up is refused and the new terms are shown.
+      const raised = await operatorCall(env, '', 'PATCH', { fees: RAISED_CARD_FEES });
+      assert.equal(raised.status, 200);
+      await frame.getByLabel('I authorise these payments').check();
+      await frame.getByRole('button', { name: 'Set up recurring rent' }).click();
+      await frame
+        .getByRole('alert')
+        .filter({ hasText: 'The payments changed since you checked them' })
+        .waitFor();
+      assert.match(
+        await frame.locator('#authorisation').innerText(),
+        /£1,224\.20 \(£1,200\.00 rent plus a £24\.20 card fee\)/,
+      );
+      assert.equal(await frame.getByLabel('I authorise these payments').isChecked(), false);
+      assert.deepEqual(await schedulesOf(tenant), []);
+
+      await frame.getByLabel('I authorise these payments').check();
+      await frame.getByRole('button', { name: 'Set up recurring rent' }).click();
+      await frame.getByRole('status').filter({ hasText: 'Recurring rent is set up.' }).waitFor();
+      await frame.getByText('£1,200.00 rent + £24.20 card fee').waitFor();
+      const [stored] = await env.t.db.query<{ authorization_text: string; authorization_version: string }>(
+        `SELECT s.authorization_text, s.authorization_version FROM schedules s JOIN tenancies t ON t.id = s.tenancy_id
+          WHERE t.payment_reference = $1`,
+        [tenant.paymentReference],
+      );
+      assert.equal(stored?.authorization_version, 'recurring-card-2026-11');
+      assert.match(stored!.authorization_text, /£1,224\.20/);
+    });
+  });
+
   it('a tenant’s own amount is kept on the schedule', async () => {
     const tenant = await newTenant(env, '950.00');
     await saveCard(tenant);
@@ -162,7 +238,7 @@ describe('recurring rent in the hosted page', () => {
     contexts.push(context);
     await frame.getByRole('button', { name: 'Recurring rent', exact: true }).click();
     await frame.getByLabel('Amount each time (£)').fill('1000.50');
-    await frame.getByRole('button', { name: 'Set up recurring rent' }).click();
+    await authorise(frame);
     await frame.getByText('£1,000.50').waitFor();
     assert.equal((await schedulesOf(tenant))[0]?.pure_amount_pence, 100_050);
   });
@@ -174,7 +250,7 @@ describe('recurring rent in the hosted page', () => {
     contexts.push(context);
     await frame.getByRole('button', { name: 'Recurring rent', exact: true }).click();
     await frame.getByLabel('Amount each time (£)').fill('twelve');
-    await frame.getByRole('button', { name: 'Set up recurring rent' }).click();
+    await frame.getByRole('button', { name: 'Review recurring rent' }).click();
     await frame.getByRole('alert').filter({ hasText: 'Enter an amount in pounds' }).waitFor();
     assert.deepEqual(await schedulesOf(tenant), []);
   });
@@ -193,7 +269,7 @@ describe('recurring rent in the hosted page', () => {
       '1 October 2026: £800.00',
     ]);
     assert.equal(await frame.getByLabel('Amount each time (£)').count(), 0);
-    await frame.getByRole('button', { name: 'Set up recurring rent' }).click();
+    await authorise(frame);
     await frame.getByText('£600.00 next, by your installment plan').waitFor();
     await frame.getByText('next payment 1 April 2026').waitFor();
     const [schedule] = await schedulesOf(tenant);
@@ -210,7 +286,7 @@ describe('recurring rent in the hosted page', () => {
     await frame.getByRole('button', { name: 'Recurring rent', exact: true }).click();
     await frame.getByLabel('Follow my installment plan').uncheck();
     await frame.getByLabel('Amount each time (£)').fill('500.00');
-    await frame.getByRole('button', { name: 'Set up recurring rent' }).click();
+    await authorise(frame);
     await frame.getByText('£500.00').waitFor();
     const [schedule] = await schedulesOf(tenant);
     assert.equal(schedule?.installment_plan, false);
@@ -220,7 +296,7 @@ describe('recurring rent in the hosted page', () => {
   it('a pause made by the integrator (Integration API) shows as paused when the tenant opens the page', async () => {
     const tenant = await newTenant(env);
     const cardId = await saveCard(tenant);
-    const created = await clientOf(env.t, tenant.token).call('POST', '/schedules', { saved_card_id: cardId });
+    const created = await createSchedule({ client: clientOf(env.t, tenant.token), cardId });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const paused = await send(env.t, {
       method: 'POST',
@@ -241,7 +317,7 @@ describe('recurring rent in the hosted page', () => {
     contexts.push(context);
     await frame.getByRole('button', { name: 'Recurring rent', exact: true }).click();
     await frame.getByText('first pay with a new card and tick').waitFor();
-    assert.equal(await frame.getByRole('button', { name: 'Set up recurring rent' }).count(), 0);
+    assert.equal(await frame.getByRole('button', { name: 'Review recurring rent' }).count(), 0);
   });
 });
 

@@ -7,8 +7,11 @@ import { answerChallenge, type Client, cardToken, clientOf, PAN } from './paymen
 
 /** The keys of contract §2's Schedule, sorted. */
 export const SCHEDULE_KEYS = [
+  'amount',
+  'authorization',
   'card',
   'created_at',
+  'fee',
   'frequency',
   'installment_plan',
   'next_due_date',
@@ -74,8 +77,22 @@ export async function scheduleTenant(
   };
 }
 
-export function createSchedule(tenant: ScheduleTenant, body: Record<string, unknown> = {}): Promise<Answer> {
-  return tenant.client.call('POST', '/schedules', { saved_card_id: tenant.cardId, ...body });
+/**
+ * POST /schedules as the page does it: the preview's authorisation sentence sent back (unless `body` has its own
+ * authorization_text). A refused preview is answered as the set-up would be.
+ */
+export async function createSchedule(
+  tenant: Pick<ScheduleTenant, 'client' | 'cardId'>,
+  body: Record<string, unknown> = {},
+): Promise<Answer> {
+  const request = { saved_card_id: tenant.cardId, ...body };
+  if ('authorization_text' in body) return tenant.client.call('POST', '/schedules', request);
+  const preview = await tenant.client.call('POST', '/schedules/preview', request);
+  if (preview.status !== 200) return preview;
+  return tenant.client.call('POST', '/schedules', {
+    ...request,
+    authorization_text: preview.body.authorization.text,
+  });
 }
 
 /** POST /schedules, asserting a 201; the Schedule. */

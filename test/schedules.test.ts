@@ -51,11 +51,21 @@ describe('recurring schedules: Client API, Integration API and the sandbox test 
         user_id: sam.userId,
         payment_reference: sam.reference,
         pure_amount: '950.00',
+        fee: '13.78',
+        amount: '963.78',
         frequency: 'every_1_month',
         rent_due_day: 15,
         next_due_date: '2026-03-15',
         installment_plan: false,
         card: { brand: 'visa', last4: '4242' },
+        authorization: {
+          text:
+            'I authorise Test platform to charge my Visa card ending 4242 £963.78 (£950.00 rent plus a £13.78 card ' +
+            'fee) every month on the 15th, from 15 March 2026 to 15 December 2026 (10 payments), for the rent of ' +
+            '10 Downing Street paid to Landlord Ltd. I can pause or cancel these payments at any time before a due date.',
+          version: 'recurring-card-2026-11',
+          accepted_at: t.clock.now().toISOString(),
+        },
         created_at: t.clock.now().toISOString(),
         updated_at: t.clock.now().toISOString(),
       },
@@ -182,6 +192,114 @@ describe('recurring schedules: Client API, Integration API and the sandbox test 
     });
     assert.equal((await scheduleOk(later)).pure_amount, '1000.00');
     assert.equal((await scheduleOk(planned, { use_installment_plan: false })).installment_plan, false);
+  });
+
+  it('authorisation: the preview gives the charges and the sentence; set-up stores what was agreed, refuses none or an old one', async () => {
+    const ann = await tenant({ rent_due_day: 31, amount: '1200.00', end_rent_date: '2026-12-31' });
+    const preview = await ann.client.call('POST', '/schedules/preview', { saved_card_id: ann.cardId });
+    assert.equal(preview.status, 200, JSON.stringify(preview.body));
+    const text =
+      'I authorise Test platform to charge my Visa card ending 4242 £1,217.40 (£1,200.00 rent plus a £17.40 card fee) ' +
+      'every month on the 31st (or the month’s last day when it is shorter), from 31 March 2026 to 31 December 2026 ' +
+      '(10 payments), for the rent of 10 Downing Street paid to Landlord Ltd. I can pause or cancel these payments at ' +
+      'any time before a due date.';
+    assert.deepEqual(preview.body, {
+      pure_amount: '1200.00',
+      fee: '17.40',
+      amount: '1217.40',
+      installment_plan: false,
+      payments: 10,
+      upcoming: [
+        { due_date: '2026-03-31', pure_amount: '1200.00', fee: '17.40', amount: '1217.40' },
+        { due_date: '2026-04-30', pure_amount: '1200.00', fee: '17.40', amount: '1217.40' },
+        { due_date: '2026-05-31', pure_amount: '1200.00', fee: '17.40', amount: '1217.40' },
+      ],
+      last_due_date: '2026-12-31',
+      authorization: { version: 'recurring-card-2026-11', text },
+    });
+    assert.equal(
+      await count(t, 'schedules WHERE user_id = (SELECT id FROM users WHERE email = $1)', [ann.email]),
+      0,
+    );
+
+    const missing = await ann.client.call('POST', '/schedules', { saved_card_id: ann.cardId });
+    assert.equal(missing.status, 400);
+    assert.ok(missing.body.authorization_text, JSON.stringify(missing.body));
+
+    // The rent changes between the preview and the tenant's agreement: the old sentence no longer describes the charges.
+    await api.onboardOk(
+      userBody({
+        user_id: ann.userId,
+        email: ann.email,
+        tenant: [
+          tenancyBody({
+            payment_reference: ann.reference,
+            rent_due_day: 31,
+            end_rent_date: '2026-12-31',
+            amount: '1250.00',
+          }),
+        ],
+      }),
+    );
+    const stale = await ann.client.call('POST', '/schedules', {
+      saved_card_id: ann.cardId,
+      authorization_text: text,
+    });
+    assert.equal(stale.status, 409);
+    assert.equal(stale.body.error, 'terms_changed');
+    assert.equal(stale.body.terms.amount, '1268.13');
+    assert.match(
+      stale.body.terms.authorization.text,
+      /£1,268\.13 \(£1,250\.00 rent plus a £18\.13 card fee\)/,
+    );
+    assert.equal(
+      await count(t, 'schedules WHERE user_id = (SELECT id FROM users WHERE email = $1)', [ann.email]),
+      0,
+    );
+
+    const agreed = await ann.client.call('POST', '/schedules', {
+      saved_card_id: ann.cardId,
+      authorization_text: stale.body.terms.authorization.text,
+    });
+    assert.equal(agreed.status, 201, JSON.stringify(agreed.body));
+    assert.deepEqual(agreed.body.authorization, {
+      text: stale.body.terms.authorization.text,
+      version: 'recurring-card-2026-11',
+      accepted_at: t.clock.now().toISOString(),
+    });
+    const [listed] = (await schedules.list(ann.userId)).body.schedules;
+    assert.deepEqual(
+      listed.authorization,
+      agreed.body.authorization,
+      'the integrator sees what the tenant agreed to',
+    );
+  });
+
+  it('authorisation of an installment plan lists each charge with its fee', async () => {
+    const planned = await tenant({
+      end_rent_date: '2026-12-31',
+      installment_payment: {
+        installments: [installment(1, '2026-04-01', 600), installment(2, '2026-05-01', 700)],
+      },
+    });
+    const preview = await planned.client.call('POST', '/schedules/preview', {
+      saved_card_id: planned.cardId,
+    });
+    assert.equal(preview.status, 200, JSON.stringify(preview.body));
+    assert.equal(preview.body.installment_plan, true);
+    assert.equal(preview.body.payments, 2);
+    assert.equal(
+      preview.body.authorization.text,
+      'I authorise Test platform to charge my Visa card ending 4242 the installments of my payment plan, each with ' +
+        'its card fee: £608.70 on 1 April 2026 and £710.15 on 1 May 2026 (2 payments), for the rent of 10 Downing ' +
+        'Street paid to Landlord Ltd. I can pause or cancel these payments at any time before a due date.',
+    );
+    const refused = await planned.client.call('POST', '/schedules/preview', {
+      saved_card_id: planned.cardId,
+      pure_amount: '500.00',
+    });
+    assert.equal(refused.status, 400, 'the preview refuses what the set-up would');
+    assert.ok(refused.body.pure_amount);
   });
 
   it('concurrent set-ups of one tenancy make one schedule', async () => {

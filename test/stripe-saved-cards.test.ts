@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { stripeClient } from '../src/processors/stripe/processor.ts';
 import { OPERATOR_TOKEN, runJobs } from './helpers.ts';
 import { newTenant, paymentEvents, type Tenant } from './payment-client.ts';
-import { integrationSchedules, schedulePaymentEvents } from './schedule-helpers.ts';
+import { createSchedule, integrationSchedules, schedulePaymentEvents } from './schedule-helpers.ts';
 import {
   confirmationToken,
   deliverStripeEvents,
@@ -102,10 +102,7 @@ describe('Stripe recurring charges', () => {
       [good, goodCard],
       [strict, strictCard],
     ] as const) {
-      const answer = await tenant.client.call('POST', '/schedules', {
-        saved_card_id: cardId,
-        pure_amount: '500.00',
-      });
+      const answer = await createSchedule({ client: tenant.client, cardId }, { pure_amount: '500.00' });
       assert.equal(answer.status, 201, JSON.stringify(answer.body));
       created.push(answer.body);
     }

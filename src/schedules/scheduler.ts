@@ -1,5 +1,4 @@
 import { recordEvents } from '../events/record.ts';
-import type { MethodFee } from '../integrators/service.ts';
 import { amountInRange, PURE_AMOUNT_LIMITS, paymentAmounts } from '../payments/fees.ts';
 import { paymentEventData } from '../payments/service.ts';
 import type { PaymentRow } from '../payments/view.ts';
@@ -173,9 +172,8 @@ export class Scheduler {
       [asOf, options.integratorId ?? null],
     );
     if (locked.length === 0) return { schedules: 0, written: [] };
-    const rows = await tx.query<ScheduleDetail & { fees: Partial<Record<string, MethodFee>> }>(
-      `${scheduleDetailSql(', i.fees')}
-         JOIN integrators i ON i.id = s.integrator_id
+    const rows = await tx.query<ScheduleDetail>(
+      `${scheduleDetailSql()}
         WHERE s.id IN (SELECT jsonb_array_elements_text($1::jsonb))`,
       [locked.map((row) => row.id)],
     );
@@ -624,10 +622,7 @@ function offSessionResult(outcome: Exclude<ProcessorOutcome, { status: 'pending'
   }
 }
 
-function chargeRow(
-  schedule: ScheduleDetail & { fees: Partial<Record<string, MethodFee>> },
-  charge: DueCharge,
-): Record<string, unknown> {
+function chargeRow(schedule: ScheduleDetail, charge: DueCharge): Record<string, unknown> {
   return {
     schedule_id: schedule.id,
     due_date: charge.due_date,

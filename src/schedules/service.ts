@@ -7,6 +7,13 @@ import { ApiError, FieldValidationError } from '../platform/http/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { formatPence } from '../platform/money.ts';
 import type { ClientContext } from '../sessions/service.ts';
+import type { SchedulePreview } from '../shared/schedule-preview.ts';
+import {
+  LISTED_CHARGES,
+  type PricedCharge,
+  type ScheduleAgreement,
+  scheduleAgreement,
+} from './authorization.ts';
 import { addDays, dueOnOrAfter, dueThrough, firstDueFrom, type ScheduleTerms, utcDate } from './dates.ts';
 import { type ScheduleDetail, scheduleDetailSql, scheduleEventData, scheduleTerms } from './view.ts';
 
@@ -37,6 +44,37 @@ export interface CreateScheduleInput {
   /** The tenant's amount; undefined: the tenancy's rent. */
   purePence: number | undefined;
   useInstallmentPlan: boolean | undefined;
+}
+
+export interface SetUpScheduleInput extends CreateScheduleInput {
+  /** The sentence the tenant agreed to, as the preview gave it. */
+  authorizationText: string;
+}
+
+function previewOf({
+  agreement,
+  usePlan,
+}: {
+  agreement: ScheduleAgreement;
+  usePlan: boolean;
+}): SchedulePreview {
+  const [first] = agreement.charges;
+  const priced = (c: PricedCharge) => ({
+    due_date: c.due_date,
+    pure_amount: formatPence(c.pure_amount_pence),
+    fee: formatPence(c.fee_pence),
+    amount: formatPence(c.amount_pence),
+  });
+  return {
+    pure_amount: formatPence(first?.pure_amount_pence ?? 0),
+    fee: formatPence(first?.fee_pence ?? 0),
+    amount: formatPence(first?.amount_pence ?? 0),
+    installment_plan: usePlan,
+    payments: agreement.charges.length,
+    upcoming: agreement.charges.slice(0, LISTED_CHARGES).map(priced),
+    last_due_date: agreement.charges.at(-1)?.due_date ?? '',
+    authorization: { version: agreement.version, text: agreement.text },
+  };
 }
 
 export async function scheduleDetail(
@@ -136,91 +174,126 @@ export class ScheduleService {
     return user && this.listForUser(integratorId, user.id);
   }
 
-  /** A schedule of the session's tenancy, starting with the first due date on or after today. */
-  async create(client: ClientContext, input: CreateScheduleInput): Promise<ScheduleDetail> {
+  /**
+   * What setting up a schedule now would charge and the sentence the tenant agrees to, checked as a set-up is (400,
+   * 409) but writing nothing. `lock`: the set-up's own check, queued on the tenancy's row.
+   */
+  async #agreement(tx: Queryable, client: ClientContext, input: CreateScheduleInput, lock: boolean) {
     const { session } = client;
     if (input.purePence !== undefined) checkPureAmount(input.purePence);
+    // Set-ups of one tenancy queue on its row, so "is there a live schedule?" is answered once at a time (the
+    // partial unique index would refuse a second one anyway).
+    const [tenancy] = await tx.query<{
+      is_active: boolean;
+      amount_pence: number;
+      frequency: ScheduleDetail['frequency'];
+      rent_due_day: number;
+      start_rent_date: string;
+      end_rent_date: string;
+      installment_plan: ScheduleDetail['plan'];
+      address_1: string;
+      payee: string;
+    }>(
+      `SELECT is_active, amount_pence, frequency, rent_due_day, start_rent_date::text AS start_rent_date,
+              end_rent_date::text AS end_rent_date, installment_plan, address_1, recipient_bank_account_name AS payee
+         FROM tenancies WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
+      [session.tenancy_id],
+    );
+    const [card] = await tx.query<{ id: string; brand: string; last4: string }>(
+      `SELECT id, brand, last4 FROM saved_cards
+        WHERE id = $1 AND user_id = $2 AND integrator_id = $3 AND status = 'active'${lock ? ' FOR SHARE' : ''}`,
+      [input.savedCardId, session.user_id, session.integrator_id],
+    );
+    const hasPlan = (tenancy?.installment_plan?.installments.length ?? 0) > 0;
+    const usePlan = input.useInstallmentPlan ?? hasPlan;
+    const errors: Record<string, string[]> = {};
+    if (!card) errors.saved_card_id = ['Unknown saved card.'];
+    if (usePlan && !hasPlan) errors.use_installment_plan = ['This tenancy has no installment plan.'];
+    if (usePlan && hasPlan && input.purePence !== undefined) {
+      errors.pure_amount = [
+        'An installment plan charges each installment’s own amount: leave pure_amount out, or set use_installment_plan to false.',
+      ];
+    }
+    if (Object.keys(errors).length > 0 || !card) throw new FieldValidationError(errors);
+    if (!tenancy?.is_active) {
+      throw new ApiError(
+        'conflict',
+        'This tenancy is not active, so no recurring payment can be set up for it.',
+      );
+    }
+    const [live] = await tx.query<{ id: string; status: string }>(
+      "SELECT id, status FROM schedules WHERE tenancy_id = $1 AND status IN ('active', 'paused')",
+      [session.tenancy_id],
+    );
+    if (live) {
+      throw new ApiError(
+        'conflict',
+        `This tenancy has ${live.status === 'active' ? 'an' : 'a'} ${live.status} schedule already (${live.id}); ` +
+          'cancel it before setting up another.',
+      );
+    }
+    // The tenant's amount is kept only when it differs from the rent: the rent itself follows the tenancy.
+    const ownPence =
+      input.purePence !== undefined && input.purePence !== Number(tenancy.amount_pence)
+        ? input.purePence
+        : null;
+    const terms = scheduleTerms({
+      installment_plan: usePlan,
+      pure_amount_pence: ownPence,
+      frequency: tenancy.frequency,
+      rent_due_day: tenancy.rent_due_day,
+      rent_pence: tenancy.amount_pence,
+      plan: tenancy.installment_plan,
+      end_rent_date: tenancy.end_rent_date,
+    });
+    const first = firstDueFrom(terms, tenancy.start_rent_date, utcDate(this.clock.now()));
+    if (first === null) {
+      throw new ApiError(
+        'conflict',
+        usePlan
+          ? 'No installment of this tenancy is due from today on.'
+          : `No rent is due from today until the tenancy ends (${tenancy.end_rent_date}).`,
+      );
+    }
+    assertAmountsInRange(terms, first);
+    const agreement = scheduleAgreement(terms, first, {
+      platform: client.integrator.name,
+      payee: tenancy.payee,
+      address: tenancy.address_1,
+      card,
+      cardFee: client.integrator.fees.card,
+    });
+    return { agreement, first, usePlan, ownPence, terms };
+  }
+
+  /** What a set-up with `input` would charge now, and the sentence the tenant would agree to. */
+  async preview(client: ClientContext, input: CreateScheduleInput): Promise<SchedulePreview> {
+    return this.db.transaction(async (tx) => previewOf(await this.#agreement(tx, client, input, false)));
+  }
+
+  /**
+   * A schedule of the session's tenancy, starting with the first due date on or after today, once the tenant agreed
+   * to exactly the sentence `preview` gives now (else 409 terms_changed with the fresh preview, and nothing is set up).
+   */
+  async create(client: ClientContext, input: SetUpScheduleInput): Promise<ScheduleDetail> {
+    const { session } = client;
     return this.db.transaction(async (tx) => {
-      // Set-ups of one tenancy queue on its row, so "is there a live schedule?" is answered once at a time (the
-      // partial unique index would refuse a second one anyway).
-      const [tenancy] = await tx.query<{
-        is_active: boolean;
-        amount_pence: number;
-        frequency: ScheduleDetail['frequency'];
-        rent_due_day: number;
-        start_rent_date: string;
-        end_rent_date: string;
-        installment_plan: ScheduleDetail['plan'];
-      }>(
-        `SELECT is_active, amount_pence, frequency, rent_due_day, start_rent_date::text AS start_rent_date,
-                end_rent_date::text AS end_rent_date, installment_plan
-           FROM tenancies WHERE id = $1 FOR UPDATE`,
-        [session.tenancy_id],
-      );
-      const [card] = await tx.query<{ id: string }>(
-        `SELECT id FROM saved_cards
-          WHERE id = $1 AND user_id = $2 AND integrator_id = $3 AND status = 'active'
-          FOR SHARE`,
-        [input.savedCardId, session.user_id, session.integrator_id],
-      );
-      const hasPlan = (tenancy?.installment_plan?.installments.length ?? 0) > 0;
-      const usePlan = input.useInstallmentPlan ?? hasPlan;
-      const errors: Record<string, string[]> = {};
-      if (!card) errors.saved_card_id = ['Unknown saved card.'];
-      if (usePlan && !hasPlan) errors.use_installment_plan = ['This tenancy has no installment plan.'];
-      if (usePlan && hasPlan && input.purePence !== undefined) {
-        errors.pure_amount = [
-          'An installment plan charges each installment’s own amount: leave pure_amount out, or set use_installment_plan to false.',
-        ];
-      }
-      if (Object.keys(errors).length > 0) throw new FieldValidationError(errors);
-      if (!tenancy?.is_active) {
+      const planned = await this.#agreement(tx, client, input, true);
+      if (planned.agreement.text !== input.authorizationText) {
         throw new ApiError(
-          'conflict',
-          'This tenancy is not active, so no recurring payment can be set up for it.',
+          'terms_changed',
+          'What this schedule would charge has changed since it was shown: show the tenant the new terms and ask again.',
+          {},
+          { terms: previewOf(planned) },
         );
       }
-      const [live] = await tx.query<{ id: string; status: string }>(
-        "SELECT id, status FROM schedules WHERE tenancy_id = $1 AND status IN ('active', 'paused')",
-        [session.tenancy_id],
-      );
-      if (live) {
-        throw new ApiError(
-          'conflict',
-          `This tenancy has ${live.status === 'active' ? 'an' : 'a'} ${live.status} schedule already (${live.id}); ` +
-            'cancel it before setting up another.',
-        );
-      }
-      // The tenant's amount is kept only when it differs from the rent: the rent itself follows the tenancy.
-      const ownPence =
-        input.purePence !== undefined && input.purePence !== Number(tenancy.amount_pence)
-          ? input.purePence
-          : null;
-      const terms = scheduleTerms({
-        installment_plan: usePlan,
-        pure_amount_pence: ownPence,
-        frequency: tenancy.frequency,
-        rent_due_day: tenancy.rent_due_day,
-        rent_pence: tenancy.amount_pence,
-        plan: tenancy.installment_plan,
-        end_rent_date: tenancy.end_rent_date,
-      });
       const now = this.clock.now();
-      const first = firstDueFrom(terms, tenancy.start_rent_date, utcDate(now));
-      if (first === null) {
-        throw new ApiError(
-          'conflict',
-          usePlan
-            ? 'No installment of this tenancy is due from today on.'
-            : `No rent is due from today until the tenancy ends (${tenancy.end_rent_date}).`,
-        );
-      }
-      assertAmountsInRange(terms, first);
       const id = newId('sch');
       await tx.query(
         `INSERT INTO schedules (id, integrator_id, user_id, tenancy_id, session_id, saved_card_id, status,
-                                installment_plan, pure_amount_pence, next_due_date, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, 'active', $7, $8, $9, $10, $10)`,
+                                installment_plan, pure_amount_pence, next_due_date, authorization_text,
+                                authorization_version, authorized_at, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, 'active', $7, $8, $9, $10, $11, $12, $12, $12)`,
         [
           id,
           session.integrator_id,
@@ -228,9 +301,11 @@ export class ScheduleService {
           session.tenancy_id,
           session.id,
           input.savedCardId,
-          usePlan,
-          ownPence,
-          first,
+          planned.usePlan,
+          planned.ownPence,
+          planned.first,
+          planned.agreement.text,
+          planned.agreement.version,
           now,
         ],
       );

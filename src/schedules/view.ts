@@ -1,5 +1,7 @@
 import { type Static, Type } from 'typebox';
+import type { MethodFee } from '../integrators/service.ts';
 import { FREQUENCIES, type Frequency } from '../onboarding/schemas.ts';
+import { paymentAmounts } from '../payments/fees.ts';
 import { Timestamp } from '../platform/http/schemas.ts';
 import { formatPence } from '../platform/money.ts';
 import type { InstallmentPlan } from '../sessions/service.ts';
@@ -33,9 +35,14 @@ export interface ScheduleDetail {
   tenancy_active: boolean;
   card_brand: string;
   card_last4: string;
+  /** The integrator's card fee now (what each charge adds). */
+  fees: Partial<Record<string, MethodFee>>;
+  authorization_text: string | null;
+  authorization_version: string | null;
+  authorized_at: Date | string | null;
 }
 
-/** Selects ScheduleDetail rows (and `extraColumns`, on s, u, t, c); add JOINs, WHERE and ORDER BY. */
+/** Selects ScheduleDetail rows (and `extraColumns`, on s, u, t, c, i); add JOINs, WHERE and ORDER BY. */
 export function scheduleDetailSql(extraColumns = ''): string {
   return `
   SELECT s.id, s.integrator_id, s.user_id, s.tenancy_id, s.session_id, s.saved_card_id, s.status, s.installment_plan,
@@ -43,8 +50,9 @@ export function scheduleDetailSql(extraColumns = ''): string {
          u.external_id AS external_user_id, u.email, t.payment_reference, t.frequency, t.rent_due_day,
          t.amount_pence AS rent_pence, t.installment_plan AS plan, t.start_rent_date::text AS start_rent_date,
          t.end_rent_date::text AS end_rent_date, t.is_active AS tenancy_active, c.brand AS card_brand,
-         c.last4 AS card_last4${extraColumns}
+         c.last4 AS card_last4, i.fees, s.authorization_text, s.authorization_version, s.authorized_at${extraColumns}
     FROM schedules s
+    JOIN integrators i ON i.id = s.integrator_id
     JOIN users u ON u.id = s.user_id
     JOIN tenancies t ON t.id = s.tenancy_id
     JOIN saved_cards c ON c.id = s.saved_card_id`;
@@ -101,6 +109,11 @@ export const ScheduleView = Type.Object(
       description:
         'What the next due date charges before the fee: the tenant’s amount or the tenancy’s rent, or with an installment plan the installment’s amount.',
     }),
+    fee: Type.String({ ...MONEY, description: 'The card fee on that charge, at today’s rate.' }),
+    amount: Type.String({
+      ...MONEY,
+      description: 'What that charge takes from the card: pure_amount plus fee.',
+    }),
     frequency: Type.Enum(FREQUENCIES, { description: 'The tenancy’s.' }),
     rent_due_day: Type.Integer({ minimum: 1, maximum: 31, description: 'The tenancy’s.' }),
     next_due_date: Type.Union([Type.String({ format: 'date' }), Type.Null()], {
@@ -111,6 +124,20 @@ export const ScheduleView = Type.Object(
     card: Type.Object(
       { brand: Type.String(), last4: Type.String() },
       { description: 'The saved card it charges.' },
+    ),
+    authorization: Type.Union(
+      [
+        Type.Object({
+          text: Type.String({ description: 'The sentence the tenant agreed to, word for word.' }),
+          version: Type.String({ description: 'The version of the wording.' }),
+          accepted_at: Timestamp,
+        }),
+        Type.Null(),
+      ],
+      {
+        description:
+          'The tenant’s authorisation of the charges, as given when setting the schedule up; null for a schedule set up before authorisations were recorded.',
+      },
     ),
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -128,17 +155,28 @@ function shownAmount(detail: ScheduleDetail): number {
 }
 
 export function scheduleView(detail: ScheduleDetail): ScheduleView {
+  const amounts = paymentAmounts(shownAmount(detail), detail.fees?.card);
   return {
     schedule_id: detail.id,
     status: detail.status,
     user_id: Number(detail.external_user_id),
     payment_reference: detail.payment_reference,
-    pure_amount: formatPence(shownAmount(detail)),
+    pure_amount: formatPence(amounts.purePence),
+    fee: formatPence(amounts.feePence),
+    amount: formatPence(amounts.amountPence),
     frequency: detail.frequency,
     rent_due_day: Number(detail.rent_due_day),
     next_due_date: detail.next_due_date,
     installment_plan: detail.installment_plan,
     card: { brand: detail.card_brand, last4: detail.card_last4 },
+    authorization:
+      detail.authorization_text === null || detail.authorized_at === null
+        ? null
+        : {
+            text: detail.authorization_text,
+            version: detail.authorization_version ?? '',
+            accepted_at: new Date(detail.authorized_at).toISOString(),
+          },
     created_at: new Date(detail.created_at).toISOString(),
     updated_at: new Date(detail.updated_at).toISOString(),
   };

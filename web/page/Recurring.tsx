@@ -1,5 +1,13 @@
-import { useEffect, useState } from 'preact/hooks';
-import { ApiProblem, type ClientApi, type SavedCard, type Schedule, type Session } from './api.ts';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import {
+  ApiProblem,
+  type ClientApi,
+  type SavedCard,
+  type Schedule,
+  type SchedulePreview,
+  type ScheduleSetUp,
+  type Session,
+} from './api.ts';
 import { BRAND_NAMES } from './card.ts';
 import { formatPence, longDate, moneyOf, parsePence } from './money.ts';
 
@@ -41,6 +49,9 @@ export function Recurring(props: {
   const [problem, setProblem] = useState<string>();
   const [notice, setNotice] = useState<string>();
   const [busy, setBusy] = useState(false);
+  /** The terms under review: the set-up and the server's preview of it; undefined while choosing. */
+  const [review, setReview] = useState<{ setUp: ScheduleSetUp; preview: SchedulePreview }>();
+  const [agreed, setAgreed] = useState(false);
 
   const run = async (action: () => Promise<void>) => {
     setProblem(undefined);
@@ -69,21 +80,47 @@ export function Recurring(props: {
       props.onChange?.(changed);
     });
 
+  /** The set-up the form describes; throws a message for the tenant when it cannot be one. */
+  const setUp = (): ScheduleSetUp => {
+    if (!card) throw new Error('Choose a saved card.');
+    if (followPlan) return { saved_card_id: card, use_installment_plan: true };
+    const pence = parsePence(amount);
+    if (pence === undefined) throw new Error('Enter an amount in pounds, e.g. 1200.00.');
+    return {
+      saved_card_id: card,
+      pure_amount: formatPence(pence),
+      ...(installments.length > 0 ? { use_installment_plan: false } : {}),
+    };
+  };
+
+  const reviewTerms = () =>
+    run(async () => {
+      const chosen = setUp();
+      setReview({ setUp: chosen, preview: await api.previewSchedule(chosen) });
+      setAgreed(false);
+    });
+
   const create = () =>
     run(async () => {
-      if (!card) throw new Error('Choose a saved card.');
+      if (!review) return;
+      if (!agreed) throw new Error('Tick the box to authorise these payments, or choose Change.');
       let created: Schedule;
-      if (followPlan) {
-        created = await api.createSchedule({ saved_card_id: card, use_installment_plan: true });
-      } else {
-        const pence = parsePence(amount);
-        if (pence === undefined) throw new Error('Enter an amount in pounds, e.g. 1200.00.');
+      try {
         created = await api.createSchedule({
-          saved_card_id: card,
-          pure_amount: formatPence(pence),
-          ...(installments.length > 0 ? { use_installment_plan: false } : {}),
+          ...review.setUp,
+          authorization_text: review.preview.authorization.text,
         });
+      } catch (error) {
+        if (error instanceof ApiProblem && error.code === 'terms_changed' && error.terms) {
+          setReview({ setUp: review.setUp, preview: error.terms });
+          setAgreed(false);
+          throw new Error(
+            'The payments changed since you checked them. Read the new terms and authorise them again.',
+          );
+        }
+        throw error;
       }
+      setReview(undefined);
       setSchedules(await api.schedules());
       setNotice('Recurring rent is set up.');
       props.onChange?.(created);
@@ -105,9 +142,16 @@ export function Recurring(props: {
           {live.map((schedule) => (
             <li key={schedule.schedule_id}>
               <p>
-                <strong>{moneyOf(schedule.pure_amount)}</strong>{' '}
+                <strong>{moneyOf(schedule.amount)}</strong>{' '}
                 {schedule.installment_plan ? 'next, by your installment plan' : describe(schedule)}
                 <span class="badge">{STATUS_LABELS[schedule.status]}</span>
+                <br />
+                {schedule.fee !== '0.00' ? (
+                  <>
+                    <br />
+                    {moneyOf(schedule.pure_amount)} rent + {moneyOf(schedule.fee)} card fee
+                  </>
+                ) : null}
                 <br />
                 {schedule.card
                   ? `${BRAND_NAMES[schedule.card.brand] ?? schedule.card.brand} ending ${schedule.card.last4}`
@@ -142,12 +186,22 @@ export function Recurring(props: {
         <p>
           To set up recurring rent, first pay with a new card and tick “Save this card for future payments”.
         </p>
+      ) : schedules !== undefined && review ? (
+        <Review
+          preview={review.preview}
+          card={cards.find((c) => c.card_id === review.setUp.saved_card_id)}
+          agreed={agreed}
+          busy={busy}
+          onAgree={setAgreed}
+          onSubmit={() => void create()}
+          onChange={() => setReview(undefined)}
+        />
       ) : schedules !== undefined ? (
         <form
           noValidate
           onSubmit={(event) => {
             event.preventDefault();
-            void create();
+            void reviewTerms();
           }}
         >
           {installments.length > 0 ? (
@@ -208,10 +262,83 @@ export function Recurring(props: {
             </select>
           </div>
           <button type="submit" class="pay" disabled={busy}>
-            Set up recurring rent
+            Review recurring rent
           </button>
         </form>
       ) : null}
     </div>
+  );
+}
+
+/** The terms a set-up would charge, the sentence the tenant authorises, and the tick that authorises it. */
+function Review(props: {
+  preview: SchedulePreview;
+  card: SavedCard | undefined;
+  agreed: boolean;
+  busy: boolean;
+  onAgree(agreed: boolean): void;
+  onSubmit(): void;
+  onChange(): void;
+}) {
+  const { preview, card } = props;
+  const more = preview.payments - preview.upcoming.length;
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
+  return (
+    <form
+      noValidate
+      class="review"
+      aria-labelledby="review-heading"
+      onSubmit={(event) => {
+        event.preventDefault();
+        props.onSubmit();
+      }}
+    >
+      <h2 id="review-heading" ref={heading} tabIndex={-1}>
+        Check and authorise
+      </h2>
+      <dl class="summary">
+        <dt>{preview.installment_plan ? 'First payment' : 'Each payment'}</dt>
+        <dd>
+          <strong>{moneyOf(preview.amount)}</strong>
+          {preview.fee !== '0.00'
+            ? ` (${moneyOf(preview.pure_amount)} rent + ${moneyOf(preview.fee)} card fee)`
+            : ''}
+        </dd>
+        <dt>Payments</dt>
+        <dd>
+          {preview.upcoming
+            .map((c) => `${longDate(c.due_date)}${preview.installment_plan ? `: ${moneyOf(c.amount)}` : ''}`)
+            .join(', ')}
+          {more > 0 ? `, then ${more} more to ${longDate(preview.last_due_date)}` : ''}
+        </dd>
+        {card ? (
+          <>
+            <dt>Card</dt>
+            <dd>
+              {BRAND_NAMES[card.brand] ?? card.brand} ending {card.last4}
+            </dd>
+          </>
+        ) : null}
+      </dl>
+      <p id="authorisation" class="authorisation">
+        {preview.authorization.text}
+      </p>
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={props.agreed}
+          aria-describedby="authorisation"
+          onChange={(event) => props.onAgree(event.currentTarget.checked)}
+        />
+        I authorise these payments
+      </label>
+      <button type="submit" class="pay" disabled={props.busy}>
+        Set up recurring rent
+      </button>
+      <button type="button" class="link" disabled={props.busy} onClick={props.onChange}>
+        Change
+      </button>
+    </form>
   );
 }

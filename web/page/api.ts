@@ -1,8 +1,9 @@
 /** The Client API as the page uses it: Bearer user session token, JSON, errors as ApiProblem. */
 
+import type { SchedulePreview } from '../../src/shared/schedule-preview.ts';
 import type { PaymentMethod, Payment as PublicPayment, Quote } from '../sdk/rentpay.d.ts';
 
-export type { PaymentMethod, Quote };
+export type { PaymentMethod, Quote, SchedulePreview };
 
 /** A step on a page of the processor's: shown in a frame, a popup or as a QR code. */
 export interface UrlAction {
@@ -40,11 +41,19 @@ export interface Schedule {
   status: 'active' | 'paused' | 'canceled' | 'completed';
   payment_reference: string;
   pure_amount: string;
+  fee: string;
+  amount: string;
   frequency: string;
   rent_due_day: number;
   next_due_date: string | null;
   installment_plan: boolean;
   card: { brand: string; last4: string } | null;
+}
+
+export interface ScheduleSetUp {
+  saved_card_id: string;
+  pure_amount?: string;
+  use_installment_plan?: boolean;
 }
 
 /** The amount the platform set at user-login: fixed (editable false), a suggestion, or none. */
@@ -94,6 +103,8 @@ export class ApiProblem extends Error {
     readonly fields: Record<string, string> = {},
     /** With amount_changed: what the payment costs now. */
     readonly quote?: Quote,
+    /** With terms_changed: what the schedule would charge now. */
+    readonly terms?: SchedulePreview,
   ) {
     super(message);
   }
@@ -114,7 +125,15 @@ async function problemOf(response: Response): Promise<ApiProblem> {
     const record = body as Record<string, unknown>;
     if (typeof record.error === 'string') {
       const quote = record.quote as Quote | undefined;
-      return new ApiProblem(response.status, record.error, String(record.detail ?? record.error), {}, quote);
+      const terms = record.terms as SchedulePreview | undefined;
+      return new ApiProblem(
+        response.status,
+        record.error,
+        String(record.detail ?? record.error),
+        {},
+        quote,
+        terms,
+      );
     }
     const fields: Record<string, string> = {};
     for (const [key, value] of Object.entries(record)) {
@@ -189,11 +208,12 @@ export class ClientApi {
     return (await this.#call<{ schedules: Schedule[] }>('/schedules')).schedules;
   }
 
-  createSchedule(body: {
-    saved_card_id: string;
-    pure_amount?: string;
-    use_installment_plan?: boolean;
-  }): Promise<Schedule> {
+  previewSchedule(body: ScheduleSetUp): Promise<SchedulePreview> {
+    return this.#call('/schedules/preview', 'POST', body);
+  }
+
+  /** `authorization_text`: the preview's sentence, which the tenant agreed to. */
+  createSchedule(body: ScheduleSetUp & { authorization_text: string }): Promise<Schedule> {
     return this.#call('/schedules', 'POST', body);
   }
 

@@ -16,6 +16,7 @@ export const ERROR_STATUS = {
   conflict: 409,
   feature_disabled: 409,
   amount_changed: 409,
+  terms_changed: 409,
   paid_out: 409,
   payload_too_large: 413,
   unprocessable: 422,
