@@ -39,11 +39,20 @@ describe('rate limiting per integrator', () => {
   it('the defaults are 100/s sustained with bursts of 200', async () => {
     const t = await startTestApp();
     try {
-      const { token } = await t.createIntegrator();
-      const responses = await Promise.all(Array.from({ length: 210 }, () => hit(t, token)));
-      const ok = responses.filter((r) => r.statusCode === 200).length;
-      assert.equal(ok, 200);
-      assert.equal(responses.length - ok, 10);
+      // The window is burst/rate = 2 s from the first request. On a loaded machine 210 requests can outlast it, and
+      // the next window admits more: such a run counts nothing, and a fresh integrator (a fresh window) tries again.
+      const WINDOW_MS = 2_000;
+      let counted: { ok: number; refused: number } | undefined;
+      for (let run = 0; run < 5 && !counted; run++) {
+        const { token } = await t.createIntegrator();
+        const started = performance.now();
+        const responses = await Promise.all(Array.from({ length: 210 }, () => hit(t, token)));
+        if (performance.now() - started >= WINDOW_MS) continue;
+        const ok = responses.filter((r) => r.statusCode === 200).length;
+        counted = { ok, refused: responses.length - ok };
+      }
+      assert.ok(counted, 'no run of 210 requests fitted in one 2 s window');
+      assert.deepEqual(counted, { ok: 200, refused: 10 });
     } finally {
       await t.close();
     }
