@@ -555,7 +555,7 @@ describe('SDK: saved cards, recurring rent and expiry', () => {
     await form(page).getByRole('radio', { name: 'Use a new card' }).check();
     await fillCard(form(page), VISA, CVC);
     await form(page).getByRole('button', { name: 'Recurring rent' }).click();
-    await form(page).getByRole('button', { name: 'Set up recurring rent' }).waitFor();
+    await form(page).getByRole('button', { name: 'Review recurring rent' }).waitFor();
     const result = await startPay(page);
     assert.equal(result.ok, false);
     assert.equal(result.value.code, 'validation_error');

@@ -18,13 +18,12 @@ import {
   readChanges,
   readOptions,
 } from './embed.ts';
+import { lazyModule, PART_FAILED } from './lazy.ts';
 import { feePence, formatPence, longDate, money, moneyOf, parsePence } from './money.ts';
-import { Recurring } from './Recurring.tsx';
 import { SavedCards } from './SavedCards.tsx';
 import { type ActionView, StepPanel } from './StepPanel.tsx';
-import { StripeFields, type StripeFieldsHandle } from './StripeFields.tsx';
+import type { StripeFieldsHandle } from './StripeFields.tsx';
 import { pollUntil } from './steps.ts';
-import { loadStripe, methodOfToken, redirectUrlOf } from './stripe.ts';
 
 const METHOD_LABELS: Record<PaymentMethod, string> = {
   card: 'Card',
@@ -39,6 +38,12 @@ const APMS: PaymentMethod[] = ['alipay', 'wechat_pay', 'unionpay'];
 const NEW_CARD = 'new';
 /** How long a `processing` payment is polled before pay() settles with `payment_pending`. */
 const PROCESSING_DEADLINE_MS = 3 * 60_000;
+
+// Loaded on demand: the page with Stripe, and the Recurring rent tab once the tenant opens it.
+type StripeMode = typeof import('./stripe-mode.ts');
+const loadStripeMode = lazyModule(() => import('./stripe-mode.ts'));
+type RecurringPart = typeof import('./Recurring.tsx');
+const loadRecurring = lazyModule(() => import('./Recurring.tsx'));
 
 type Phase =
   | { name: 'loading' }
@@ -389,6 +394,17 @@ export function App({
     });
   }, [embed, phase.name, method, purePence, fee, total]);
 
+  // The parts loaded on demand, requested as soon as they can be needed (hooks, so before any early return).
+  const [stripeMode, setStripeMode] = useState<StripeMode>();
+  const [recurringPart, setRecurringPart] = useState<RecurringPart>();
+  useEffect(() => {
+    if (view === 'recurring') loadRecurring().then(setRecurringPart, () => setProblem(PART_FAILED));
+  }, [view]);
+  const withStripe = session?.processor.name === 'stripe';
+  useEffect(() => {
+    if (withStripe) loadStripeMode().then(setStripeMode, () => setProblem(PART_FAILED));
+  }, [withStripe]);
+
   if (phase.name === 'loading') {
     return (
       <p class="status" role="status">
@@ -475,6 +491,7 @@ export function App({
    */
   const stripeStep = async (clientSecret: string, redirect?: (url: string) => Promise<void>) => {
     if (!stripeKeys) throw new Error('A Stripe step without Stripe keys.');
+    const { loadStripe, redirectUrlOf } = await loadStripeMode();
     const stripe = await loadStripe(stripeKeys.js_url, stripeKeys.publishable_key);
     if (redirect && !clientSecret.startsWith('seti_')) {
       const url = redirectUrlOf((await stripe.retrievePaymentIntent(clientSecret)).paymentIntent);
@@ -706,7 +723,9 @@ export function App({
         } else {
           const collected = await stripeFields.current?.collect();
           if (!collected) return undefined;
-          const entered = methodOfToken(collected.token) as PaymentMethod | undefined;
+          const entered = (await loadStripeMode()).methodOfToken(collected.token) as
+            | PaymentMethod
+            | undefined;
           if (
             entered &&
             entered !== method &&
@@ -901,7 +920,11 @@ export function App({
       {stepView ? (
         <StepPanel view={stepView} />
       ) : recurringOn && view === 'recurring' ? (
-        <Recurring api={api} session={session} cards={cards} onExpired={() => expire()} />
+        recurringPart ? (
+          <recurringPart.Recurring api={api} session={session} cards={cards} onExpired={() => expire()} />
+        ) : (
+          <p>Loading your recurring rent…</p>
+        )
       ) : (
         <form
           noValidate
@@ -988,14 +1011,18 @@ export function App({
 
             {stripeKeys &&
             (method !== 'card' || choice === NEW_CARD || !savedCardsOn || cards.length === 0) ? (
-              <StripeFields
-                keys={stripeKeys}
-                method={method}
-                amountPence={purePence === undefined ? undefined : purePence + fee}
-                allowSave={savedCardsOn}
-                handleRef={stripeFields}
-                onWalletToken={(token) => void submitRef.current?.(token)}
-              />
+              stripeMode ? (
+                <stripeMode.StripeFields
+                  keys={stripeKeys}
+                  method={method}
+                  amountPence={purePence === undefined ? undefined : purePence + fee}
+                  allowSave={savedCardsOn}
+                  handleRef={stripeFields}
+                  onWalletToken={(token) => void submitRef.current?.(token)}
+                />
+              ) : (
+                <p class="hint">Loading the payment form…</p>
+              )
             ) : null}
 
             {APMS.includes(method) && !(stripeKeys && method === 'unionpay') ? (
