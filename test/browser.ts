@@ -184,9 +184,12 @@ export interface OpenedPage {
 export async function openInIntegratorPage(
   env: PageEnvironment,
   tenant: Pick<Tenant, 'token' | 'sessionId'>,
-  options: { origin?: string; width?: number } = {},
+  options: { origin?: string; width?: number; colorScheme?: 'light' | 'dark' } = {},
 ): Promise<OpenedPage> {
-  const context = await env.browser.newContext({ viewport: { width: options.width ?? 480, height: 820 } });
+  const context = await env.browser.newContext({
+    viewport: { width: options.width ?? 480, height: 820 },
+    colorScheme: options.colorScheme ?? 'light',
+  });
   context.setDefaultTimeout(UI_TIMEOUT_MS);
   const page = await context.newPage();
   const origin = options.origin ?? env.integratorOrigin;

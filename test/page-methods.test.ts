@@ -154,6 +154,7 @@ describe('hosted page: saved cards', () => {
     await frame.getByRole('button', { name: 'Make default (Mastercard ending 4444)' }).click();
     await frame.getByRole('button', { name: 'Make default (Visa ending 4242)' }).waitFor();
     await frame.getByRole('button', { name: 'Delete Visa ending 4242' }).click();
+    await frame.getByRole('button', { name: 'Delete card' }).click();
     await frame.getByRole('radio', { name: /Visa ending 4242/ }).waitFor({ state: 'detached' });
     await screenshot(page, 'page-saved-cards-managed');
     assert.deepEqual(await savedCards(tenant), [

@@ -117,6 +117,7 @@ describe('hosted page: paying', () => {
     file.contexts.push(opened.context);
     const { page, frame } = opened;
     await frame.getByRole('button', { name: /^Delete/ }).click();
+    await frame.getByRole('button', { name: 'Delete card' }).click();
     const alert = frame.getByRole('alert');
     await alert.waitFor();
     assert.equal(

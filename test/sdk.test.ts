@@ -571,6 +571,7 @@ describe('SDK: saved cards, recurring rent and expiry', () => {
     await recordErrors(page);
     env.t.clock.advance(31 * 60_000);
     await form(page).getByRole('button', { name: 'Delete Mastercard ending 4444' }).click();
+    await form(page).getByRole('button', { name: 'Delete card' }).click();
     await form(page).getByRole('heading', { name: 'Session expired' }).waitFor();
     await waitForErrorEvent(page, 'session_expired');
     assert.equal(

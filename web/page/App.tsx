@@ -343,7 +343,13 @@ export function App({
   useEffect(() => {
     const previous = previousPhase.current;
     previousPhase.current = phase.name;
-    if (phase.name !== 'loading' && previous !== 'loading' && previous !== phase.name)
+    // A step (3DS, a wallet sheet, an APM) focuses its own heading.
+    if (
+      phase.name !== 'loading' &&
+      phase.name !== 'step' &&
+      previous !== 'loading' &&
+      previous !== phase.name
+    )
       headingRef.current?.focus();
   }, [phase.name]);
 

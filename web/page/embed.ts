@@ -176,17 +176,33 @@ export class Embed {
 
   /** Tells the SDK the content height, so its iframe fits without a scroll bar. */
   watchHeight(): void {
-    let last = 0;
-    const report = () => {
-      const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
-      if (height !== last) {
-        last = height;
-        this.post('resize', { height });
-      }
-    };
-    new ResizeObserver(report).observe(document.documentElement);
-    report();
+    watchHeight((height) => this.post('resize', { height }));
   }
+}
+
+/** Calls `report` with the page's height now and whenever it changes. */
+function watchHeight(report: (height: number) => void): void {
+  let last = 0;
+  const measure = () => {
+    const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+    if (height !== last) {
+      last = height;
+      report(height);
+    }
+  };
+  new ResizeObserver(measure).observe(document.documentElement);
+  measure();
+}
+
+/**
+ * In a plain iframe (no SDK), the page tells its parent how high it is, so a site that listens can fit the frame
+ * to it: `{source: "rentpay", v: 1, type: "resize", height}`. Only the height is sent, so any parent may read it.
+ */
+export function reportHeightToParent(): void {
+  if (window.parent === window) return;
+  watchHeight((height) =>
+    window.parent.postMessage({ source: MESSAGE_SOURCE, v: MESSAGE_VERSION, type: 'resize', height }, '*'),
+  );
 }
 
 const CSS_VARIABLES: Record<AppearanceVariable, string> = {
@@ -203,9 +219,19 @@ const CSS_VARIABLES: Record<AppearanceVariable, string> = {
 /** A value for a CSS custom property: no way out of the declaration. */
 const SAFE_VALUE = /^[#(),.%\w\s'"-]{1,100}$/;
 
+const DARK = matchMedia('(prefers-color-scheme: dark)');
+let chosenTheme: Appearance['theme'];
+
+/** The integrator's theme, or without one the tenant's: night when their system is in dark mode. */
+export function applyTheme(): void {
+  document.documentElement.dataset.theme = chosenTheme ?? (DARK.matches ? 'night' : 'default');
+}
+DARK.addEventListener('change', applyTheme);
+
 export function applyAppearance(appearance: Appearance | undefined): void {
   const root = document.documentElement;
-  root.dataset.theme = appearance?.theme ?? 'default';
+  chosenTheme = appearance?.theme;
+  applyTheme();
   for (const [name, property] of Object.entries(CSS_VARIABLES) as [AppearanceVariable, string][]) {
     const value = appearance?.variables?.[name];
     if (typeof value === 'string' && SAFE_VALUE.test(value)) root.style.setProperty(property, value);

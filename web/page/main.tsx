@@ -1,6 +1,6 @@
 import { render } from 'preact';
 import { App, type Credentials } from './App.tsx';
-import { type Embed, embedFromUrl } from './embed.ts';
+import { applyTheme, type Embed, embedFromUrl, reportHeightToParent } from './embed.ts';
 import './styles.css';
 
 const STORAGE_KEY = 'rentpay:page-session';
@@ -34,8 +34,10 @@ function takeCredentials(params: URLSearchParams, embed: Embed | undefined): Cre
   }
 }
 
+applyTheme();
 const params = new URLSearchParams(location.search);
 const embed = embedFromUrl(params);
 const credentials = takeCredentials(params, embed);
+if (!embed) reportHeightToParent();
 const root = document.getElementById('app');
 if (root) render(<App credentials={credentials} embed={embed} />, root);
