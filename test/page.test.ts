@@ -278,9 +278,8 @@ describe('hosted page: card payments', () => {
     const heading = frame.getByRole('heading', { name: 'Confirm it’s you' });
     await heading.waitFor();
     assert.equal(await heading.evaluate((h) => h === document.activeElement), true, 'focus is on the step');
-    const challenge = page.frames().find((f) => f.url().includes('/sandbox/') && f.url().includes('three'));
-    const inner =
-      challenge ?? page.frames().find((f) => f.parentFrame() !== page.mainFrame() && f !== page.mainFrame());
+    // The challenge: the frame inside the payment page's frame.
+    const inner = page.frames().find((f) => f.parentFrame()?.url().startsWith(`${env.baseUrl}/third-party`));
     assert.ok(inner, 'the challenge frame');
     await inner.getByRole('button', { name: 'Authorise' }).waitFor();
     const fit = await inner.evaluate(() => ({
@@ -292,13 +291,9 @@ describe('hosted page: card payments', () => {
       `the challenge fits without scrolling (${fit.scroll} > ${fit.view} px)`,
     );
     await screenshot(page, 'page-3ds-375px');
-    // biome-ignore lint/suspicious/noExplicitAny: the test's own global
     const heights = await page
-      .waitForFunction(() => ((window as any).heights as number[]).length > 0)
-      .then(() =>
-        // biome-ignore lint/suspicious/noExplicitAny: the test's own global
-        page.evaluate(() => (window as any).heights as number[]),
-      );
+      .waitForFunction(() => (window as unknown as { heights: number[] }).heights.length > 0)
+      .then(() => page.evaluate(() => (window as unknown as { heights: number[] }).heights));
     const inPage = await (await pageFrame(page)).evaluate(() =>
       Math.ceil(document.documentElement.getBoundingClientRect().height),
     );
