@@ -20,6 +20,7 @@ import {
   startPageEnvironment,
   type Tenant,
   UI_TIMEOUT_MS,
+  withFees,
 } from './browser.ts';
 import { cardToken, clientOf } from './payment-client.ts';
 
@@ -369,7 +370,9 @@ describe('hosted page: accessibility', () => {
     // With 44 px targets a phone's page is taller than a 700 px frame: it scrolls inside it, or the site fits the
     // frame to the height the page reports. At 600 px (a desktop site's frame) the Pay form fits 700 px.
     await page.setViewportSize({ width: 600, height: 800 });
+    await inner.waitForFunction(() => document.documentElement.clientWidth > 500);
     const wide = await inner.evaluate(() => document.documentElement.scrollHeight);
+    await screenshot(page, 'page-600px');
     assert.ok(wide <= 700, `fits a 700 px frame at 600 px wide (content is ${wide} px high)`);
   });
 
@@ -586,6 +589,37 @@ describe('hosted page: the SDK frame checks what its parent sends', () => {
     assert.equal((result.error as { code: string }).code, 'validation_error');
     assert.match(await frame.getByRole('alert').innerText(), /Enter an amount from £1\.00 to £100,000\.00/);
     assert.equal((await paymentsOf(tenant.sessionId)).length, 0);
+  });
+});
+
+describe('hosted page: rent context', () => {
+  it('says which rent, when it is due and to whom, and each method’s fee on its option once any method has one', async () => {
+    const tenant = await newTenant(env);
+    const fees = {
+      card: { percent: '1.45', fixed: '0.00' },
+      alipay: { percent: '2.00', fixed: '0.20' },
+    };
+    await withFees(env, fees, {}, async () => {
+      const { page, frame } = await open(tenant, { width: 375 });
+      await frame.getByText('March rent, due 1 March 2026, to Landlord Ltd').waitFor();
+      const options = frame.locator('.methods label');
+      await options.first().waitFor();
+      assert.deepEqual(await options.allInnerTexts(), [
+        'Card\n+£17.40',
+        'Apple Pay\nno fee',
+        'Google Pay\nno fee',
+        'Alipay\n+£24.20',
+        'WeChat Pay\nno fee',
+        'UnionPay\nno fee',
+      ]);
+      await frame.getByLabel('Amount (£)').fill('100.00');
+      await frame
+        .locator('.methods label')
+        .filter({ hasText: 'Card' })
+        .filter({ hasText: '+£1.45' })
+        .waitFor();
+      await screenshot(page, 'page-rent-context-375px');
+    });
   });
 });
 

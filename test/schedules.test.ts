@@ -302,6 +302,25 @@ describe('recurring schedules: Client API, Integration API and the sandbox test 
     assert.ok(refused.body.pure_amount);
   });
 
+  it('the client session names the rent’s next due date and its payee (the plan’s next installment, null after the end)', async () => {
+    const session = async (who: ScheduleTenant) => (await who.client.call('GET', '/session')).body.tenancy;
+    const today = await tenant({ rent_due_day: 1 });
+    assert.deepEqual(
+      { due: (await session(today)).next_due_date, payee: (await session(today)).payee },
+      { due: '2026-03-01', payee: 'Landlord Ltd' },
+      'a due date today is still to pay',
+    );
+    assert.equal((await session(await tenant({ rent_due_day: 31 }))).next_due_date, '2026-03-31');
+    const planned = await tenant({
+      installment_payment: {
+        installments: [installment(1, '2026-02-01', 600), installment(2, '2026-05-01', 700)],
+      },
+    });
+    assert.equal((await session(planned)).next_due_date, '2026-05-01');
+    const ended = await tenant({ start_rent_date: '2025-01-01', end_rent_date: '2026-02-28' });
+    assert.equal((await session(ended)).next_due_date, null);
+  });
+
   it('concurrent set-ups of one tenancy make one schedule', async () => {
     const ann = await tenant();
     const answers = await Promise.all(Array.from({ length: 4 }, () => createSchedule(ann)));

@@ -5,7 +5,7 @@ import { paymentAmounts } from '../payments/fees.ts';
 import { Timestamp } from '../platform/http/schemas.ts';
 import { formatPence } from '../platform/money.ts';
 import type { InstallmentPlan } from '../sessions/service.ts';
-import { chargeFor, type ScheduleTerms } from './dates.ts';
+import { chargeFor, firstDueFrom, type ScheduleTerms } from './dates.ts';
 
 export type ScheduleStatus = 'active' | 'paused' | 'canceled' | 'completed';
 
@@ -190,4 +190,28 @@ export function scheduleEventData(detail: ScheduleDetail): Record<string, unknow
     email: detail.email,
     payment_reference: detail.payment_reference,
   };
+}
+
+/** A tenancy's rent due date from `today` on (its plan's next installment, with one); null once none is left. */
+export function nextRentDue(
+  tenancy: {
+    frequency: string;
+    rent_due_day: number;
+    start_rent_date: string;
+    end_rent_date: string;
+    amount_pence: number;
+    installment_plan: InstallmentPlan | null;
+  },
+  today: string,
+): string | null {
+  const terms = scheduleTerms({
+    installment_plan: (tenancy.installment_plan?.installments.length ?? 0) > 0,
+    pure_amount_pence: null,
+    frequency: tenancy.frequency as Frequency,
+    rent_due_day: tenancy.rent_due_day,
+    rent_pence: Number(tenancy.amount_pence),
+    plan: tenancy.installment_plan,
+    end_rent_date: tenancy.end_rent_date,
+  });
+  return firstDueFrom(terms, tenancy.start_rent_date, today);
 }

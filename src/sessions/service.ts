@@ -108,6 +108,7 @@ export interface ClientContext {
     start_rent_date: string;
     end_rent_date: string;
     installment_plan: InstallmentPlan | null;
+    recipient_bank_account_name: string;
   };
 }
 

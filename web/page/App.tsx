@@ -73,6 +73,16 @@ export interface PaymentError {
 
 type Outcome = { payment: Payment } | { error: PaymentError };
 
+const MONTH = new Intl.DateTimeFormat('en-GB', { month: 'long', timeZone: 'UTC' });
+
+/** "December rent, due 1 December 2026, to Acme Lettings": what the tenant is paying for, and to whom. */
+function rentContext(tenancy: Session['tenancy']): string {
+  const due = tenancy.next_due_date;
+  if (!due) return `Rent to ${tenancy.payee}`;
+  const month = MONTH.format(new Date(`${due}T00:00:00Z`));
+  return `${month} rent, due ${longDate(due)}, to ${tenancy.payee}`;
+}
+
 function newIdempotencyKey(): string {
   return `page_${crypto.randomUUID()}`;
 }
@@ -871,6 +881,10 @@ export function App({
     ...(enabled('wallets') && (session.processor.wallet_url || stripeKeys) ? WALLETS : []),
     ...(enabled('apms') ? APMS : []),
   ];
+  // Each method's fee on its option, once any method has one: "+£17.40", or "no fee".
+  const methodFee = (option: PaymentMethod) =>
+    purePence === undefined ? 0 : feePence(purePence, session.fees[option]);
+  const showMethodFees = methods.some((option) => methodFee(option) > 0);
   const savedCardsOn = enabled('savedCards');
   // Recurring rent charges a saved card off-session; wallets and APMs are one-time (spec).
   const recurringOn = enabled('recurring') && savedCardsOn;
@@ -886,12 +900,12 @@ export function App({
       <h1 id="pay-title" ref={headingRef} tabIndex={-1} class={embed ? 'visually-hidden' : undefined}>
         Pay rent
       </h1>
+      <p class="rent-context">{rentContext(session.tenancy)}</p>
       {embed ? null : (
         <p class="who">
           {session.tenant.first_name} {session.tenant.last_name} · {session.tenancy.address_1},{' '}
-          {session.tenancy.city} {session.tenancy.post_code}
-          <br />
-          Reference <span class="mono">{session.tenancy.payment_reference}</span>
+          {session.tenancy.city} {session.tenancy.post_code} · Reference{' '}
+          <span class="mono">{session.tenancy.payment_reference}</span>
           {session.environment === 'sandbox' ? <span class="badge">Sandbox</span> : null}
         </p>
       )}
@@ -992,6 +1006,11 @@ export function App({
                       }}
                     />
                     {METHOD_LABELS[option]}
+                    {showMethodFees && purePence !== undefined ? (
+                      <span class="method-fee">
+                        {methodFee(option) === 0 ? 'no fee' : `+${money(methodFee(option))}`}
+                      </span>
+                    ) : null}
                   </label>
                 ))}
               </fieldset>

@@ -80,6 +80,10 @@ export interface Session {
     frequency: string;
     rent_due_day: number;
     end_rent_date: string;
+    /** The rent's due date from today on; null once none is left. */
+    next_due_date: string | null;
+    /** Whom the rent is paid to. */
+    payee: string;
     installments: { installment_number: number; due_date: string; amount: string }[];
   };
   currency: 'GBP';

@@ -5,6 +5,8 @@ import { MAX_PURE_AMOUNT_PENCE, MIN_PURE_AMOUNT_PENCE } from '../../payments/fee
 import { PaymentView, paymentView } from '../../payments/view.ts';
 import { ErrorResponse, Timestamp } from '../../platform/http/schemas.ts';
 import { formatBps, formatPence } from '../../platform/money.ts';
+import { utcDate } from '../../schedules/dates.ts';
+import { nextRentDue } from '../../schedules/view.ts';
 import { SessionAmountView, sessionAmountView } from '../../sessions/schemas.ts';
 
 const Fee = Type.Object({ percent: Type.String(), fixed: Type.String() });
@@ -54,6 +56,11 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
               rent_due_day: Type.Integer(),
               start_rent_date: Type.String(),
               end_rent_date: Type.String(),
+              next_due_date: Type.Union([Type.String({ format: 'date' }), Type.Null()], {
+                description:
+                  'The rent’s due date from today on (the next installment’s, with a plan); null once none is left.',
+              }),
+              payee: Type.String({ description: 'Whom the rent is paid to: the recipient account’s name.' }),
               installments: Type.Array(
                 Type.Object({
                   installment_number: Type.Integer(),
@@ -148,6 +155,8 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
           rent_due_day: tenancy.rent_due_day,
           start_rent_date: tenancy.start_rent_date,
           end_rent_date: tenancy.end_rent_date,
+          next_due_date: nextRentDue(tenancy, utcDate(app.ctx.clock.now())),
+          payee: tenancy.recipient_bank_account_name,
           installments: (tenancy.installment_plan?.installments ?? []).map((installment) => ({
             installment_number: installment.installment_number,
             due_date: installment.due_date,
