@@ -999,6 +999,9 @@ export function App({
                       type="radio"
                       name="method"
                       value={option}
+                      // The option's name is the method; its fee is read as its description.
+                      aria-label={METHOD_LABELS[option]}
+                      aria-describedby={showMethodFees ? `fee-${option}` : undefined}
                       checked={option === method}
                       onChange={() => {
                         setMethod(option);
@@ -1007,7 +1010,7 @@ export function App({
                     />
                     {METHOD_LABELS[option]}
                     {showMethodFees && purePence !== undefined ? (
-                      <span class="method-fee">
+                      <span class="method-fee" id={`fee-${option}`}>
                         {methodFee(option) === 0 ? 'no fee' : `+${money(methodFee(option))}`}
                       </span>
                     ) : null}
