@@ -103,6 +103,8 @@ async function authorise(form: FrameLocator) {
   await form.getByRole('heading', { name: 'Check and authorise' }).waitFor();
   await form.getByLabel('I authorise these payments').check();
   await form.getByRole('button', { name: 'Set up recurring rent' }).click();
+  // Until this shows, the review (whose sentence names the amount too) may still be on screen.
+  await form.getByRole('status').filter({ hasText: 'Recurring rent is set up.' }).waitFor();
 }
 
 /** Sets up recurring rent in `form`, then pauses, resumes and cancels it, checking the database after each. */
