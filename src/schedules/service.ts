@@ -263,12 +263,12 @@ export class ScheduleService {
       card,
       cardFee: client.integrator.fees.card,
     });
-    return { agreement, first, usePlan, ownPence, terms };
+    return { agreement, first, usePlan, ownPence };
   }
 
   /** What a set-up with `input` would charge now, and the sentence the tenant would agree to. */
   async preview(client: ClientContext, input: CreateScheduleInput): Promise<SchedulePreview> {
-    return this.db.transaction(async (tx) => previewOf(await this.#agreement(tx, client, input, false)));
+    return previewOf(await this.#agreement(this.db, client, input, false));
   }
 
   /**
