@@ -7,7 +7,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before } from 'node:test';
-import { type Browser, type BrowserContext, chromium, type FrameLocator, type Page } from 'playwright-core';
+import {
+  type Browser,
+  type BrowserContext,
+  chromium,
+  type Frame,
+  type FrameLocator,
+  type Page,
+} from 'playwright-core';
 import { jobHandlers } from '../src/jobs.ts';
 import type { FakeClock } from '../src/platform/clock/clock.ts';
 import type { Config } from '../src/platform/config/config.ts';
@@ -184,14 +191,24 @@ export interface OpenedPage {
 export async function openInIntegratorPage(
   env: PageEnvironment,
   tenant: Pick<Tenant, 'token' | 'sessionId'>,
-  options: { origin?: string; width?: number; colorScheme?: 'light' | 'dark' } = {},
+  options: {
+    origin?: string;
+    width?: number;
+    colorScheme?: 'light' | 'dark';
+    /** Runs in every frame before its scripts (e.g. the Stripe stand-in's device wallets). */
+    initScript?: string;
+    /** Playwright's fake clock, installed before the page loads. */
+    fakeClock?: boolean;
+  } = {},
 ): Promise<OpenedPage> {
   const context = await env.browser.newContext({
     viewport: { width: options.width ?? 480, height: 820 },
     colorScheme: options.colorScheme ?? 'light',
   });
   context.setDefaultTimeout(UI_TIMEOUT_MS);
+  if (options.initScript) await context.addInitScript(options.initScript);
   const page = await context.newPage();
+  if (options.fakeClock) await page.clock.install();
   const origin = options.origin ?? env.integratorOrigin;
   await page.goto(`${origin}/embed?src=${encodeURIComponent(pageUrl(env, tenant))}`);
   return { context, page, frame: page.frameLocator('#rentpay') };
@@ -212,6 +229,15 @@ export async function openSdkCheckout(
   if (load !== 'umd')
     await page.waitForFunction(() => (window as unknown as { moduleLoaded?: boolean }).moduleLoaded);
   return { context, page };
+}
+
+/** The payment page's frame inside the integrator's page, as a Frame (for evaluate and its URL). */
+export async function paymentFrame(env: Pick<PageEnvironment, 'baseUrl'>, page: Page): Promise<Frame> {
+  for (;;) {
+    const frame = page.frames().find((candidate) => candidate.url().startsWith(`${env.baseUrl}/third-party`));
+    if (frame) return frame;
+    await page.waitForEvent('framenavigated', { timeout: UI_TIMEOUT_MS });
+  }
 }
 
 export async function fillCard(

@@ -291,7 +291,16 @@ describe('hosted page: wallets', () => {
       const tenant = await newTenant(env);
       const { page, frame } = await open(tenant);
       await chooseMethod(frame, wallet);
-      await frame.getByRole('button', { name: `Pay £1,200.00 with ${wallet}` }).click();
+      const button = frame.getByRole('button', { name: `Pay £1,200.00 with ${wallet}` });
+      // The wallet's colours, as its brand asks: white on black.
+      assert.deepEqual(
+        await button.evaluate((element) => {
+          const style = getComputedStyle(element);
+          return [style.backgroundColor, style.color];
+        }),
+        ['rgb(0, 0, 0)', 'rgb(255, 255, 255)'],
+      );
+      await button.click();
       const sheet = frame.frameLocator(`iframe[title="${wallet} sheet"]`);
       await sheet.getByRole('heading', { name: new RegExp(wallet) }).waitFor();
       await screenshot(page, `page-wallet-sheet-${wallet.replace(' ', '-').toLowerCase()}`);

@@ -52,8 +52,9 @@ after(async () => {
 
 async function hostedPage(
   tenant: Pick<Tenant, 'token' | 'sessionId'>,
+  options: Parameters<typeof openInIntegratorPage>[2] = {},
 ): Promise<{ page: Page; frame: FrameLocator }> {
-  const opened = await openInIntegratorPage(env, tenant);
+  const opened = await openInIntegratorPage(env, tenant, options);
   contexts.push(opened.context);
   return opened;
 }
@@ -215,6 +216,19 @@ describe('hosted page with Stripe', () => {
       [tenant.sessionId],
     );
     assert.deepEqual({ ...row }, { method: 'apple_pay', amount_pence: '121200' });
+  });
+
+  it('a wallet is offered only where Stripe.js says the device has it', async () => {
+    const tenant = await newTenant(env);
+    const { frame } = await hostedPage(tenant, {
+      initScript: "window.standinDeviceWallets = ['google_pay'];",
+    });
+    await frame.getByRole('radio', { name: 'Google Pay' }).waitFor();
+    assert.equal(await frame.getByRole('radio', { name: 'Apple Pay' }).count(), 0);
+    assert.deepEqual(
+      await frame.getByRole('radio').evaluateAll((radios) => radios.map((r) => r.getAttribute('aria-label'))),
+      ['Card', 'Google Pay', 'Alipay', 'WeChat Pay', 'UnionPay'],
+    );
   });
 
   it('a UnionPay card typed under Card: the page shows its own fee and total first, then pays as UnionPay', async () => {

@@ -16,6 +16,7 @@ import {
   openSdkCheckout,
   type PageEnvironment,
   pageUrl,
+  paymentFrame,
   screenshot,
   startPageEnvironment,
   type Tenant,
@@ -77,12 +78,8 @@ async function open(
 }
 
 /** The payment page's frame as a Frame (for evaluate and its URL). */
-async function pageFrame(page: Page): Promise<Frame> {
-  for (;;) {
-    const frame = page.frames().find((candidate) => candidate.url().startsWith(`${env.baseUrl}/third-party`));
-    if (frame) return frame;
-    await page.waitForEvent('framenavigated', { timeout: UI_TIMEOUT_MS });
-  }
+function pageFrame(page: Page): Promise<Frame> {
+  return paymentFrame(env, page);
 }
 
 async function paymentsOf(sessionId: string) {

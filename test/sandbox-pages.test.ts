@@ -88,7 +88,7 @@ describe('sandbox pages in a browser', () => {
     ]);
     watch(popup);
     await popup.getByRole('heading', { level: 1, name: '3D Secure check (sandbox)' }).waitFor();
-    assert.ok((await popup.textContent('main'))?.includes('£1217.40'));
+    assert.equal(await popup.locator('.amount').innerText(), 'Amount: £1,217.40');
     const closed = popup.waitForEvent('close');
     await popup.getByRole('button', { name: 'Authorise' }).click();
     await closed;
@@ -149,6 +149,8 @@ describe('sandbox pages in a browser', () => {
     ]);
     watch(popup);
     await popup.getByRole('heading', { name: 'Google Pay (sandbox)' }).waitFor();
+    // The sheet writes the amount as the tenant reads it everywhere else.
+    assert.equal(await popup.locator('.amount').innerText(), 'Amount: £1,200.00');
     const closed = popup.waitForEvent('close');
     await popup.getByRole('button', { name: 'Authorise' }).click();
     await closed;

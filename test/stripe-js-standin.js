@@ -31,6 +31,21 @@
   }
 
   /**
+   * What the stand-in's device can pay with: both wallets, unless a test says otherwise in
+   * `window.standinDeviceWallets` (as a browser without Apple Pay would). Like Stripe.js, undefined when no button
+   * would render.
+   */
+  function available(methods) {
+    const device = window.standinDeviceWallets ?? ['apple_pay', 'google_pay'];
+    const found = {
+      applePay: methods.applePay === 'always' && device.includes('apple_pay'),
+      googlePay: methods.googlePay === 'always' && device.includes('google_pay'),
+      link: false,
+    };
+    return found.applePay || found.googlePay ? found : undefined;
+  }
+
+  /**
    * The Express Checkout Element with the one wallet `paymentMethods` asks for ('always'): a button in a frame of
    * ours. The stand-in's device has Apple Pay and Google Pay; pressing the button is the sheet's approval.
    */
@@ -60,11 +75,7 @@
         frame.addEventListener('load', () =>
           handlers.ready?.({
             elementType: 'expressCheckout',
-            availablePaymentMethods: {
-              applePay: wallet === 'apple_pay',
-              googlePay: wallet === 'google_pay',
-              link: false,
-            },
+            availablePaymentMethods: available(methods),
           }),
         );
       },

@@ -21,6 +21,12 @@ export interface CardFormHandle {
   clear(): void;
 }
 
+const BRAND_MARKS: Record<string, string> = {
+  visa: 'VISA',
+  mastercard: 'mastercard',
+  amex: 'AMEX',
+  unionpay: 'UnionPay',
+};
 const EMPTY: CardFields = { number: '', expiry: '', cvc: '' };
 const FIELD_OF_PROCESSOR: Record<string, keyof CardFields> = {
   number: 'number',
@@ -128,6 +134,12 @@ export function CardForm({
         }}
         onBlur={() => checkOne(key)}
       />
+      {key === 'number' && brand !== 'unknown' ? (
+        // The brand's mark where the tenant looks (the legend names it for screen readers).
+        <span class={`brand-mark ${brand}`} aria-hidden="true" data-testid="brand-mark">
+          {BRAND_MARKS[brand]}
+        </span>
+      ) : null}
       {errors[key] ? (
         <p id={`card-${key}-error`} class="error">
           {errors[key]}

@@ -20,6 +20,49 @@ const WALLET_OPTIONS: Record<string, { key: string; name: string }> = {
   google_pay: { key: 'googlePay', name: 'Google Pay' },
 };
 
+/** Stripe's wallet buttons in their brands' colours: black, or white on the night theme. */
+function walletButtons(): Record<string, unknown> {
+  const theme = document.documentElement.dataset.theme === 'night' ? 'white' : 'black';
+  return {
+    buttonTheme: { applePay: theme, googlePay: theme },
+    buttonType: { applePay: 'plain', googlePay: 'pay' },
+  };
+}
+
+/**
+ * The wallets this browser and device can pay with, as Stripe.js reports them: the page offers only those. The
+ * Express Checkout Element is mounted once out of sight (inert, so nothing in it can take focus) to ask.
+ */
+export async function availableWallets(keys: StripeKeys): Promise<string[]> {
+  const stripe = await loadStripe(keys.js_url, keys.publishable_key);
+  const elements = stripe.elements({
+    mode: 'payment',
+    currency: 'gbp',
+    amount: 100,
+    paymentMethodTypes: ['card'],
+  });
+  const express = elements.create('expressCheckout', {
+    paymentMethods: Object.fromEntries(Object.values(WALLET_OPTIONS).map((option) => [option.key, 'always'])),
+  });
+  const probe = document.createElement('div');
+  probe.inert = true;
+  probe.setAttribute('aria-hidden', 'true');
+  probe.style.cssText = 'position:absolute;left:-10000px;top:0;width:320px';
+  document.body.append(probe);
+  try {
+    const available = await new Promise<Record<string, boolean> | undefined>((resolve) => {
+      express.on('ready', (event) => resolve(event.availablePaymentMethods));
+      express.mount(probe);
+    });
+    return Object.entries(WALLET_OPTIONS)
+      .filter(([, option]) => available?.[option.key] === true)
+      .map(([method]) => method);
+  } finally {
+    express.destroy();
+    probe.remove();
+  }
+}
+
 /**
  * The Payment Element for one method (card, Alipay, WeChat Pay; UnionPay is a card there), in Stripe's frames;
  * for a wallet, the Express Checkout Element's button, which pays as soon as the wallet's sheet approves
@@ -67,6 +110,7 @@ export function StripeFields({
         elements.current = created;
         if (wallet) {
           const express = created.create('expressCheckout', {
+            ...walletButtons(),
             paymentMethods: Object.fromEntries(
               Object.values(WALLET_OPTIONS).map((option) => [
                 option.key,

@@ -4,7 +4,8 @@ import type { FastifyReply } from 'fastify';
 import QRCode from 'qrcode';
 import { Type } from 'typebox';
 import { type ApmMethod, WALLET_METHODS } from '../../../integrators/service.ts';
-import { formatPence, parsePence } from '../../../platform/money.ts';
+import { parsePence } from '../../../platform/money.ts';
+import { money } from '../../../shared/display.ts';
 import type { ChallengeKind, SandboxChallenge, SandboxProcessor } from '../processor.ts';
 import { CHALLENGES } from './challenges.ts';
 
@@ -108,8 +109,6 @@ function notFound(reply: FastifyReply, what: string): FastifyReply {
   });
 }
 
-const pounds = (pence: number) => `£${formatPence(pence)}`;
-
 function challengePage(kind: ChallengeKind, charge: SandboxChallenge): Page {
   const waiting = charge.status === 'action_required';
   const provider = PROVIDER_NAMES[charge.method as ApmMethod] ?? charge.method;
@@ -126,7 +125,7 @@ function challengePage(kind: ChallengeKind, charge: SandboxChallenge): Page {
   return {
     title: kind === 'three_ds' ? '3D Secure check (sandbox)' : `${provider} (sandbox)`,
     data: { kind, 'charge-id': charge.id },
-    ...(charge.amount_pence > 0 ? { amount: pounds(charge.amount_pence) } : {}),
+    ...(charge.amount_pence > 0 ? { amount: money(charge.amount_pence) } : {}),
     notes,
     buttons: waiting,
   };
@@ -193,7 +192,7 @@ export function sandboxPageRoutes(processor: SandboxProcessor): FastifyPluginAsy
         return sendPage(reply, 200, {
           title: `${name} (sandbox)`,
           data: { kind: 'wallet', wallet },
-          ...(pence === undefined ? {} : { amount: pounds(pence) }),
+          ...(pence === undefined ? {} : { amount: money(pence) }),
           notes: [
             `This sheet plays ${name}: Authorise gives a Visa whose payment succeeds, Fail one whose payment is declined (card_declined).`,
           ],

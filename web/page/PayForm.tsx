@@ -1,0 +1,165 @@
+import type { RefObject } from 'preact';
+import type { PaymentMethod, SavedCard, Session } from './api.ts';
+import { CardForm, type CardFormHandle } from './CardForm.tsx';
+import { MethodOptions } from './MethodOptions.tsx';
+import { APMS, METHOD_LABELS, WALLETS } from './methods.ts';
+import { feePence, money, moneyOf } from './money.ts';
+import type { StripeMode } from './payment-flow.ts';
+import { SavedCards } from './SavedCards.tsx';
+import type { StripeFieldsHandle } from './StripeFields.tsx';
+import { NEW_CARD, type PageAction, type PageState, type Totals } from './state.ts';
+
+/** The Pay now form: the amount, the method, the card (saved, typed, or Stripe's fields), the totals and Pay. */
+export function PayForm(props: {
+  state: PageState;
+  session: Session;
+  totals: Totals;
+  dispatch(action: PageAction): void;
+  methods: PaymentMethod[];
+  amountEditable: boolean;
+  savedCardsOn: boolean;
+  /** Inside the SDK the integrator's own button calls SVC.pay(); a sandbox wallet still pays from ours. */
+  inSdk: boolean;
+  stripeMode: StripeMode | undefined;
+  cardForm: RefObject<CardFormHandle | null>;
+  stripeFields: RefObject<StripeFieldsHandle | null>;
+  savedCardsRef: RefObject<HTMLLegendElement | null>;
+  amountProblem(): string | undefined;
+  onSubmit(): void;
+  onWalletToken(token: string): void;
+  onDelete(card: SavedCard): void;
+  onMakeDefault(card: SavedCard): void;
+}) {
+  const { state, session, dispatch, methods } = props;
+  const { method, choice, cards, busy, amountError } = state;
+  const { purePence, fee, total } = props.totals;
+  const stripeKeys = session.processor.name === 'stripe' ? session.processor.stripe : undefined;
+  const isWallet = WALLETS.includes(method);
+  const newCardShown = choice === NEW_CARD || !props.savedCardsOn || cards.length === 0;
+  // With Stripe a wallet pays from its own button (the Express Checkout Element), never from ours.
+  const showPayButton = (!props.inSdk || isWallet) && !(stripeKeys && isWallet);
+  const payLabel = total === undefined ? 'Pay' : `Pay ${moneyOf(total)}`;
+
+  return (
+    <form
+      noValidate
+      onSubmit={(event) => {
+        event.preventDefault();
+        props.onSubmit();
+      }}
+    >
+      {/* Nothing the tenant entered can change while a payment is on its way. */}
+      <fieldset class="plain" disabled={busy}>
+        {props.amountEditable ? (
+          <div class="field">
+            <label for="amount">Amount (£)</label>
+            <input
+              id="amount"
+              name="amount"
+              inputMode="decimal"
+              autoComplete="off"
+              value={state.amount}
+              aria-invalid={amountError ? 'true' : undefined}
+              aria-describedby={amountError ? 'amount-error' : undefined}
+              onInput={(event) => dispatch({ type: 'amount', value: event.currentTarget.value })}
+              onBlur={() => dispatch({ type: 'amountChecked', error: props.amountProblem() })}
+            />
+            {amountError ? (
+              <p id="amount-error" class="error">
+                {amountError}
+              </p>
+            ) : null}
+          </div>
+        ) : (
+          <div class="field">
+            <p class="fixed-amount" data-testid="fixed-amount">
+              <span class="label">Amount</span>{' '}
+              <strong>{purePence === undefined ? '—' : money(purePence)}</strong>
+              {session.amount.editable ? null : <span class="hint"> set by your platform</span>}
+            </p>
+            {amountError ? (
+              <p class="error" role="alert">
+                {amountError}
+              </p>
+            ) : null}
+          </div>
+        )}
+
+        {methods.length > 1 ? (
+          <MethodOptions
+            methods={methods}
+            method={method}
+            feeOf={
+              purePence === undefined ? undefined : (option) => feePence(purePence, session.fees[option])
+            }
+            onChoose={(option) => dispatch({ type: 'method', method: option })}
+          />
+        ) : null}
+
+        {method === 'card' && props.savedCardsOn && cards.length > 0 ? (
+          <SavedCards
+            legendRef={props.savedCardsRef}
+            cards={cards}
+            choice={choice}
+            newCard={NEW_CARD}
+            onChoose={(id) => dispatch({ type: 'choose', choice: id })}
+            onDelete={props.onDelete}
+            onMakeDefault={props.onMakeDefault}
+          />
+        ) : null}
+        {newCardShown && !stripeKeys ? (
+          // Hidden, not removed, under another method: what the tenant typed is still there on coming back.
+          <div hidden={method !== 'card'}>
+            <CardForm handleRef={props.cardForm} allowSave={props.savedCardsOn} />
+          </div>
+        ) : null}
+
+        {stripeKeys && (method !== 'card' || newCardShown) ? (
+          props.stripeMode ? (
+            <props.stripeMode.StripeFields
+              keys={stripeKeys}
+              method={method}
+              amountPence={purePence === undefined ? undefined : purePence + fee}
+              allowSave={props.savedCardsOn}
+              handleRef={props.stripeFields}
+              onWalletToken={props.onWalletToken}
+            />
+          ) : (
+            <p class="hint">Loading the payment form…</p>
+          )
+        ) : null}
+
+        {APMS.includes(method) && !(stripeKeys && method === 'unionpay') ? (
+          <p class="hint">
+            You will confirm the payment with {METHOD_LABELS[method]}
+            {method === 'wechat_pay' ? ' by scanning a QR code.' : ' in a new window.'}
+          </p>
+        ) : null}
+      </fieldset>
+
+      <dl class="summary totals" aria-live="polite">
+        <dt>Rent</dt>
+        <dd>{purePence === undefined ? '—' : money(purePence)}</dd>
+        <dt>Fee</dt>
+        <dd>{money(fee)}</dd>
+        <dt class="total">Total</dt>
+        <dd class="total">{total === undefined ? '—' : moneyOf(total)}</dd>
+      </dl>
+
+      {showPayButton ? (
+        <button
+          type="submit"
+          // A wallet's button in its brand's colours (black, white at night), as Apple's and Google's guidelines ask.
+          class={isWallet ? `pay wallet-button ${method}` : 'pay'}
+          disabled={busy}
+          aria-busy={busy ? 'true' : undefined}
+          // Keeps focus (and the field's blur check, whose message would push this button down) where it is
+          // until the click lands; submit checks every field anyway.
+          onMouseDown={(event) => event.preventDefault()}
+        >
+          {busy ? 'Processing…' : isWallet ? `${payLabel} with ${METHOD_LABELS[method]}` : payLabel}
+        </button>
+      ) : null}
+    </form>
+  );
+}
