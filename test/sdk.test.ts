@@ -103,6 +103,11 @@ describe('SDK: loading', () => {
     );
     assert.equal(result.status, 'succeeded');
     assert.match(result.reference, /^SVC_\d{13}$/);
+    // The tenant's receipt shows their rent's reference, not the one generated for the platform's books.
+    await form(page).getByRole('heading', { name: 'Payment successful' }).waitFor();
+    const summary = await form(page).locator('.summary').innerText();
+    assert.match(summary, new RegExp(`Reference\\s+${tenant.paymentReference}`));
+    assert.doesNotMatch(summary, /SVC_/);
   });
 
   it('two copies on one page: the second warns and is the same instance', async () => {

@@ -79,8 +79,9 @@ export function Receipt({
       <dl class="summary">
         <dt>Payment</dt>
         <dd>{payment.payment_id}</dd>
+        {/* The rent's reference the tenant knows, not a reference the platform's page made up for its own books. */}
         <dt>Reference</dt>
-        <dd>{payment.reference}</dd>
+        <dd>{session.tenancy.payment_reference}</dd>
         <dt>Method</dt>
         <dd>
           {METHOD_LABELS[payment.method]}
