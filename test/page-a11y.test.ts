@@ -16,6 +16,7 @@ import {
   openInIntegratorPage,
   pageEnvironmentPerFile,
   paymentFrame,
+  screenshot,
   type Tenant,
   whileSuspended,
 } from './browser.ts';
@@ -59,6 +60,15 @@ async function alert(frame: FrameLocator, text: string) {
   await frame.getByRole('alert').filter({ hasText: text }).waitFor();
 }
 
+/** The focused element in the payment page's frame: its role or tag, and its text. */
+async function focused(page: Page): Promise<string> {
+  const inner = await paymentFrame(file.env, page);
+  return inner.evaluate(() => {
+    const element = document.activeElement;
+    return `${element?.getAttribute('role') ?? element?.tagName.toLowerCase()}: ${element?.textContent?.trim()}`;
+  });
+}
+
 /** The Pay form, a card's delete question, field errors, a decline, each method's step, recurring rent, 3DS, receipts. */
 async function payingStates(look: Look): Promise<string[]> {
   const found: string[] = [];
@@ -71,6 +81,9 @@ async function payingStates(look: Look): Promise<string[]> {
     await (await paymentFrame(file.env, page)).evaluate(() => document.documentElement.dataset.theme),
     look.colorScheme === 'dark' ? 'night' : 'default',
   );
+  // Loading never moves focus, so the integrator's page is not scrolled to the frame.
+  assert.equal(await page.evaluate(() => window.scrollY), 0);
+  assert.equal(await frame.locator('.method-fee').first().innerText(), '+£17.40');
   found.push(...(await violations(page, 'Pay form with a saved card and method fees')));
   // The check itself finds a fault: a faint line added for a moment fails colour contrast.
   const inner = await paymentFrame(file.env, page);
@@ -97,16 +110,21 @@ async function payingStates(look: Look): Promise<string[]> {
 
   await fillCard(frame, DECLINED, '737');
   await frame.getByText('VISA', { exact: true }).waitFor();
+  const shot = `${look.width}px-${look.colorScheme}`;
+  await screenshot(page, `page-card-brand-${shot}`);
   await frame.getByRole('button', { name: 'Pay £1,217.40' }).click();
   await alert(frame, 'Your card was declined.');
+  assert.match(await focused(page), /^alert: Your card was declined\. You have not been charged\./);
   found.push(...(await violations(page, 'declined, with the brand mark')));
 
   await frame.getByRole('radio', { name: 'Apple Pay' }).check();
+  await screenshot(page, `page-wallet-button-${shot}`);
   await frame.getByRole('button', { name: 'Pay £1,212.00 with Apple Pay' }).click();
   await frame
     .frameLocator('iframe[title="Apple Pay sheet"]')
     .getByRole('button', { name: 'Authorise' })
     .waitFor();
+  assert.match(await focused(page), /^h2: /, 'the step takes focus');
   found.push(...(await violations(page, 'wallet sheet')));
   await frame.getByRole('button', { name: 'Cancel' }).click();
 
@@ -121,15 +139,27 @@ async function payingStates(look: Look): Promise<string[]> {
   await frame.getByRole('button', { name: 'Recurring rent' }).click();
   await frame.getByRole('button', { name: 'Review recurring rent' }).click();
   await frame.getByRole('heading', { name: 'Check and authorise' }).waitFor();
+  assert.match(await focused(page), /^h\d: Check and authorise/);
+  await frame.getByText('£1,217.40', { exact: false }).first().waitFor();
   found.push(...(await violations(page, 'recurring rent review')));
   await frame.getByRole('button', { name: 'Pay now' }).click();
 
   await frame.getByRole('radio', { name: 'Card', exact: true }).check();
-  await frame.getByRole('radio', { name: 'Use a new card' }).check();
+  // Other methods, another tab and back: the card typed earlier is still there.
+  assert.equal(await frame.getByLabel('Card number').inputValue(), '4000 0000 0000 0002');
   await fillCard(frame, THREE_DS, '737');
   await frame.getByRole('button', { name: 'Pay £1,217.40' }).click();
   const challenge = frame.frameLocator('iframe[title="3D Secure check"]');
   await challenge.getByRole('button', { name: 'Authorise' }).waitFor();
+  assert.equal(await focused(page), 'h2: Confirm it’s you');
+  // The challenge fits its window: nothing to scroll inside it.
+  const challengeFrame = (await paymentFrame(file.env, page)).childFrames()[0];
+  assert.ok(challengeFrame, 'the challenge frame');
+  const fit = await challengeFrame.evaluate(() => ({
+    scroll: document.documentElement.scrollHeight,
+    view: window.innerHeight,
+  }));
+  assert.ok(fit.scroll <= fit.view, `the challenge fits (${fit.scroll} > ${fit.view} px)`);
   found.push(...(await violations(page, '3DS step')));
   await challenge.getByRole('button', { name: 'Authorise' }).click();
   await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();

@@ -342,6 +342,7 @@ export function App({
   // Recurring rent charges a saved card off-session; wallets and APMs are one-time.
   const recurringOn = enabled('recurring') && savedCardsOn;
   const stepView = phase.name === 'step' ? phase.view : undefined;
+  const recurringView = recurringOn && state.view === 'recurring';
   const { problem, notice } = state;
 
   return (
@@ -402,7 +403,7 @@ export function App({
             Loading…
           </p>
         )
-      ) : recurringOn && state.view === 'recurring' ? (
+      ) : recurringView ? (
         recurringPart ? (
           <recurringPart.Recurring
             api={api}
@@ -413,7 +414,9 @@ export function App({
         ) : (
           <p>Loading your recurring rent…</p>
         )
-      ) : (
+      ) : null}
+      {/* Hidden, not removed, during a step or on the other tab: what the tenant typed is there on coming back. */}
+      <div hidden={stepView !== undefined || recurringView}>
         <PayForm
           state={state}
           session={session}
@@ -433,7 +436,7 @@ export function App({
           onDelete={onDelete}
           onMakeDefault={onMakeDefault}
         />
-      )}
+      </div>
     </section>
   );
 }

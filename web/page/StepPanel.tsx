@@ -1,22 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { PaymentMethod, UrlAction } from './api.ts';
+import type { PaymentMethod } from './api.ts';
 import { moneyOf } from './money.ts';
-import { originOf, waitForStepMessage } from './steps.ts';
-
-export interface ActionView {
-  /** What waits: a payment (3DS, APM), a card being saved (3DS) or a wallet sheet. */
-  kind: 'payment' | 'card' | 'wallet';
-  action: UrlAction;
-  /** Where the step's "done" message comes from, when not the step page's origin (Stripe's return page). */
-  messageOrigin?: string;
-  method: PaymentMethod;
-  amount: string | undefined;
-  signal: AbortSignal;
-  onCancel(): void;
-  onWalletToken?(token: string): void;
-  /** Starts waiting for the outcome; `wake` settles when the step's page says it is done. */
-  wait(wake: Promise<unknown>): Promise<void>;
-}
+import { type ActionView, originOf, waitForStepMessage } from './steps.ts';
 
 const PROVIDER: Partial<Record<PaymentMethod, string>> = {
   alipay: 'Alipay',

@@ -19,10 +19,9 @@ import {
   type PaymentError,
   tenantFailureMessage,
 } from './outcomes.ts';
-import type { ActionView } from './StepPanel.tsx';
 import type { StripeFieldsHandle } from './StripeFields.tsx';
 import { NEW_CARD, type PageAction, type PageState, type Totals } from './state.ts';
-import { pollUntil } from './steps.ts';
+import { type ActionView, pollUntil } from './steps.ts';
 
 /** How long a `processing` payment is polled before pay() settles with `payment_pending`. */
 const PROCESSING_DEADLINE_MS = 3 * 60_000;

@@ -6,7 +6,7 @@
 import type { Payment, PaymentMethod, Quote, SavedCard, Session } from './api.ts';
 import type { EmbedOptions } from './embed.ts';
 import { feePence, formatPence, parsePence } from './money.ts';
-import type { ActionView } from './StepPanel.tsx';
+import type { ActionView } from './steps.ts';
 
 /** The saved-card choice that means "a new card". */
 export const NEW_CARD = 'new';

@@ -1,5 +1,23 @@
 /** Waiting for the customer elsewhere: a 3DS challenge, an APM page or a wallet sheet. */
 
+import type { PaymentMethod, UrlAction } from './api.ts';
+
+/** A step the page shows while the payment waits for the tenant. */
+export interface ActionView {
+  /** What waits: a payment (3DS, APM), a card being saved (3DS) or a wallet sheet. */
+  kind: 'payment' | 'card' | 'wallet';
+  action: UrlAction;
+  /** Where the step's "done" message comes from, when not the step page's origin (Stripe's return page). */
+  messageOrigin?: string;
+  method: PaymentMethod;
+  amount: string | undefined;
+  signal: AbortSignal;
+  onCancel(): void;
+  onWalletToken?(token: string): void;
+  /** Starts waiting for the outcome; `wake` settles when the step's page says it is done. */
+  wait(wake: Promise<unknown>): Promise<void>;
+}
+
 export interface SandboxMessage {
   type: 'rentpay:sandbox-complete' | 'rentpay:processor-return';
   kind: 'three_ds' | 'apm' | 'wallet';
