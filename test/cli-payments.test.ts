@@ -253,7 +253,7 @@ describe('rentpay payments: Operator API and CLI', () => {
       await operator(t, '/payments?starting_after=pay_nope'),
       400,
       'invalid_request',
-      /^Invalid querystring: starting_after: No payment pay_nope\.$/,
+      /^Invalid querystring: starting_after: No payment pay_nope\. Pass the payment_id of the last payment of the page you have\.$/,
     );
     assertError(
       await operator(t, '/payments?integrator=int_x'),

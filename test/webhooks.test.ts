@@ -701,7 +701,7 @@ describe('webhooks: endpoints, secrets and the address rule', () => {
         assert.equal(refused.status, 400, url);
         assert.match(
           refused.body.webhook_url[0],
-          /private or loopback; webhook URLs must be on a public host\.$/,
+          /private or loopback; webhook URLs must be on a public host\. To receive webhooks on this machine, run `rentpay listen --forward-to .*ALLOW_PRIVATE_WEBHOOK_HOSTS=1/,
           url,
         );
       }

@@ -12,7 +12,9 @@ export type EventType =
   | 'schedule_paused'
   | 'schedule_resumed'
   | 'schedule_canceled'
-  | 'document_failed';
+  | 'document_failed'
+  /** A test event the integrator asked for: data `{integrator_id}`. */
+  | 'ping';
 
 /** One event to record: whose it is, its type and its data (contract §4). */
 export interface EventRecord {

@@ -12,7 +12,7 @@ const LOOKUP_TIMEOUT_MS = 3_000;
  */
 export async function webhookUrlProblem(
   raw: string,
-  options: { allowPrivate: boolean; isAllowedAddress?: AddressPolicy },
+  options: { allowPrivate: boolean; isAllowedAddress?: AddressPolicy; sandbox?: boolean },
 ): Promise<string | undefined> {
   let url: URL;
   try {
@@ -42,15 +42,22 @@ export async function webhookUrlProblem(
   }
   const refused = addresses.find((address) => !isAllowed(address));
   if (refused === undefined) return undefined;
-  return `${host === refused ? 'The address' : `${host} resolves to`} ${refused}, which is private or loopback; webhook URLs must be on a public host.`;
+  const problem = `${host === refused ? 'The address' : `${host} resolves to`} ${refused}, which is private or loopback; webhook URLs must be on a public host.`;
+  return options.sandbox ? `${problem} ${LOCAL_WEBHOOKS_HINT}` : problem;
 }
 
-/** For the operator's create and update: a refused webhook URL is a 400 on `webhook_url`. */
+/** How to receive webhooks on a developer's own machine, said where a local URL is refused in sandbox. */
+export const LOCAL_WEBHOOKS_HINT =
+  'To receive webhooks on this machine, run `rentpay listen --forward-to ' +
+  'http://localhost:3000/webhooks` instead (it needs no URL here), or start rentpay with ' +
+  'ALLOW_PRIVATE_WEBHOOK_HOSTS=1 to allow private addresses.';
+
+/** For the operator's create and update and the integrator's own PUT: a refused URL is a 400 on `field`. */
 export async function checkWebhookUrl(
   raw: string | null | undefined,
-  options: { allowPrivate: boolean; isAllowedAddress?: AddressPolicy },
+  options: { allowPrivate: boolean; isAllowedAddress?: AddressPolicy; sandbox?: boolean; field?: string },
 ): Promise<void> {
   if (raw === undefined || raw === null) return;
   const problem = await webhookUrlProblem(raw, options);
-  if (problem) throw new FieldValidationError({ webhook_url: [problem] });
+  if (problem) throw new FieldValidationError({ [options.field ?? 'webhook_url']: [problem] });
 }

@@ -1,3 +1,4 @@
+import { recordEvent } from '../events/record.ts';
 import { generateWebhookSecret } from '../integrators/service.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable, SqlParam } from '../platform/db/db.ts';
@@ -54,6 +55,14 @@ export interface EndpointRow {
   failed: number;
 }
 
+export interface IntegratorEndpoint {
+  url: string | null;
+  state: 'enabled' | 'disabled';
+  created_at: Date;
+  updated_at: Date;
+  previous_secret_expires_at: Date | null;
+}
+
 export interface EventFilter {
   integrator_id?: string;
   status?: EventDeliveryStatus;
@@ -99,11 +108,15 @@ export class WebhookService {
     if (filter.status === 'not_sent') where.push('d.event_id IS NULL');
     else if (filter.status !== undefined) add((n) => `d.status = ${n}`, filter.status);
     if (filter.starting_after !== undefined) {
-      const [cursor] = await this.db.query('SELECT id FROM events WHERE id = $1', [filter.starting_after]);
+      // An integrator's cursor must be one of its own events: another's is as unknown as a made-up id.
+      const [cursor] = await this.db.query(
+        'SELECT id FROM events WHERE id = $1 AND ($2::text IS NULL OR integrator_id = $2)',
+        [filter.starting_after, filter.integrator_id ?? null],
+      );
       if (!cursor) {
         throw new ApiError(
           'invalid_request',
-          `Invalid querystring: starting_after: No event ${filter.starting_after}.`,
+          `Invalid querystring: starting_after: No event ${filter.starting_after}. Pass the event_id of the last event of the page you have.`,
         );
       }
       add(
@@ -252,6 +265,43 @@ export class WebhookService {
     return row;
   }
 
+  /** The integrator's own view of its endpoint: its URL, whether a 410 disabled it, and when it changed. */
+  async integratorEndpoint(integratorId: string): Promise<IntegratorEndpoint> {
+    const [row] = await this.db.query<IntegratorEndpoint>(
+      `SELECT i.webhook_url AS url,
+              CASE WHEN w.disabled_url IS NOT NULL AND w.disabled_url = i.webhook_url THEN 'disabled' ELSE 'enabled' END
+                AS state,
+              i.created_at, GREATEST(i.updated_at, w.updated_at) AS updated_at,
+              CASE WHEN w.previous_secret_expires_at > $2 THEN w.previous_secret_expires_at END
+                AS previous_secret_expires_at
+         FROM integrators i LEFT JOIN webhook_endpoints w ON w.integrator_id = i.id
+        WHERE i.id = $1`,
+      [integratorId, this.clock.now()],
+    );
+    if (!row) throw new ApiError('not_found', `No integrator ${integratorId}.`);
+    return row;
+  }
+
+  /** The current signing secret (for an integrator that has just set its first URL). */
+  async currentSecret(integratorId: string): Promise<string> {
+    const [row] = await this.db.query<{ webhook_secret: string }>(
+      'SELECT webhook_secret FROM integrators WHERE id = $1',
+      [integratorId],
+    );
+    if (!row) throw new ApiError('not_found', `No integrator ${integratorId}.`);
+    return row.webhook_secret;
+  }
+
+  /**
+   * A `ping` event for the integrator, delivered like any other (and listed, so `rentpay listen` forwards it even
+   * without a URL). Returns its id.
+   */
+  async sendTestEvent(integratorId: string): Promise<string> {
+    return this.db.transaction((tx) =>
+      recordEvent(tx, this.clock, integratorId, 'ping', { integrator_id: integratorId }),
+    );
+  }
+
   /** Lifts a 410's disabling: deliveries to the URL are attempted again (failed ones only once redelivered). */
   async enableEndpoint(integratorId: string): Promise<EndpointRow> {
     await this.endpoint(integratorId);
@@ -264,13 +314,16 @@ export class WebhookService {
   }
 
   /**
-   * A new webhook secret. The one it replaces keeps signing beside it for SECRET_OVERLAP_MS (each delivery carries
-   * both signatures) and is then erased; a secret replaced earlier stops (and is overwritten) at once, so at most
+   * A new webhook secret. The one it replaces keeps signing beside it for `overlapMs` (SECRET_OVERLAP_MS unless
+   * given; each delivery carries both signatures) and is then erased; a secret replaced earlier stops (and is overwritten) at once, so at most
    * two ever sign.
    */
-  async rotateSecret(integratorId: string): Promise<{ secret: string; previousSecretExpiresAt: Date }> {
+  async rotateSecret(
+    integratorId: string,
+    overlapMs = SECRET_OVERLAP_MS,
+  ): Promise<{ secret: string; previousSecretExpiresAt: Date }> {
     const now = this.clock.now();
-    const expires = new Date(now.getTime() + SECRET_OVERLAP_MS);
+    const expires = new Date(now.getTime() + overlapMs);
     const secret = generateWebhookSecret();
     return this.db.transaction(async (tx) => {
       const [current] = await tx.query<{ webhook_secret: string }>(

@@ -25,7 +25,10 @@ export const createIntegratorRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const settings = settingsFromBody(request.body);
-      await checkWebhookUrl(settings.webhook_url, { allowPrivate: app.ctx.config.allowPrivateWebhookHosts });
+      await checkWebhookUrl(settings.webhook_url, {
+        allowPrivate: app.ctx.config.allowPrivateWebhookHosts,
+        sandbox: app.ctx.config.serviceEnv === 'sandbox',
+      });
       const { integrator, serverToken } = await app.ctx.integrators.create({
         ...settings,
         name: settings.name ?? request.body.name,

@@ -19,7 +19,10 @@ export const updateIntegratorRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const settings = settingsFromBody(request.body);
-      await checkWebhookUrl(settings.webhook_url, { allowPrivate: app.ctx.config.allowPrivateWebhookHosts });
+      await checkWebhookUrl(settings.webhook_url, {
+        allowPrivate: app.ctx.config.allowPrivateWebhookHosts,
+        sandbox: app.ctx.config.serviceEnv === 'sandbox',
+      });
       const integrator = await app.ctx.integrators.update(request.params.integrator_id, settings);
       request.log.info(
         { integrator_id: integrator.id, changed: Object.keys(settings) },

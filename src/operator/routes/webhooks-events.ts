@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { ErrorResponse, Timestamp } from '../../platform/http/schemas.ts';
+import { ErrorResponse, pageQuery, Timestamp } from '../../platform/http/schemas.ts';
 import {
   WebhookEventDetailView,
   WebhookEventView,
@@ -20,14 +20,7 @@ const ListQuery = Type.Object(
     since: Type.Optional(
       Type.String({ format: 'date-time', description: 'Events recorded at or after this time.' }),
     ),
-    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-    starting_after: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 64,
-        description: 'An event_id: the page starts with the event listed right after it.',
-      }),
-    ),
+    ...pageQuery('event'),
   },
   { additionalProperties: false },
 );

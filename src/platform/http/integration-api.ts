@@ -2,10 +2,13 @@ import type { FastifyPluginAsync } from 'fastify';
 import { getIntegratorRoute } from '../../integrators/routes/get-integrator.ts';
 import { rotateTokenRoute } from '../../integrators/routes/rotate-token.ts';
 import { onboardRoute } from '../../onboarding/routes/onboard.ts';
+import { integrationPaymentRoutes } from '../../payments/routes/integration.ts';
 import { integrationScheduleRoutes } from '../../schedules/routes/integration.ts';
 import { runSchedulesRoute } from '../../schedules/routes/run-schedules.ts';
 import { getSessionRoute } from '../../sessions/routes/get-session.ts';
 import { userLoginRoute } from '../../sessions/routes/user-login.ts';
+import { integrationWebhookEndpointRoutes } from '../../webhooks/routes/integration-endpoint.ts';
+import { integrationEventRoutes } from '../../webhooks/routes/integration-events.ts';
 import { serverTokenAuth } from './auth.ts';
 import { ApiError } from './errors.ts';
 
@@ -40,6 +43,9 @@ export const integrationApi: FastifyPluginAsync = async (app) => {
   await app.register(userLoginRoute);
   await app.register(getSessionRoute);
   await app.register(integrationScheduleRoutes);
+  await app.register(integrationPaymentRoutes);
+  await app.register(integrationWebhookEndpointRoutes);
+  await app.register(integrationEventRoutes);
   // The sandbox test clock (contract §5) does not exist in production.
   if (app.ctx.config.serviceEnv === 'sandbox') await app.register(runSchedulesRoute);
 };

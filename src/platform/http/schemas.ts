@@ -31,6 +31,20 @@ export function integrationErrors(extra: Record<number, TSchema> = {}): Record<n
   };
 }
 
+/** Cursor paging for a list of `resource`s, newest first: `limit` and `starting_after` (the last id of a page). */
+export function pageQuery(resource: 'payment' | 'event') {
+  return {
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    starting_after: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: `A ${resource}_id: the page starts with the ${resource} listed right after it.`,
+      }),
+    ),
+  };
+}
+
 /** preValidation hook for routes whose JSON body is optional: no body validates as `{}`. */
 export async function optionalBody(request: { body: unknown }): Promise<void> {
   if (request.body === undefined || request.body === null) request.body = {};

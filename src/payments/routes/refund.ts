@@ -1,0 +1,77 @@
+import type { FastifyInstance } from 'fastify';
+import { type Static, Type } from 'typebox';
+import { ApiError, FieldValidationError } from '../../platform/http/errors.ts';
+import { IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_MESSAGE, Timestamp } from '../../platform/http/schemas.ts';
+import { formatPence, parsePence } from '../../platform/money.ts';
+import { PaymentView, paymentView } from '../view.ts';
+
+/** A refund as the operator and the integrator see it: the same rules and answers on both APIs. */
+export const RefundView = Type.Object(
+  {
+    refund_id: Type.String(),
+    payment_id: Type.String(),
+    amount: Type.String(),
+    status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')], {
+      description:
+        'pending: written, the processor has not answered yet (a background job finishes it); succeeded; failed.',
+    }),
+    created_at: Timestamp,
+    payment: PaymentView,
+  },
+  { title: 'Refund' },
+);
+type RefundView = Static<typeof RefundView>;
+
+export const RefundHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      description:
+        'A retry with the same key and amount is the same refund (200); another amount answers 422.',
+    }),
+  ),
+});
+
+export const RefundBody = Type.Object({
+  amount: Type.Optional(
+    Type.String({ description: 'Pounds, e.g. "100.00"; absent: everything not refunded yet.' }),
+  ),
+});
+
+/**
+ * Refunds a payment: 201 done, 202 pending at the processor, 200 the same refund again (same key), 409 refused
+ * by the processor, 422 the same key with another amount, 400 on `amount` for more than is left.
+ */
+export async function refundPayment(
+  app: FastifyInstance,
+  paymentId: string,
+  body: Static<typeof RefundBody>,
+  key: string | undefined,
+  log: { info(details: object, message: string): void },
+): Promise<{ code: 200 | 201 | 202; body: RefundView }> {
+  if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
+    throw new ApiError('invalid_request', `Idempotency-Key: ${IDEMPOTENCY_KEY_MESSAGE}`);
+  }
+  const amountPence = body.amount === undefined ? undefined : parsePence(body.amount);
+  if (body.amount !== undefined && amountPence === undefined) {
+    throw new FieldValidationError({ amount: ['Enter an amount in pounds, e.g. "100.00".'] });
+  }
+  const { refund, payment, replayed } = await app.ctx.payments.refund(paymentId, amountPence, key);
+  log.info(
+    { payment_id: payment.id, refund_id: refund.id, status: refund.status, replayed },
+    'payment refund',
+  );
+  if (refund.status === 'failed') {
+    throw new ApiError('conflict', `The processor refused the refund: ${refund.failure_message}`);
+  }
+  return {
+    code: refund.status === 'pending' ? 202 : replayed ? 200 : 201,
+    body: {
+      refund_id: refund.id,
+      payment_id: payment.id,
+      amount: formatPence(Number(refund.amount_pence)),
+      status: refund.status,
+      created_at: new Date(refund.created_at).toISOString(),
+      payment: paymentView(payment),
+    },
+  };
+}

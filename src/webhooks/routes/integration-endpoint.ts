@@ -1,0 +1,186 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { FieldValidationError } from '../../platform/http/errors.ts';
+import { integrationErrors, optionalBody, Timestamp } from '../../platform/http/schemas.ts';
+import { checkWebhookUrl } from '../address.ts';
+import { type IntegratorEndpoint, SECRET_OVERLAP_MS, WebhookService } from '../service.ts';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+  Type.Union([schema, Type.Null()]);
+
+export const WebhookEndpoint = Type.Object(
+  {
+    url: Nullable(
+      Type.String({ description: 'Where events are sent; null: none (events are kept and listed).' }),
+    ),
+    state: Type.Enum(['enabled', 'disabled'], {
+      description:
+        '`disabled`: the URL answered 410 Gone, so nothing is sent to it until you PUT a URL again.',
+    }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    previous_secret_expires_at: Type.Union([Timestamp, Type.Null()], {
+      description: 'While a replaced secret still signs beside the current one: when it stops.',
+    }),
+  },
+  { title: 'WebhookEndpoint' },
+);
+
+const WithSecret = Type.Object(
+  {
+    ...WebhookEndpoint.properties,
+    secret: Type.Optional(
+      Type.String({
+        description: 'The signing secret (whsec_…), given when you set a URL where there was none.',
+      }),
+    ),
+  },
+  { title: 'WebhookEndpointWithSecret' },
+);
+
+function endpointView(row: IntegratorEndpoint) {
+  return {
+    url: row.url,
+    state: row.state,
+    created_at: new Date(row.created_at).toISOString(),
+    updated_at: new Date(row.updated_at).toISOString(),
+    previous_secret_expires_at:
+      row.previous_secret_expires_at === null ? null : new Date(row.previous_secret_expires_at).toISOString(),
+  };
+}
+
+const MAX_OVERLAP_SECONDS = 7 * 24 * 3600;
+
+/** Your webhook endpoint: see it, set its URL, rotate its secret, send yourself a test event. */
+export const integrationWebhookEndpointRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const webhooks = new WebhookService(app.ctx.db, app.ctx.clock);
+
+  app.get(
+    '/webhook-endpoint/',
+    {
+      schema: {
+        operationId: 'getWebhookEndpoint',
+        summary: 'Show your webhook endpoint',
+        tags: ['Webhooks'],
+        response: { 200: WebhookEndpoint, ...integrationErrors() },
+      },
+    },
+    async (request) => endpointView(await webhooks.integratorEndpoint(request.integrator.id)),
+  );
+
+  app.put(
+    '/webhook-endpoint/',
+    {
+      schema: {
+        operationId: 'setWebhookEndpoint',
+        summary: 'Set (or remove) your webhook URL',
+        description:
+          'An http or https URL on a public host. Setting a URL where there was none answers with the signing ' +
+          '`secret`; setting one re-enables an endpoint a 410 Gone disabled. `null` removes it: events are then ' +
+          'kept and listed, not sent.',
+        tags: ['Webhooks'],
+        body: Type.Object(
+          { url: Nullable(Type.String({ minLength: 1, maxLength: 2048 })) },
+          { additionalProperties: false },
+        ),
+        response: { 200: WithSecret, ...integrationErrors() },
+      },
+    },
+    async (request) => {
+      const { url } = request.body;
+      const integratorId = request.integrator.id;
+      if (url !== null && !/^https?:\/\//i.test(url)) {
+        throw new FieldValidationError({
+          url: ['Enter an http or https URL, e.g. https://example.com/webhooks.'],
+        });
+      }
+      await checkWebhookUrl(url, {
+        allowPrivate: app.ctx.config.allowPrivateWebhookHosts,
+        sandbox: app.ctx.config.serviceEnv === 'sandbox',
+        field: 'url',
+      });
+      const before = await webhooks.integratorEndpoint(integratorId);
+      await app.ctx.integrators.update(integratorId, { webhook_url: url });
+      if (url !== null) await webhooks.enableEndpoint(integratorId);
+      request.log.info(
+        { integrator_id: integratorId, webhook_url: url },
+        'webhook endpoint set by its integrator',
+      );
+      const view = endpointView(await webhooks.integratorEndpoint(integratorId));
+      return before.url === null && url !== null
+        ? { ...view, secret: await webhooks.currentSecret(integratorId) }
+        : view;
+    },
+  );
+
+  app.post(
+    '/webhook-endpoint/rotate-secret/',
+    {
+      preValidation: optionalBody,
+      schema: {
+        operationId: 'rotateWebhookSecret',
+        summary: 'Issue a new signing secret; the previous one keeps signing during the overlap',
+        description:
+          'During the overlap each delivery carries two signatures (old and new secret) in `webhook-signature`, so ' +
+          'you can switch without losing a delivery; then only the new secret signs. A secret replaced earlier ' +
+          'stops at once.',
+        tags: ['Webhooks'],
+        body: Type.Object(
+          {
+            overlap_seconds: Type.Optional(
+              Type.Integer({
+                minimum: 0,
+                maximum: MAX_OVERLAP_SECONDS,
+                default: SECRET_OVERLAP_MS / 1000,
+                description:
+                  'How long the previous secret keeps signing: 0 to 604800 (7 days); 86400 unless given.',
+              }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          201: Type.Object({
+            secret: Type.String({ description: 'The new secret (whsec_…), shown once.' }),
+            previous_secret_expires_at: Timestamp,
+          }),
+          ...integrationErrors(),
+        },
+      },
+    },
+    async (request, reply) => {
+      const integratorId = request.integrator.id;
+      const overlapSeconds = request.body.overlap_seconds ?? SECRET_OVERLAP_MS / 1000;
+      const rotated = await webhooks.rotateSecret(integratorId, overlapSeconds * 1000);
+      request.log.info(
+        { integrator_id: integratorId, overlap_seconds: overlapSeconds },
+        'webhook secret rotated by its integrator',
+      );
+      return reply.code(201).send({
+        secret: rotated.secret,
+        previous_secret_expires_at: rotated.previousSecretExpiresAt.toISOString(),
+      });
+    },
+  );
+
+  app.post(
+    '/webhook-endpoint/test/',
+    {
+      preValidation: optionalBody,
+      schema: {
+        operationId: 'sendTestWebhook',
+        summary: 'Send yourself a signed `ping` event',
+        description:
+          'A `ping` event (data `{"integrator_id"}`) is recorded and delivered like any other: to your URL if you ' +
+          'have one, and to `rentpay listen`. Follow it in GET /api/third-party/events/.',
+        tags: ['Webhooks'],
+        response: { 202: Type.Object({ event_id: Type.String() }), ...integrationErrors() },
+      },
+    },
+    async (request, reply) => {
+      const eventId = await webhooks.sendTestEvent(request.integrator.id);
+      request.log.info({ integrator_id: request.integrator.id, event_id: eventId }, 'test webhook requested');
+      return reply.code(202).send({ event_id: eventId });
+    },
+  );
+};
