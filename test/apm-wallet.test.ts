@@ -75,7 +75,7 @@ describe('wallets and APMs through the Client API with the sandbox processor', (
       assert.equal(page.status, 200);
       assertPageHeaders(page, /^text\/html; charset=utf-8/);
       assertSandboxPage(page.body, `${apm.name} (sandbox)`, true);
-      assert.ok(page.body.includes('£1217.40'));
+      assert.ok(page.body.includes('£1,217.40'));
       assert.ok(page.body.includes(`data-kind="apm" data-charge-id="${chargeId}"`));
 
       const clicked = await answerChallenge(t, pageUrl, 'authorise');
@@ -335,7 +335,7 @@ describe('sandbox pages', () => {
     assert.equal(page.status, 200);
     assertPageHeaders(page, /^text\/html; charset=utf-8/);
     assertSandboxPage(page.body, '3D Secure check (sandbox)', true);
-    assert.ok(page.body.includes('£1217.40'));
+    assert.ok(page.body.includes('£1,217.40'));
     assert.ok(page.body.includes(`data-kind="three_ds" data-charge-id="${url.pathname.split('/').pop()}"`));
     assert.ok(page.body.includes('<link rel="stylesheet" href="/sandbox/assets/sandbox-page.css">'));
 
@@ -364,7 +364,7 @@ describe('sandbox pages', () => {
       assert.equal(page.status, 200);
       assertPageHeaders(page, /^text\/html/);
       assertSandboxPage(page.body, `${name} (sandbox)`, true);
-      assert.ok(page.body.includes('£1217.40'));
+      assert.ok(page.body.includes('£1,217.40'));
       assert.ok(page.body.includes(`data-kind="wallet" data-wallet="${wallet}"`));
     });
   }

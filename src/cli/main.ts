@@ -4,6 +4,7 @@ import { type Config, ConfigError, loadConfig } from '../platform/config/config.
 import { openDatabase } from '../platform/db/db.ts';
 import { migrate } from '../platform/db/migrate.ts';
 import { type Running, runWorker, serve } from '../runtime.ts';
+import { registerListenCommand } from './listen.ts';
 import { CliError, OperatorClient } from './operator-client.ts';
 import { registerWebhookCommands } from './webhooks.ts';
 
@@ -13,7 +14,8 @@ program
   .description(
     'rentpay: rent payments for property platforms.\n\n' +
       'Server commands (serve, worker, migrate) read their configuration from the environment; see the README.\n' +
-      'Operator commands (integrator ..., payments ...) call the Operator API of a running deployment.',
+      'Operator commands (integrator ..., payments ...) call the Operator API of a running deployment.\n' +
+      'listen forwards your integration’s events to a local URL (server token).',
   )
   .showHelpAfterError();
 
@@ -552,6 +554,7 @@ withOperatorOptions(
 });
 
 registerWebhookCommands(program, { withOperatorOptions, client, table });
+registerListenCommand(program);
 
 try {
   await program.parseAsync(process.argv);
