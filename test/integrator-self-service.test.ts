@@ -6,6 +6,9 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Value } from 'typebox/value';
+import type { EventType } from '../src/events/record.ts';
+import { EVENT_TYPES, webhookBodySchema } from '../src/webhooks/event-schemas.ts';
 import { integrationApi, UNLIMITED } from './api-client.ts';
 import { runJobs, startTestApp, type TestApp, tokenHeader } from './helpers.ts';
 import { cardToken, newTenant, PAN } from './payment-client.ts';
@@ -330,5 +333,62 @@ describe('a local webhook URL in sandbox, without ALLOW_PRIVATE_WEBHOOK_HOSTS', 
     } finally {
       await strict.close();
     }
+  });
+});
+
+describe('the reference: OpenAPI webhooks and /docs', () => {
+  it('lists every event type with the schema of its body; delivered bodies match their schema', async () => {
+    const document = (await (await fetch(`${base}/api/third-party/openapi.json`)).json()) as {
+      paths: Record<string, unknown>;
+      webhooks: Record<string, { post: { requestBody: { content: Record<string, { schema: unknown }> } } }>;
+    };
+    assert.deepEqual(Object.keys(document.webhooks).sort(), Object.keys(EVENT_TYPES).sort());
+    for (const path of [
+      '/api/third-party/webhook-endpoint/',
+      '/api/third-party/events/',
+      '/api/third-party/payments/',
+    ]) {
+      assert.ok(document.paths[path], path);
+    }
+    const schema = document.webhooks.payment_refunded!.post.requestBody.content['application/json']!
+      .schema as {
+      properties: { data: { properties: Record<string, unknown> } };
+    };
+    assert.deepEqual(Object.keys(schema.properties.data.properties).sort(), [
+      'email',
+      'payment',
+      'payment_reference',
+      'refund',
+      'retry_on',
+      'user_id',
+    ]);
+    // Every body delivered in this file, checked against the schema the reference shows.
+    assert.ok(receiver.received.length > 3);
+    for (const delivery of receiver.received) {
+      const body = JSON.parse(delivery.body) as { type: EventType };
+      assert.ok(Value.Check(webhookBodySchema(body.type), body), `${body.type}: ${delivery.body}`);
+    }
+    const events = (await call(a.token, 'GET', '/events/?limit=100')).body.data as {
+      type: EventType;
+      created_at: string;
+      data: unknown;
+    }[];
+    for (const event of events) {
+      const body = { type: event.type, timestamp: event.created_at, data: event.data };
+      assert.ok(Value.Check(webhookBodySchema(event.type), body), JSON.stringify(body));
+    }
+  });
+
+  it('/docs is titled for rentpay and links the guides, which are served', async () => {
+    const page = await (await fetch(`${base}/docs/`)).text();
+    assert.match(page, /<title>rentpay API reference<\/title>/);
+    const document = await (await fetch(`${base}/api/third-party/openapi.json`)).json();
+    assert.match(document.info.description, /\[Webhook events: .*\]\(\/docs\/guides\/webhook-events\.md\)/);
+    const guide = await fetch(`${base}/docs/guides/webhook-events.md`);
+    assert.equal(guide.status, 200);
+    assert.match(guide.headers.get('content-type') ?? '', /^text\/markdown/);
+    assert.match(await guide.text(), /^# Webhook events/);
+    const unknown = await fetch(`${base}/docs/guides/..%2Fpackage.json`);
+    assert.equal(unknown.status, 404);
   });
 });

@@ -3,6 +3,7 @@ import { recordEvent } from '../events/record.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db } from '../platform/db/db.ts';
 import type { JobHandler } from '../platform/jobs/queue.ts';
+import type { DocumentEventData } from '../webhooks/event-schemas.ts';
 import { checkDocumentContent, type DocumentKind } from './content-type.ts';
 import { type AddressPolicy, type SafeFetchSuccess, safeFetch } from './safe-fetch.ts';
 import { type DocumentStore, documentStorageKey } from './storage.ts';
@@ -61,7 +62,7 @@ async function markFailed(db: Db, clock: Clock, document: DocumentToFetch, reaso
       [document.id, document.generation, 'pending', reason, now],
     );
     if (updated.length === 0) return false;
-    await recordEvent(tx, clock, document.integrator_id, 'document_failed', {
+    const data: DocumentEventData = {
       user_id: Number(document.external_user_id),
       payment_reference: document.payment_reference,
       document: {
@@ -72,7 +73,8 @@ async function markFailed(db: Db, clock: Clock, document: DocumentToFetch, reaso
         updated_at: now.toISOString(),
       },
       failure_reason: reason,
-    });
+    };
+    await recordEvent(tx, clock, document.integrator_id, 'document_failed', data);
     return true;
   });
 }

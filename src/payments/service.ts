@@ -1,3 +1,4 @@
+import type { Static } from 'typebox';
 import { assertSavedCardsEnabled, SavedCardService, UNKNOWN_CARD_TOKEN } from '../cards/service.ts';
 import type { SavedCardRow } from '../cards/view.ts';
 import { type EventType, recordEvent } from '../events/record.ts';
@@ -23,6 +24,7 @@ import {
   type RefundOutcome,
 } from '../processors/processor.ts';
 import { type ClientContext, checkSessionAmount } from '../sessions/service.ts';
+import type { PaymentEventData, RefundEventView } from '../webhooks/event-schemas.ts';
 import {
   assertCardAttemptsLeft,
   declineOwner,
@@ -657,12 +659,12 @@ export interface PaymentEventUser {
   payment_reference: string;
 }
 
-/** A payment event's data (contract §4): `{payment, user_id, email, payment_reference}`, plus `extra`. */
+/** A payment event's data: `{payment, user_id, email, payment_reference}`, plus `refund` or `retry_on`. */
 export function paymentEventData(
   payment: PaymentRow,
   who: PaymentEventUser,
-  extra: Record<string, unknown> = {},
-): Record<string, unknown> {
+  extra: Pick<PaymentEventData, 'refund' | 'retry_on'> = {},
+): PaymentEventData {
   return {
     payment: paymentView(payment),
     user_id: Number(who.external_id),
@@ -678,7 +680,7 @@ export async function recordPaymentEvent(
   clock: Clock,
   type: EventType,
   payment: PaymentRow,
-  extra: Record<string, unknown> = {},
+  extra: Pick<PaymentEventData, 'refund' | 'retry_on'> = {},
 ): Promise<void> {
   const [who] = await tx.query<PaymentEventUser>(
     `SELECT u.external_id, u.email, t.payment_reference
@@ -755,13 +757,8 @@ function checkRefundReplay(earlier: RefundRow, amountPence: number | undefined, 
   return earlier;
 }
 
-/** The refund as `payment_refunded` carries it, beside the contract's keys. */
-export function refundEventView(refund: RefundRow): {
-  refund_id: string;
-  amount: string;
-  status: RefundStatus;
-  created_at: string;
-} {
+/** The refund as `payment_refunded` carries it, beside the payment's keys. */
+export function refundEventView(refund: RefundRow): Static<typeof RefundEventView> {
   return {
     refund_id: refund.id,
     amount: formatPence(Number(refund.amount_pence)),

@@ -5,6 +5,7 @@ import { paymentAmounts } from '../payments/fees.ts';
 import { Timestamp } from '../platform/http/schemas.ts';
 import { formatPence } from '../platform/money.ts';
 import type { InstallmentPlan } from '../sessions/service.ts';
+import type { ScheduleEventData } from '../webhooks/event-schemas.ts';
 import { chargeFor, firstDueFrom, type ScheduleTerms } from './dates.ts';
 
 export type ScheduleStatus = 'active' | 'paused' | 'canceled' | 'completed';
@@ -182,8 +183,8 @@ export function scheduleView(detail: ScheduleDetail): ScheduleView {
   };
 }
 
-/** The data of schedule_created, _paused, _resumed and _canceled (contract §4). */
-export function scheduleEventData(detail: ScheduleDetail): Record<string, unknown> {
+/** The data of schedule_created, _paused, _resumed and _canceled. */
+export function scheduleEventData(detail: ScheduleDetail): ScheduleEventData {
   return {
     schedule: scheduleView(detail),
     user_id: Number(detail.external_user_id),
