@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The published docs (README.md and docs/**.md) stand alone: they state facts and never cite internal documents
+ * The published docs (README.md, docs/**.md and the example's README) stand alone: they state facts and never cite internal documents
  * (a contract's sections, a service spec), and every relative link to another page reaches a file that exists.
  */
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -15,7 +15,7 @@ function markdownFiles(): string[] {
     .readdirSync(path.join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' })
     .filter((name) => name.endsWith('.md'))
     .map((name) => path.join('docs', name));
-  return ['README.md', ...docs.sort()];
+  return ['README.md', ...docs.sort(), path.join('examples', 'integrator', 'README.md')];
 }
 
 interface Line {

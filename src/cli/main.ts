@@ -81,6 +81,7 @@ program
     if (cfg.serviceEnv === 'sandbox') {
       lines.push(
         `  Demo platform: ${baseUrl}/demo (the hosted page and the SDK side by side, and the webhooks it receives${cfg.allowPrivateWebhookHosts ? '' : '; on a local address those need ALLOW_PRIVATE_WEBHOOK_HOSTS=1'})`,
+        `  Your webhooks on this machine: npx rentpay listen --forward-to http://localhost:3000/webhooks --url ${baseUrl} --token <server token>`,
       );
     }
     if (running.secrets.operatorToken) {

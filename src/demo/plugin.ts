@@ -129,7 +129,9 @@ async function setUp(app: FastifyInstance): Promise<IntegratorHandler> {
     noWebhookUrlNotice: refused
       ? `No webhooks will arrive here: rentpay sends none to ${webhookUrl}, a private or loopback address, ` +
         'unless it runs with ALLOW_PRIVATE_WEBHOOK_HOSTS=1 (for local testing only). Restart it with ' +
-        `"ALLOW_PRIVATE_WEBHOOK_HOSTS=1 npm start" to see them listed. (${refused})`
+        `"ALLOW_PRIVATE_WEBHOOK_HOSTS=1 npm start" to see them listed. To receive webhooks on your own ` +
+        'endpoint instead, with no flag, run "npx rentpay listen --forward-to http://localhost:3000/webhooks ' +
+        `--token <server token>" and verify them with the secret it prints. (${refused})`
       : undefined,
   });
 }
