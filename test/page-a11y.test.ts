@@ -60,13 +60,26 @@ async function alert(frame: FrameLocator, text: string) {
   await frame.getByRole('alert').filter({ hasText: text }).waitFor();
 }
 
-/** The focused element in the payment page's frame: its role or tag, and its text. */
-async function focused(page: Page): Promise<string> {
+/**
+ * Waits until the focused element in the payment page's frame ("role or tag: text") matches `expected`: focus
+ * moves in an effect after the render that shows the element. Fails with what has focus instead.
+ */
+async function assertFocus(page: Page, expected: RegExp): Promise<void> {
   const inner = await paymentFrame(file.env, page);
-  return inner.evaluate(() => {
-    const element = document.activeElement;
-    return `${element?.getAttribute('role') ?? element?.tagName.toLowerCase()}: ${element?.textContent?.trim()}`;
-  });
+  const describe = () =>
+    inner.evaluate(() => {
+      const element = document.activeElement;
+      return `${element?.getAttribute('role') ?? element?.tagName.toLowerCase()}: ${element?.textContent?.trim()}`;
+    });
+  try {
+    await inner.waitForFunction((source) => {
+      const element = document.activeElement;
+      const seen = `${element?.getAttribute('role') ?? element?.tagName.toLowerCase()}: ${element?.textContent?.trim()}`;
+      return new RegExp(source).test(seen);
+    }, expected.source);
+  } catch {
+    assert.fail(`focus is on "${await describe()}", not ${expected}`);
+  }
 }
 
 /** The Pay form, a card's delete question, field errors, a decline, each method's step, recurring rent, 3DS, receipts. */
@@ -114,7 +127,7 @@ async function payingStates(look: Look): Promise<string[]> {
   await screenshot(page, `page-card-brand-${shot}`);
   await frame.getByRole('button', { name: 'Pay £1,217.40' }).click();
   await alert(frame, 'Your card was declined.');
-  assert.match(await focused(page), /^alert: Your card was declined\. You have not been charged\./);
+  await assertFocus(page, /^alert: Your card was declined\. You have not been charged\./);
   found.push(...(await violations(page, 'declined, with the brand mark')));
 
   await frame.getByRole('radio', { name: 'Apple Pay' }).check();
@@ -124,7 +137,7 @@ async function payingStates(look: Look): Promise<string[]> {
     .frameLocator('iframe[title="Apple Pay sheet"]')
     .getByRole('button', { name: 'Authorise' })
     .waitFor();
-  assert.match(await focused(page), /^h2: /, 'the step takes focus');
+  await assertFocus(page, /^h2: /);
   found.push(...(await violations(page, 'wallet sheet')));
   await frame.getByRole('button', { name: 'Cancel' }).click();
 
@@ -139,7 +152,7 @@ async function payingStates(look: Look): Promise<string[]> {
   await frame.getByRole('button', { name: 'Recurring rent' }).click();
   await frame.getByRole('button', { name: 'Review recurring rent' }).click();
   await frame.getByRole('heading', { name: 'Check and authorise' }).waitFor();
-  assert.match(await focused(page), /^h\d: Check and authorise/);
+  await assertFocus(page, /^h\d: Check and authorise/);
   await frame.getByText('£1,217.40', { exact: false }).first().waitFor();
   found.push(...(await violations(page, 'recurring rent review')));
   await frame.getByRole('button', { name: 'Pay now' }).click();
@@ -151,7 +164,7 @@ async function payingStates(look: Look): Promise<string[]> {
   await frame.getByRole('button', { name: 'Pay £1,217.40' }).click();
   const challenge = frame.frameLocator('iframe[title="3D Secure check"]');
   await challenge.getByRole('button', { name: 'Authorise' }).waitFor();
-  assert.equal(await focused(page), 'h2: Confirm it’s you');
+  await assertFocus(page, /^h2: Confirm it’s you$/);
   // The challenge fits its window: nothing to scroll inside it.
   const challengeFrame = (await paymentFrame(file.env, page)).childFrames()[0];
   assert.ok(challengeFrame, 'the challenge frame');
