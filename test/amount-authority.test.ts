@@ -189,7 +189,7 @@ describe('expected_amount: the total the tenant saw is the total charged', () =>
     }
     const wrongType = await client.pay({ expected_amount: 1217.4, card_token: await cardToken(t, PAN.visa) });
     assert.equal(wrongType.status, 400);
-    assert.deepEqual(wrongType.body, { expected_amount: ['Not a valid string.'] });
+    assert.deepEqual(wrongType.body, { expected_amount: ['Not a valid string: send the value in quotes.'] });
   });
 
   it('is documented in OpenAPI with user-login’s pure_amount and amount_editable', async () => {

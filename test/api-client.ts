@@ -13,7 +13,8 @@ export const sessionPath = (id: string) => `/api/third-party/session/${encodeURI
 export const UNLIMITED = { rate_limit_per_second: 100_000, rate_limit_burst: 1_000_000 };
 
 export const DATE_MESSAGE = 'Date has wrong format or is not a real date. Use YYYY-MM-DD.';
-export const EMAIL_TAKEN = 'A user with this email already exists.';
+export const EMAIL_TAKEN =
+  'A user with this email already exists under another user_id. To update that user, send its user_id; otherwise use another email.';
 export const REFERENCE_TAKEN =
   'A tenancy with this payment_reference already exists. To update it, send the same user_id, start_rent_date and address_1.';
 

@@ -101,7 +101,10 @@ describe('Integration API authentication: every 401', () => {
   });
 
   it('unknown token with the right prefix', async () => {
-    assert401(await whoami(t, `Token rp_sandbox_${'x'.repeat(40)}`), /Invalid or expired token/);
+    assert401(
+      await whoami(t, `Token rp_sandbox_${'x'.repeat(40)}`),
+      /^Invalid or expired token\. Send your newest server token \(issued by the operator, or the last one rotate-token returned\) as "Authorization: Token <server token>"; if it is lost, ask the operator to reissue it\.$/,
+    );
   });
 
   it('a token that is not ours at all', async () => {
@@ -114,13 +117,16 @@ describe('Integration API authentication: every 401', () => {
   it('the other environment’s prefix', async () => {
     assert401(
       await whoami(t, `Token rp_live_${token.slice('rp_sandbox_'.length)}`),
-      /belongs to the production environment; this is the sandbox environment/,
+      /^This token belongs to the production environment; this is the sandbox environment\. Send your sandbox server token \(it starts with "rp_sandbox_"\), or send the request to your production deployment\.$/,
     );
   });
 
   it('a user session token, with either scheme', async () => {
     const userToken = `rp_ust_${'a'.repeat(43)}`;
-    assert401(await whoami(t, `Bearer ${userToken}`), /user session token/);
+    assert401(
+      await whoami(t, `Bearer ${userToken}`),
+      /^This is a user session token, which is for the payment page and SDK\. The Integration API takes your server token: send "Authorization: Token <server token>"\.$/,
+    );
     assert401(await whoami(t, `Token ${userToken}`), /user session token/);
   });
 
@@ -262,8 +268,8 @@ describe('token rotation', () => {
     for (const [body, message] of [
       [{ grace_period_seconds: -1 }, 'Ensure this value is greater than or equal to 0.'],
       [{ grace_period_seconds: 604_801 }, 'Ensure this value is less than or equal to 604800.'],
-      [{ grace_period_seconds: '60' }, 'A valid integer is required.'],
-      [{ grace_period_seconds: 1.5 }, 'A valid integer is required.'],
+      [{ grace_period_seconds: '60' }, 'A valid integer is required: a whole number without quotes, e.g. 5.'],
+      [{ grace_period_seconds: 1.5 }, 'A valid integer is required: a whole number without quotes, e.g. 5.'],
     ] as const) {
       const response = await rotate(t, token, body);
       assert.equal(response.statusCode, 400, JSON.stringify(body));

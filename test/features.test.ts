@@ -71,7 +71,9 @@ describe('per-integrator features (contract §3): operator setting, client sessi
     assert.equal(unknown.status, 400);
     assert.deepEqual(unknown.body, { features: ['Unknown field "schedules".'] });
     const notBoolean = await operator('POST', '/integrators', { name: 'x', features: { apms: 'off' } });
-    assert.deepEqual(notBoolean.body, { 'features.apms': ['Must be a valid boolean.'] });
+    assert.deepEqual(notBoolean.body, {
+      'features.apms': ['Must be a valid boolean: true or false, without quotes.'],
+    });
     const notObject = await operator('PATCH', '/integrators/int_nope', { features: [] });
     assert.deepEqual(notObject.body, { features: ['Expected an object.'] });
   });

@@ -131,7 +131,11 @@ describe('HTTP plumbing', () => {
         payload: `{"pad": "${'x'.repeat(BODY_LIMIT_BYTES)}"}`,
       });
       assert.equal(response.statusCode, 413);
-      assert.equal(response.json().error, 'payload_too_large');
+      assert.deepEqual(response.json(), {
+        error: 'payload_too_large',
+        detail:
+          'The request body is larger than 5 MiB. Send less in each request, e.g. split a large onboarding array into several requests.',
+      });
     });
 
     it('prototype pollution keys are dropped, not merged', async () => {

@@ -143,17 +143,17 @@ const CHOICE_MESSAGE = `Not a valid choice. Choose one of: ${FREQUENCIES.join(',
 
 /** A value of the wrong JSON type for each kind, and the message it earns. */
 const WRONG_TYPE: Record<Kind, { value: unknown; message: string }> = {
-  text: { value: 123, message: 'Not a valid string.' },
-  email: { value: 123, message: 'Not a valid string.' },
-  date: { value: 20260101, message: 'Not a valid string.' },
-  decimal: { value: 1200, message: 'Not a valid string.' },
-  url: { value: 123, message: 'Not a valid string.' },
-  nullableUrl: { value: 123, message: 'Not a valid string.' },
-  freeText: { value: 123, message: 'Not a valid string.' },
-  integer: { value: '5', message: 'A valid integer is required.' },
-  boolean: { value: 'true', message: 'Must be a valid boolean.' },
+  text: { value: 123, message: 'Not a valid string: send the value in quotes.' },
+  email: { value: 123, message: 'Not a valid string: send the value in quotes.' },
+  date: { value: 20260101, message: 'Not a valid string: send the value in quotes.' },
+  decimal: { value: 1200, message: 'Not a valid string: send the value in quotes.' },
+  url: { value: 123, message: 'Not a valid string: send the value in quotes.' },
+  nullableUrl: { value: 123, message: 'Not a valid string: send the value in quotes.' },
+  freeText: { value: 123, message: 'Not a valid string: send the value in quotes.' },
+  integer: { value: '5', message: 'A valid integer is required: a whole number without quotes, e.g. 5.' },
+  boolean: { value: 'true', message: 'Must be a valid boolean: true or false, without quotes.' },
   choice: { value: 1, message: CHOICE_MESSAGE },
-  number: { value: '1200.00', message: 'A valid number is required.' },
+  number: { value: '1200.00', message: 'A valid number is required: a number without quotes, e.g. 12.5.' },
   list: { value: {}, message: 'Expected a list of items.' },
   object: { value: [], message: 'Expected an object.' },
 };
@@ -333,8 +333,8 @@ describe('onboarding validation: values (dates, amounts, ranges, enums, identifi
   const AT_LEAST_1 = 'Ensure this value is greater than or equal to 1.';
   const TWO_DECIMALS = 'Ensure this value has at most 2 decimal places.';
   const NOT_AN_AMOUNT = 'Enter the amount as a decimal string, e.g. "1200.00".';
-  const NOT_AN_INTEGER = 'A valid integer is required.';
-  const NOT_A_BOOLEAN = 'Must be a valid boolean.';
+  const NOT_AN_INTEGER = 'A valid integer is required: a whole number without quotes, e.g. 5.';
+  const NOT_A_BOOLEAN = 'Must be a valid boolean: true or false, without quotes.';
   const NOT_AN_OBJECT = 'Expected an object.';
 
   const AMOUNT: Path = [...TENANCY, 'amount'];
@@ -413,7 +413,7 @@ describe('onboarding validation: values (dates, amounts, ranges, enums, identifi
     ...['12345678.99', '0.01', '1200', '1200.5', '1200.50', '00001200.00'].map((value) =>
       passes(`amount ${JSON.stringify(value)} passes`, AMOUNT, value),
     ),
-    fails('amount as a JSON number fails', AMOUNT, 1200.5, 'Not a valid string.'),
+    fails('amount as a JSON number fails', AMOUNT, 1200.5, 'Not a valid string: send the value in quotes.'),
     // rent_due_day 1..31.
     fails('rent_due_day 0 fails', DUE_DAY, 0, AT_LEAST_1),
     fails('rent_due_day 32 fails', DUE_DAY, 32, 'Ensure this value is less than or equal to 31.'),
@@ -612,7 +612,11 @@ describe('onboarding validation: uniqueness of email, user_id and payment_refere
       user(10, 'twin@example.com', 'T-10'),
       user(11, 'TWIN@example.com', 'T-11'),
     ]);
-    assertOutcome(response, { '1.email': ['Another user in this request has this email.'] });
+    assertOutcome(response, {
+      '1.email': [
+        'Another user in this request has this email. Give each user an email of its own (compared ignoring case).',
+      ],
+    });
   });
 
   it('the same user_id twice in one request fails on the second', async () => {
@@ -620,7 +624,11 @@ describe('onboarding validation: uniqueness of email, user_id and payment_refere
       user(12, 'a12@example.com', 'T-12'),
       user(12, 'a12@example.com', 'T-12b'),
     ]);
-    assertOutcome(response, { '1.user_id': ['Duplicate user_id in this request.'] });
+    assertOutcome(response, {
+      '1.user_id': [
+        'Duplicate user_id in this request. Send each user once, with all of their tenancies in its tenant list.',
+      ],
+    });
   });
 
   it('the same payment_reference twice in one request fails on the second', async () => {
@@ -632,7 +640,9 @@ describe('onboarding validation: uniqueness of email, user_id and payment_refere
       ),
     );
     assertOutcome(response, {
-      'tenant.1.payment_reference': ['Duplicate payment_reference in this request.'],
+      'tenant.1.payment_reference': [
+        'Duplicate payment_reference in this request. Give each tenancy a payment_reference of its own.',
+      ],
     });
   });
 

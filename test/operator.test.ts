@@ -197,7 +197,7 @@ describe('Operator API', () => {
         { name: 'a', rate_limit_per_second: 0, rate_limit_burst: '5' },
         {
           rate_limit_per_second: ['Ensure this value is greater than or equal to 1.'],
-          rate_limit_burst: ['A valid integer is required.'],
+          rate_limit_burst: ['A valid integer is required: a whole number without quotes, e.g. 5.'],
         },
       ],
     ];

@@ -27,8 +27,12 @@ describe('rate limiting per integrator', () => {
       const refused = await hit(t, limited.token);
       assert.equal(refused.statusCode, 429);
       assert.equal(refused.json().error, 'rate_limited');
-      assert.match(refused.json().detail, /1 requests per second sustained, bursts of 5/);
       const retryAfter = Number(refused.headers['retry-after']);
+      assert.equal(
+        refused.json().detail,
+        `Rate limit exceeded: 1 requests per second sustained, bursts of 5. Retry after ${retryAfter} s (Retry-After); ` +
+          'for a higher limit, ask the operator.',
+      );
       assert.ok(retryAfter >= 1 && retryAfter <= 5, `Retry-After ${retryAfter}`);
       assert.equal((await hit(t, other.token)).statusCode, 200);
     } finally {

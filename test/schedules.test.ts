@@ -116,7 +116,7 @@ describe('recurring schedules: Client API, Integration API and the sandbox test 
       ],
       [{ pure_amount: '0.99' }, { pure_amount: ['Enter an amount from 1.00 to 100000.00.'] }],
       [{ use_installment_plan: true }, { use_installment_plan: ['This tenancy has no installment plan.'] }],
-      [{ pure_amount: 1200 }, { pure_amount: ['Not a valid string.'] }],
+      [{ pure_amount: 1200 }, { pure_amount: ['Not a valid string: send the value in quotes.'] }],
     ] as const) {
       const answer = await createSchedule(ann, body);
       assert.equal(answer.status, 400, JSON.stringify(body));
@@ -449,10 +449,22 @@ describe('recurring schedules: Client API, Integration API and the sandbox test 
       await schedules.change('sch_unknown', 'pause'),
       404,
       'not_found',
-      /No schedule sch_unknown\./,
+      /^No schedule sch_unknown\. List a user's schedules and their ids with GET \/api\/third-party\/schedules\/\?user_id=<your user_id>\.$/,
     );
-    assertError(await schedules.change('nope', 'pause'), 404, 'not_found');
-    assertError(await other.list(ann.userId), 404, 'not_found', new RegExp(`No user ${ann.userId}\\.`));
+    assertError(
+      await schedules.change('nope', 'pause'),
+      404,
+      'not_found',
+      /^No schedule nope\. List a user's/,
+    );
+    assertError(
+      await other.list(ann.userId),
+      404,
+      'not_found',
+      new RegExp(
+        `^No user ${ann.userId}\\. Send the user_id the user was onboarded with \\(POST /api/third-party/onboarding/\\)\\.$`,
+      ),
+    );
     assertError(
       await schedules.list('abc'),
       400,
@@ -1040,11 +1052,15 @@ describe('the sandbox test clock charges schedules', () => {
       failed: 0,
     });
     assert.deepEqual(await run('2026-03-28'), { charged: 1, failed: 0 });
-    for (const bad of ['2026-02-30', '2026-3-1', 20260301, null]) {
+    for (const bad of ['2026-02-30', '2026-3-1', 20260301, null, '0000-01-01']) {
       const answer = await schedules.run(bad);
       assert.equal(answer.status, 400, JSON.stringify(bad));
       assert.ok(answer.body.as_of, JSON.stringify(answer.body));
     }
+    // Year 0000 passes the date format but is no calendar year: the same field error as any unreal date.
+    assert.deepEqual((await schedules.run('0000-01-01')).body, {
+      as_of: ['Date has wrong format or is not a real date. Use YYYY-MM-DD.'],
+    });
   });
 });
 

@@ -94,8 +94,8 @@ describe('user-login', () => {
     ['missing email', {}, { email: ['This field is required.'] }],
     ['empty email', { email: '' }, { email: ['Enter a valid email address.'] }],
     ['not an email', { email: 'tenant' }, { email: ['Enter a valid email address.'] }],
-    ['email as a number', { email: 42 }, { email: ['Not a valid string.'] }],
-    ['email null', { email: null }, { email: ['Not a valid string.'] }],
+    ['email as a number', { email: 42 }, { email: ['Not a valid string: send the value in quotes.'] }],
+    ['email null', { email: null }, { email: ['Not a valid string: send the value in quotes.'] }],
     [
       'email longer than 254',
       { email: `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(58)}.com` },
@@ -109,7 +109,7 @@ describe('user-login', () => {
     [
       'payment_reference as a number',
       { email: 'tenant@example.com', payment_reference: 7 },
-      { payment_reference: ['Not a valid string.'] },
+      { payment_reference: ['Not a valid string: send the value in quotes.'] },
     ],
     [
       'payment_reference with a NUL',
@@ -359,7 +359,12 @@ describe('session query: GET /api/third-party/session/{session_id}/', () => {
   });
 
   it('an unknown session id: 404 {"error": "not_found", "detail"}', async () => {
-    assertError(await api.session('ses_doesnotexist0000000000'), 404, 'not_found');
+    assertError(
+      await api.session('ses_doesnotexist0000000000'),
+      404,
+      'not_found',
+      /^No session ses_doesnotexist0000000000\. Use a session_id that user-login returned; a session is visible only to the integrator that opened it\.$/,
+    );
   });
 
   for (const [name, id] of [

@@ -185,7 +185,11 @@ describe('suspension', () => {
     ]) {
       assert.equal(answer.status, 403, JSON.stringify(answer.body));
       assert.equal(answer.body.error, 'integrator_suspended');
-      assert.match(answer.body.detail, /suspended/);
+      assert.equal(
+        answer.body.detail,
+        'This integrator is suspended by the operator; no payments can be made until it is reactivated. Contact the ' +
+          'operator to have the suspension lifted.',
+      );
     }
     assert.deepEqual(await t.db.query('SELECT id FROM sessions'), sessionsBefore);
     assert.equal((await t.db.query("SELECT id FROM users WHERE email = 'new@example.com'")).length, 0);

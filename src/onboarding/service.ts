@@ -115,7 +115,10 @@ export class OnboardingService {
         const emailKey = user.email.toLowerCase();
         const emailOwner = byEmail.get(emailKey);
         if (emailOwner && Number(emailOwner.external_id) !== user.user_id) {
-          errors[at('email')] = ['A user with this email already exists.'];
+          errors[at('email')] = [
+            'A user with this email already exists under another user_id. To update that user, send its user_id; ' +
+              'otherwise use another email.',
+          ];
         }
         const userId = existing?.id ?? newId('usr');
         if (existing) updated++;

@@ -48,7 +48,7 @@ export function textProblem(value: string): string | undefined {
 }
 
 /** The schema's date format accepts year 0000, which is no calendar year (and PostgreSQL refuses it). */
-function dateProblem(value: string): string | undefined {
+export function dateProblem(value: string): string | undefined {
   return value.startsWith('0000') ? DATE_MESSAGE : undefined;
 }
 
@@ -182,17 +182,31 @@ export function validateOnboardingBody(body: unknown): UserInput[] {
     const user = item as UserInput;
     checkUser(user, prefix, errors);
     const at = (path: string) => (prefix === '' ? path : `${prefix}.${path}`);
-    if (seenUserIds.has(user.user_id)) add(errors, at('user_id'), 'Duplicate user_id in this request.');
+    if (seenUserIds.has(user.user_id)) {
+      add(
+        errors,
+        at('user_id'),
+        'Duplicate user_id in this request. Send each user once, with all of their tenancies in its tenant list.',
+      );
+    }
     seenUserIds.set(user.user_id, index);
     const emailKey = user.email.toLowerCase();
     const emailOwner = seenEmails.get(emailKey);
     if (emailOwner !== undefined && emailOwner !== user.user_id) {
-      add(errors, at('email'), 'Another user in this request has this email.');
+      add(
+        errors,
+        at('email'),
+        'Another user in this request has this email. Give each user an email of its own (compared ignoring case).',
+      );
     }
     seenEmails.set(emailKey, user.user_id);
     user.tenant.forEach((tenancy, j) => {
       if (seenReferences.has(tenancy.payment_reference)) {
-        add(errors, at(`tenant.${j}.payment_reference`), 'Duplicate payment_reference in this request.');
+        add(
+          errors,
+          at(`tenant.${j}.payment_reference`),
+          'Duplicate payment_reference in this request. Give each tenancy a payment_reference of its own.',
+        );
       }
       seenReferences.add(tenancy.payment_reference);
     });

@@ -175,13 +175,22 @@ export class SessionService {
       if (paymentReference !== undefined) {
         throw new ApiError(
           'not_found',
-          `This user has no tenancy with payment_reference "${paymentReference}".`,
+          `This user has no tenancy with payment_reference "${paymentReference}". Send one this user was onboarded ` +
+            "with, or leave payment_reference out to use the user's active tenancy.",
         );
       }
-      throw new ApiError('no_active_tenancy', 'This user has no active tenancy to pay rent for.');
+      throw new ApiError(
+        'no_active_tenancy',
+        'This user has no active tenancy to pay rent for. Onboard a new tenancy with "is_active": true for this ' +
+          "user; an existing tenancy's is_active cannot be changed.",
+      );
     }
     if (!row.tenancy_active || !row.session_id) {
-      throw new ApiError('no_active_tenancy', `The tenancy "${paymentReference}" is not active.`);
+      throw new ApiError(
+        'no_active_tenancy',
+        `The tenancy "${paymentReference}" is not active. Send the payment_reference of an active tenancy, or leave ` +
+          "it out to use the user's active tenancy.",
+      );
     }
     return { token, sessionId, tokenExpiresAt, sessionExpiresAt };
   }

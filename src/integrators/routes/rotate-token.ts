@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { unauthorized } from '../../platform/http/auth.ts';
+import { INVALID_SERVER_TOKEN, unauthorized } from '../../platform/http/auth.ts';
 import { integrationErrors, optionalBody, Timestamp } from '../../platform/http/schemas.ts';
 import { DEFAULT_GRACE_PERIOD_SECONDS, MAX_GRACE_PERIOD_SECONDS } from '../service.ts';
 
@@ -42,7 +42,7 @@ export const rotateTokenRoute: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const grace = request.body.grace_period_seconds ?? DEFAULT_GRACE_PERIOD_SECONDS;
       const rotated = await app.ctx.integrators.rotate(request.integrator.id, request.serverTokenId, grace);
-      if (!rotated) throw unauthorized('Invalid or expired token.');
+      if (!rotated) throw unauthorized(INVALID_SERVER_TOKEN);
       const { token, previousTokenExpiresAt } = rotated;
       request.log.info(
         { integrator_id: request.integrator.id, grace_period_seconds: grace },

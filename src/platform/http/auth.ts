@@ -18,10 +18,16 @@ export function assertNotSuspended(integrator: Pick<Integrator, 'status'>): void
   if (integrator.status === 'suspended') {
     throw new ApiError(
       'integrator_suspended',
-      'This integrator is suspended by the operator; no payments can be made until it is reactivated. Contact support.',
+      'This integrator is suspended by the operator; no payments can be made until it is reactivated. Contact the ' +
+        'operator to have the suspension lifted.',
     );
   }
 }
+
+/** The 401 for a server token of the right form that is unknown, rotated out or expired. */
+export const INVALID_SERVER_TOKEN =
+  'Invalid or expired token. Send your newest server token (issued by the operator, or the last one rotate-token ' +
+  'returned) as "Authorization: Token <server token>"; if it is lost, ask the operator to reissue it.';
 
 export function unauthorized(detail: string): ApiError {
   return new ApiError('unauthorized', detail, CHALLENGE);
@@ -56,7 +62,8 @@ export function serverTokenAuth(integrators: IntegratorService, env: ServiceEnv)
     const { scheme, credentials } = parsed;
     if (credentials.startsWith(USER_SESSION_TOKEN_PREFIX)) {
       throw unauthorized(
-        'This is a user session token, which is for the payment page and SDK. The Integration API takes your server token.',
+        'This is a user session token, which is for the payment page and SDK. The Integration API takes your server ' +
+          'token: send "Authorization: Token <server token>".',
       );
     }
     if (scheme.toLowerCase() !== 'token') {
@@ -66,14 +73,15 @@ export function serverTokenAuth(integrators: IntegratorService, env: ServiceEnv)
     }
     if (credentials.startsWith(otherPrefix)) {
       throw unauthorized(
-        `This token belongs to the ${otherEnv} environment; this is the ${env} environment.`,
+        `This token belongs to the ${otherEnv} environment; this is the ${env} environment. Send your ${env} ` +
+          `server token (it starts with "${ownPrefix}"), or send the request to your ${otherEnv} deployment.`,
       );
     }
     if (!credentials.startsWith(ownPrefix)) {
       throw unauthorized(`Invalid token. Server tokens for this environment start with "${ownPrefix}".`);
     }
     const result = await integrators.authenticate(credentials);
-    if (!result) throw unauthorized('Invalid or expired token.');
+    if (!result) throw unauthorized(INVALID_SERVER_TOKEN);
     assertNotSuspended(result.integrator);
     request.integrator = result.integrator;
     request.serverTokenId = result.tokenId;

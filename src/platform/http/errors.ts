@@ -70,6 +70,21 @@ const TYPE_MESSAGES: Record<string, string> = {
   null: 'Expected null.',
 };
 
+/**
+ * JSON bodies are not converted ("5" is not an integer, 5 is not a string), so a wrong type there says how to
+ * write the value. Query strings and path parameters are text and are converted, so they keep the plain message.
+ */
+const BODY_TYPE_MESSAGES: Record<string, string> = {
+  ...TYPE_MESSAGES,
+  integer: 'A valid integer is required: a whole number without quotes, e.g. 5.',
+  number: 'A valid number is required: a number without quotes, e.g. 12.5.',
+  string: 'Not a valid string: send the value in quotes.',
+  boolean: 'Must be a valid boolean: true or false, without quotes.',
+};
+
+/** Where the values being validated come from: a JSON body, or text (a query string or path parameters). */
+export type ValidatedPart = 'body' | 'text';
+
 function formatMessage(format: unknown): string {
   switch (format) {
     case 'email':
@@ -85,7 +100,7 @@ function formatMessage(format: unknown): string {
   }
 }
 
-function messageFor(error: AjvError): string {
+function messageFor(error: AjvError, part: ValidatedPart): string {
   const p = error.params;
   switch (error.keyword) {
     case 'required':
@@ -93,7 +108,7 @@ function messageFor(error: AjvError): string {
     case 'type': {
       const types = String(p.type).split(',');
       const first = types.find((t) => t !== 'null') ?? types[0] ?? 'value';
-      return TYPE_MESSAGES[first] ?? `Expected ${String(p.type)}.`;
+      return (part === 'body' ? BODY_TYPE_MESSAGES : TYPE_MESSAGES)[first] ?? `Expected ${String(p.type)}.`;
     }
     case 'minLength':
       return p.limit === 1
@@ -135,7 +150,11 @@ function messageFor(error: AjvError): string {
  * an array) are dropped in favour of the branch that matches the body's shape, so a caller sees the
  * field that is wrong rather than "must match a schema in anyOf".
  */
-export function fieldErrorsFromAjv(errors: readonly AjvError[], prefix = ''): FieldErrors {
+export function fieldErrorsFromAjv(
+  errors: readonly AjvError[],
+  prefix = '',
+  part: ValidatedPart = 'body',
+): FieldErrors {
   const fields: FieldErrors = {};
   const onlyNullAllowed = new Set<string>();
   for (const error of errors) {
@@ -150,7 +169,7 @@ export function fieldErrorsFromAjv(errors: readonly AjvError[], prefix = ''): Fi
       onlyNullAllowed.add(key);
       continue;
     }
-    const message = messageFor(error);
+    const message = messageFor(error, part);
     const list = fields[key] ?? [];
     if (!list.includes(message)) list.push(message);
     fields[key] = list;
@@ -188,7 +207,7 @@ export function installErrorHandling(app: FastifyInstance): void {
       return reply.code(400).send(
         errorBody(
           'invalid_request',
-          `Invalid ${part ?? 'request'}: ${Object.entries(fieldErrorsFromAjv(error.validation))
+          `Invalid ${part ?? 'request'}: ${Object.entries(fieldErrorsFromAjv(error.validation, '', 'text'))
             .map(([k, v]) => `${k}: ${v.join(' ')}`)
             .join('; ')}`,
         ),
@@ -196,7 +215,14 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     switch (error.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return reply.code(413).send(errorBody('payload_too_large', 'The request body is larger than 5 MiB.'));
+        return reply
+          .code(413)
+          .send(
+            errorBody(
+              'payload_too_large',
+              'The request body is larger than 5 MiB. Send less in each request, e.g. split a large onboarding array into several requests.',
+            ),
+          );
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
         return reply
           .code(400)
@@ -206,7 +232,14 @@ export function installErrorHandling(app: FastifyInstance): void {
           .code(400)
           .send(errorBody('invalid_json', 'The request body is empty; send a JSON document.'));
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-        return reply.code(400).send(errorBody('invalid_request', 'Content-Length does not match the body.'));
+        return reply
+          .code(400)
+          .send(
+            errorBody(
+              'invalid_request',
+              'Content-Length does not match the body. Send the length of the body in bytes, or let your HTTP client set the header.',
+            ),
+          );
     }
     if (error.statusCode === 400 && error instanceof SyntaxError) {
       return reply
@@ -226,7 +259,15 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send(errorBody('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`));
+    reply
+      .code(404)
+      .send(
+        errorBody(
+          'not_found',
+          `No route ${request.method} ${request.url.split('?')[0]}. Check the method and the path, trailing slash ` +
+            'included; the Integration API routes are listed at /docs.',
+        ),
+      );
   });
 }
 

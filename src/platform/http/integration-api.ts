@@ -31,7 +31,8 @@ export const integrationApi: FastifyPluginAsync = async (app) => {
         return new ApiError(
           'rate_limited',
           `Rate limit exceeded: ${request.integrator.rate_limit_per_second} requests per second sustained, bursts of ` +
-            `${request.integrator.rate_limit_burst}. Retry after ${retryAfter} s.`,
+            `${request.integrator.rate_limit_burst}. Retry after ${retryAfter} s (Retry-After); for a higher limit, ask ` +
+            'the operator.',
           { 'retry-after': String(retryAfter) },
         );
       },

@@ -7,6 +7,15 @@ import { ScheduleView, scheduleView } from '../view.ts';
 
 const SCHEDULE_ID = /^sch_[A-Za-z0-9]{1,60}$/;
 
+/** The 404 for a schedule that is unknown or another integrator's, alike. */
+function noSchedule(scheduleId: string): ApiError {
+  return new ApiError(
+    'not_found',
+    `No schedule ${scheduleId}. List a user's schedules and their ids with ` +
+      'GET /api/third-party/schedules/?user_id=<your user_id>.',
+  );
+}
+
 const SUMMARIES: Record<ScheduleAction, string> = {
   pause: 'Pause a schedule: due dates that pass while it is paused are skipped',
   resume: 'Resume a paused schedule from its next due date after today',
@@ -41,7 +50,12 @@ export const integrationScheduleRoutes: FastifyPluginAsyncTypebox = async (app) 
       const { user_id: userId } = request.query;
       const found = await schedules.listForExternalUser(request.integrator.id, userId);
       // Another integrator's user answers exactly as an unknown one.
-      if (!found) throw new ApiError('not_found', `No user ${userId}.`);
+      if (!found) {
+        throw new ApiError(
+          'not_found',
+          `No user ${userId}. Send the user_id the user was onboarded with (POST /api/third-party/onboarding/).`,
+        );
+      }
       return { schedules: found.map(scheduleView) };
     },
   );
@@ -64,8 +78,13 @@ export const integrationScheduleRoutes: FastifyPluginAsyncTypebox = async (app) 
       async (request) => {
         const { schedule_id: scheduleId } = request.params;
         // An id that cannot be one of ours is simply unknown; another integrator's is too.
-        if (!SCHEDULE_ID.test(scheduleId)) throw new ApiError('not_found', `No schedule ${scheduleId}.`);
-        const changed = await schedules.change({ integratorId: request.integrator.id }, scheduleId, action);
+        if (!SCHEDULE_ID.test(scheduleId)) throw noSchedule(scheduleId);
+        const changed = await schedules
+          .change({ integratorId: request.integrator.id }, scheduleId, action)
+          .catch((error: unknown) => {
+            // The service's 404 is shared with the Client API; here it names how to find the id.
+            throw error instanceof ApiError && error.code === 'not_found' ? noSchedule(scheduleId) : error;
+          });
         request.log.info({ schedule_id: changed.id, status: changed.status }, `schedule ${action}`);
         return scheduleView(changed);
       },

@@ -25,7 +25,13 @@ export const getSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
         ? await app.ctx.sessions.detail(request.integrator.id, sessionId)
         : undefined;
       // Another integrator's session answers exactly as an unknown one.
-      if (!detail) throw new ApiError('not_found', `No session ${sessionId}.`);
+      if (!detail) {
+        throw new ApiError(
+          'not_found',
+          `No session ${sessionId}. Use a session_id that user-login returned; a session is visible only to the ` +
+            'integrator that opened it.',
+        );
+      }
       return sessionView(detail, app.ctx.clock.now());
     },
   );
