@@ -47,6 +47,8 @@ function webhooksSection(): Record<string, OpenAPIV3_1.PathItemObject> {
             'Signed per Standard Webhooks: `webhook-id` (the event id, the same on every retry), `webhook-timestamp`, ' +
             '`webhook-signature` (`v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with your `whsec_` secret).',
           tags: ['Webhook events'],
+          // rentpay calls you: your server token plays no part (the signature proves the sender).
+          security: [],
           requestBody: {
             required: true,
             content: { 'application/json': { schema: webhookBodySchema(type) } },
@@ -99,6 +101,15 @@ export async function installOpenApi(app: FastifyInstance, publicUrl: string): P
     routePrefix: '/docs',
     uiConfig: { docExpansion: 'list', deepLinking: true, tryItOutEnabled: false },
     theme: { title: 'rentpay API reference' },
+    logo: {
+      type: 'image/svg+xml',
+      content: Buffer.from(
+        '<svg xmlns="http://www.w3.org/2000/svg" width="150" height="40"><text x="0" y="29" fill="#ffffff" ' +
+          'font-family="system-ui, sans-serif" font-size="27" font-weight="700">rentpay</text></svg>',
+      ),
+      href: '/docs',
+      target: '_self',
+    },
   });
   app.get(
     '/docs/guides/:file',

@@ -61,7 +61,7 @@ export const integrationWebhookEndpointRoutes: FastifyPluginAsyncTypebox = async
       schema: {
         operationId: 'getWebhookEndpoint',
         summary: 'Show your webhook endpoint',
-        tags: ['Webhooks'],
+        tags: ['Your webhook endpoint and events'],
         response: { 200: WebhookEndpoint, ...integrationErrors() },
       },
     },
@@ -78,7 +78,7 @@ export const integrationWebhookEndpointRoutes: FastifyPluginAsyncTypebox = async
           'An http or https URL on a public host. Setting a URL where there was none answers with the signing ' +
           '`secret`; setting one re-enables an endpoint a 410 Gone disabled. `null` removes it: events are then ' +
           'kept and listed, not sent.',
-        tags: ['Webhooks'],
+        tags: ['Your webhook endpoint and events'],
         body: Type.Object(
           { url: Nullable(Type.String({ minLength: 1, maxLength: 2048 })) },
           { additionalProperties: false },
@@ -124,7 +124,7 @@ export const integrationWebhookEndpointRoutes: FastifyPluginAsyncTypebox = async
           'During the overlap each delivery carries two signatures (old and new secret) in `webhook-signature`, so ' +
           'you can switch without losing a delivery; then only the new secret signs. A secret replaced earlier ' +
           'stops at once.',
-        tags: ['Webhooks'],
+        tags: ['Your webhook endpoint and events'],
         body: Type.Object(
           {
             overlap_seconds: Type.Optional(
@@ -173,7 +173,7 @@ export const integrationWebhookEndpointRoutes: FastifyPluginAsyncTypebox = async
         description:
           'A `ping` event (data `{"integrator_id"}`) is recorded and delivered like any other: to your URL if you ' +
           'have one, and to `rentpay listen`. Follow it in GET /api/third-party/events/.',
-        tags: ['Webhooks'],
+        tags: ['Your webhook endpoint and events'],
         response: { 202: Type.Object({ event_id: Type.String() }), ...integrationErrors() },
       },
     },

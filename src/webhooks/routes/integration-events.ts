@@ -57,7 +57,7 @@ export const integrationEventRoutes: FastifyPluginAsyncTypebox = async (app) => 
         description:
           'Cursor pagination: pass the last `event_id` of a page as `starting_after` for the next; an event recorded ' +
           'meanwhile appears on the first page and never shifts a later one.',
-        tags: ['Webhooks'],
+        tags: ['Your webhook endpoint and events'],
         querystring: ListQuery,
         response: {
           200: Type.Object({ data: Type.Array(IntegratorEvent), has_more: Type.Boolean() }),
@@ -87,7 +87,7 @@ export const integrationEventRoutes: FastifyPluginAsyncTypebox = async (app) => 
         description:
           'A new round of the retry schedule, starting now. 409 when you have no URL, the endpoint is disabled by ' +
           'a 410 (PUT a URL to enable it), or an attempt is under way (at most 15 s).',
-        tags: ['Webhooks'],
+        tags: ['Your webhook endpoint and events'],
         params: Type.Object({ event_id: Type.String({ maxLength: 64 }) }),
         response: { 202: IntegratorEvent, ...integrationErrors({ 404: ErrorResponse, 409: ErrorResponse }) },
       },
