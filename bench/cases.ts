@@ -31,6 +31,10 @@ export interface BenchCase {
   description: string;
   /** What the rate counts: requests for load cases, e.g. users for a batch. */
   unit?: string;
+  /** A case measuring a hand-written equivalent; when both run, the table shows this case's rate as a ratio of it. */
+  yardstick?: string;
+  /** The server process (a file in bench/); default app-server.ts, the real app. */
+  server?: string;
   /** Runs in the server process once the real app is built, before it listens. */
   setup(app: FastifyInstance): Promise<CaseData>;
   /** Load cases: the request autocannon sends over and over, from the parent. */
@@ -181,6 +185,22 @@ async function startBenchWorkers(baseUrl: string, url: string, workerProcesses: 
 }
 
 /** Add new cases here; `npm run bench -- --case <name>` runs a subset. */
+async function userLoginSetup(app: FastifyInstance): Promise<CaseData> {
+  const serverToken = await benchIntegrator(app);
+  const [integrator] = await app.ctx.integrators.list();
+  await app.ctx.onboarding.onboard(integrator!.id, [benchUser(1) as never], false);
+  return { serverToken, email: 'tenant-1@bench.example' };
+}
+
+function userLoginRequest(data: CaseData): BenchRequest {
+  return {
+    method: 'POST',
+    path: '/api/third-party/user-login/',
+    headers: { authorization: `Token ${required(data, 'serverToken')}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ email: required(data, 'email') }),
+  };
+}
+
 export const CASES: readonly BenchCase[] = [
   {
     name: 'integration-get-integrator',
@@ -199,24 +219,20 @@ export const CASES: readonly BenchCase[] = [
   {
     name: 'user-login',
     description:
-      'POST /api/third-party/user-login/: auth, then one statement finds the tenancy and opens a session',
-    async setup(app) {
-      const serverToken = await benchIntegrator(app);
-      const [integrator] = await app.ctx.integrators.list();
-      await app.ctx.onboarding.onboard(integrator!.id, [benchUser(1) as never], false);
-      return { serverToken, email: 'tenant-1@bench.example' };
-    },
-    request(data) {
-      return {
-        method: 'POST',
-        path: '/api/third-party/user-login/',
-        headers: {
-          authorization: `Token ${required(data, 'serverToken')}`,
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify({ email: required(data, 'email') }),
-      };
-    },
+      'POST /api/third-party/user-login/: the server token (from memory once read), then one statement finds the ' +
+      'tenancy and opens a session',
+    yardstick: 'user-login-reference',
+    setup: userLoginSetup,
+    request: userLoginRequest,
+  },
+  {
+    name: 'user-login-reference',
+    description:
+      'the yardstick for user-login: a hand-written durable login in one statement on bare Fastify, same database, ' +
+      'pool and data (bench/reference-login-server.ts)',
+    server: 'reference-login-server.ts',
+    setup: userLoginSetup,
+    request: userLoginRequest,
   },
   {
     name: 'onboarding-10k',

@@ -93,6 +93,8 @@ interface Figures {
   timeouts: number;
   non_2xx: number;
   ratio_to_reference: number | null;
+  /** Against the case's own yardstick (a hand-written equivalent) measured on the same database in this run. */
+  vs_yardstick?: { case: string; ratio: number; p99_ms: number };
   extra?: Record<string, number>;
 }
 
@@ -297,9 +299,10 @@ function table(reference: Figures, rows: Figures[], failures: Failure[]): string
     String(f.timeouts),
     String(f.non_2xx),
     f.ratio_to_reference === null ? '-' : `${fmt(f.ratio_to_reference, 3)}x`,
-    Object.entries(f.extra ?? {})
-      .map(([key, value]) => `${key}=${value}`)
-      .join(' '),
+    [
+      ...(f.vs_yardstick ? [`${fmt(f.vs_yardstick.ratio, 3)}x ${f.vs_yardstick.case}`] : []),
+      ...Object.entries(f.extra ?? {}).map(([key, value]) => `${key}=${value}`),
+    ].join(' '),
   ];
   const body = [header, line(reference), ...rows.map(line)];
   for (const failure of failures)
@@ -396,7 +399,7 @@ async function main(): Promise<number> {
         prepared = await prepareDatabase(db, postgresUrl);
         pendingCleanup = prepared.cleanup;
         server = await startServer(
-          'app-server.ts',
+          benchCase.server ?? 'app-server.ts',
           serverEnv({ ...prepared.env, BENCH_CASE: benchCase.name }),
           `${benchCase.name}/${db}`,
         );
@@ -428,6 +431,20 @@ async function main(): Promise<number> {
         await prepared?.cleanup().catch((error: unknown) => log(`bench: cleanup failed: ${String(error)}`));
       }
     }
+  }
+
+  for (const row of rows) {
+    const yardstick = options.cases.find((c) => c.name === row.case)?.yardstick;
+    const measured = rows.find((r) => r.case === yardstick && r.db === row.db);
+    if (!yardstick || !measured || measured.requests_per_second <= 0) continue;
+    row.vs_yardstick = {
+      case: yardstick,
+      ratio: Number((row.requests_per_second / measured.requests_per_second).toFixed(3)),
+      p99_ms: measured.p99_ms,
+    };
+    log(
+      `bench: ${row.case} on ${row.db}: ${row.vs_yardstick.ratio}x ${yardstick} (p99 ${row.p99_ms} vs ${measured.p99_ms} ms)`,
+    );
   }
 
   const report = {

@@ -29,7 +29,9 @@ export interface ServerProcess {
  * and waits for it to report its port.
  */
 export function startServer(file: string, env: NodeJS.ProcessEnv, label: string): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(BENCH_DIR, file)], {
+  // BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the servers under load.
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(BENCH_DIR, file)], {
     cwd: REPO_ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],

@@ -6,9 +6,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { recordEvent } from '../src/events/record.ts';
 import type { Worker } from '../src/platform/jobs/queue.ts';
 import { serviceWorker } from '../src/runtime.ts';
+import { recordEvent } from '../src/webhooks/record-event.ts';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 

@@ -6,6 +6,8 @@ import type { Logger } from 'pino';
 import secureJson from 'secure-json-parse';
 import { clientApi } from './client/plugin.ts';
 import { healthRoutes } from './health/routes.ts';
+import { installOpenApi } from './integration/openapi.ts';
+import { integrationApi } from './integration/plugin.ts';
 import { IntegratorService } from './integrators/service.ts';
 import { OnboardingService } from './onboarding/service.ts';
 import { operatorApi } from './operator/plugin.ts';
@@ -16,8 +18,6 @@ import type { Config } from './platform/config/config.ts';
 import { type Db, openDatabase } from './platform/db/db.ts';
 import { migrate } from './platform/db/migrate.ts';
 import { ApiError, installErrorHandling } from './platform/http/errors.ts';
-import { integrationApi } from './platform/http/integration-api.ts';
-import { installOpenApi } from './platform/http/openapi.ts';
 import { installValidation } from './platform/http/validation.ts';
 import { randomBase62 } from './platform/ids.ts';
 import { createLogger } from './platform/log/logger.ts';
@@ -30,7 +30,7 @@ import { sandboxDocuments } from './sandbox/sample-documents.ts';
 import { sdkFiles } from './sdk/plugin.ts';
 import { SessionService } from './sessions/service.ts';
 import { installWebhookMetrics } from './webhooks/metrics.ts';
-import './platform/context.ts';
+import './app-context.ts';
 
 export const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
 
@@ -81,12 +81,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const processor = createPaymentProcessor(config, db, clock);
+  const integrators = new IntegratorService(db, clock, config.serviceEnv);
+  const stopWatchingAuth = await integrators.watchAuthChanges();
   app.decorate('ctx', {
     config,
     db,
     clock,
     log: app.log,
-    integrators: new IntegratorService(db, clock, config.serviceEnv),
+    integrators,
     onboarding: new OnboardingService(db, clock),
     sessions: new SessionService(db, clock, config.userTokenTtlSeconds, config.sessionTtlSeconds),
     processor,
@@ -157,6 +159,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   app.addHook('onClose', async () => {
     redis?.disconnect();
+    await stopWatchingAuth();
     if (!options.db) await db.close();
   });
   return app;

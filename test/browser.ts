@@ -233,10 +233,13 @@ export async function openSdkCheckout(
 
 /** The payment page's frame inside the integrator's page, as a Frame (for evaluate and its URL). */
 export async function paymentFrame(env: Pick<PageEnvironment, 'baseUrl'>, page: Page): Promise<Frame> {
+  const deadline = Date.now() + UI_TIMEOUT_MS;
   for (;;) {
     const frame = page.frames().find((candidate) => candidate.url().startsWith(`${env.baseUrl}/third-party`));
     if (frame) return frame;
-    await page.waitForEvent('framenavigated', { timeout: UI_TIMEOUT_MS });
+    const left = deadline - Date.now();
+    if (left <= 0) throw new Error(`Timed out after ${UI_TIMEOUT_MS} ms waiting for the payment frame`);
+    await page.waitForEvent('framenavigated', { timeout: left });
   }
 }
 

@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Value } from 'typebox/value';
-import type { EventType } from '../src/events/record.ts';
 import { EVENT_TYPES, webhookBodySchema } from '../src/webhooks/event-schemas.ts';
+import type { EventType } from '../src/webhooks/record-event.ts';
 import { integrationApi, UNLIMITED } from './api-client.ts';
 import { runJobs, startTestApp, type TestApp, tokenHeader } from './helpers.ts';
 import { cardToken, newTenant, PAN } from './payment-client.ts';

@@ -7,14 +7,30 @@ import {
   enqueueJob,
   JOB_LEASE_MS,
   type JobHandler,
+  type JobRow,
   queueStats,
   RETRY_DELAYS_MS,
   Worker,
 } from '../src/platform/jobs/queue.ts';
 import { createLogger } from '../src/platform/log/logger.ts';
-import { createTestDatabase, type TestDatabase } from './helpers.ts';
+import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from './helpers.ts';
 
 const silent = createLogger('silent');
+/** Which database this pass runs on: createTestDatabase gives PostgreSQL when TEST_DATABASE_URL is set. */
+const ON_POSTGRES = TEST_DATABASE_URL !== undefined;
+
+/** Resolves as `promise` does, or fails with `what` once `ms` have passed. */
+async function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Timed out after ${ms} ms waiting for ${what}`)), ms);
+  });
+  try {
+    return await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 describe('job queue', () => {
   let database: TestDatabase;
@@ -26,10 +42,12 @@ describe('job queue', () => {
   before(async () => {
     database = await createTestDatabase();
     db = await database.open();
+    assert.equal(db.kind, ON_POSTGRES ? 'postgres' : 'pglite');
     await migrate(db);
-    otherDb = database.databaseUrl ? await database.open() : db;
+    otherDb = ON_POSTGRES ? await database.open() : db;
     await db.query(
-      `CREATE TABLE job_runs (job_id text NOT NULL, worker text NOT NULL, started_at timestamptz NOT NULL DEFAULT now())`,
+      `CREATE TABLE job_runs (job_id text NOT NULL, worker text NOT NULL, backend_pid integer NOT NULL,
+         started_at timestamptz NOT NULL DEFAULT now())`,
     );
   });
   after(async () => {
@@ -43,52 +61,148 @@ describe('job queue', () => {
     await db.query('DELETE FROM job_runs');
   }
 
-  it('two workers over one database run each job exactly once and never the same job at once', async () => {
-    await clearJobs();
-    const total = 300;
-    await db.transaction(async (tx) => {
-      for (let i = 0; i < total; i++) await enqueueJob(tx, clock, 'test.record', { n: i });
-    });
-    const inFlight = new Set<string>();
-    let overlaps = 0;
-    const record: (name: string) => JobHandler =
-      (name) =>
-      async ({ job, db: jobDb }) => {
-        if (inFlight.has(job.id)) overlaps++;
-        inFlight.add(job.id);
-        await jobDb.query('INSERT INTO job_runs (job_id, worker) VALUES ($1, $2)', [job.id, name]);
-        // Yield so the other worker gets every chance to claim the same row while this one holds it.
-        await new Promise((resolve) => setImmediate(resolve));
-        inFlight.delete(job.id);
-      };
-    const a = new Worker({
-      db,
-      clock,
-      log: silent,
-      handlers: { 'test.record': record('a') },
-      concurrency: 7,
-    });
-    const b = new Worker({
-      db: otherDb,
-      clock,
-      log: silent,
-      handlers: { 'test.record': record('b') },
-      concurrency: 7,
-    });
-    const [ranA, ranB] = await Promise.all([a.drain(), b.drain()]);
-    assert.equal(ranA + ranB, total);
-    assert.equal(overlaps, 0);
-    const [counts] = await db.query<{ runs: number; distinct_jobs: number; workers: number }>(
-      'SELECT count(*)::int AS runs, count(DISTINCT job_id)::int AS distinct_jobs, count(DISTINCT worker)::int AS workers FROM job_runs',
-    );
-    assert.equal(counts?.runs, total, 'every job ran once');
-    assert.equal(counts?.distinct_jobs, total, 'no job ran twice');
-    const [done] = await db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM jobs WHERE status = 'succeeded'`,
-    );
-    assert.equal(done?.n, total);
-    if (database.databaseUrl) assert.equal(counts?.workers, 2, 'both workers took part');
-  });
+  /**
+   * Two workers draining one queue at once, each with `concurrency` 7, recording which worker ran each job and on
+   * which database session. What that proves depends on the database: on PostgreSQL each worker has a pool of its
+   * own (separate sessions, as separate processes would have), so their claims really race and only FOR UPDATE SKIP
+   * LOCKED keeps them apart; PGlite is one connection in one process, so the workers' claims take turns on it and
+   * what is proved is that interleaving two workers in one process never runs a job twice.
+   */
+  it(
+    ON_POSTGRES
+      ? 'PostgreSQL, two workers on separate connections (two pools): SKIP LOCKED claims run each job exactly once, never the same job at once'
+      : 'PGlite (one connection), two workers interleaving in one process: each job runs exactly once, never the same job at once',
+    async () => {
+      await clearJobs();
+      const total = 300;
+      await db.transaction(async (tx) => {
+        for (let i = 0; i < total; i++) await enqueueJob(tx, clock, 'test.record', { n: i });
+      });
+      const inFlight = new Set<string>();
+      let overlaps = 0;
+      const record: (name: string) => JobHandler =
+        (name) =>
+        async ({ job, db: jobDb }) => {
+          if (inFlight.has(job.id)) overlaps++;
+          inFlight.add(job.id);
+          await jobDb.query(
+            'INSERT INTO job_runs (job_id, worker, backend_pid) VALUES ($1, $2, pg_backend_pid())',
+            [job.id, name],
+          );
+          // Yield so the other worker gets every chance to claim the same row while this one holds it.
+          await new Promise((resolve) => setImmediate(resolve));
+          inFlight.delete(job.id);
+        };
+      const a = new Worker({
+        db,
+        clock,
+        log: silent,
+        handlers: { 'test.record': record('a') },
+        concurrency: 7,
+      });
+      const b = new Worker({
+        db: otherDb,
+        clock,
+        log: silent,
+        handlers: { 'test.record': record('b') },
+        concurrency: 7,
+      });
+      const [ranA, ranB] = await Promise.all([a.drain(), b.drain()]);
+      assert.equal(ranA + ranB, total);
+      assert.equal(overlaps, 0);
+      const [counts] = await db.query<{ runs: number; distinct_jobs: number; workers: number }>(
+        'SELECT count(*)::int AS runs, count(DISTINCT job_id)::int AS distinct_jobs, count(DISTINCT worker)::int AS workers FROM job_runs',
+      );
+      assert.equal(counts?.runs, total, 'every job ran once');
+      assert.equal(counts?.distinct_jobs, total, 'no job ran twice');
+      const [done] = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM jobs WHERE status = 'succeeded'`,
+      );
+      assert.equal(done?.n, total);
+      assert.equal(counts?.workers, 2, 'both workers took part');
+      assert.ok(ranA > 0 && ranB > 0, `both workers ran jobs (a ${ranA}, b ${ranB})`);
+      const sessions = await db.query<{ worker: string; pids: number[] }>(
+        'SELECT worker, array_agg(DISTINCT backend_pid ORDER BY backend_pid) AS pids FROM job_runs GROUP BY worker ORDER BY worker',
+      );
+      const [pidsOfA, pidsOfB] = sessions.map((row) => row.pids);
+      assert.ok(pidsOfA && pidsOfB, JSON.stringify(sessions));
+      if (ON_POSTGRES) {
+        assert.notEqual(otherDb, db, 'the second worker has a pool of its own');
+        assert.deepEqual(
+          pidsOfA.filter((pid) => pidsOfB.includes(pid)),
+          [],
+          `the workers ran on separate sessions (a: ${pidsOfA}, b: ${pidsOfB})`,
+        );
+      } else {
+        // Stated, not assumed: on PGlite both workers ran on the one connection, so this is the in-process case.
+        assert.equal(otherDb, db);
+        assert.deepEqual(pidsOfB, pidsOfA, 'one PGlite connection for both workers');
+        assert.equal(pidsOfA.length, 1);
+      }
+    },
+  );
+
+  it(
+    ON_POSTGRES
+      ? 'PostgreSQL: a claim skips the jobs another session holds locked, at once, and takes them once released'
+      : 'PGlite (one connection): a claim waits for an open transaction that holds jobs locked, then takes them',
+    async () => {
+      await clearJobs();
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) ids.push(await enqueueJob(db, clock, 'test.locked', { n: i }));
+      const locked = ids.slice(0, 2);
+      const worker = new Worker({
+        db: otherDb,
+        clock,
+        log: silent,
+        handlers: { 'test.locked': async () => undefined },
+      });
+      let claimedWhileLocked: string[] = [];
+      let pendingClaim: Promise<JobRow[]> | undefined;
+      let claimSettled = false;
+      await db.transaction(async (tx) => {
+        const rows = await tx.query<{ id: string }>(
+          'SELECT id FROM jobs WHERE id IN ($1, $2) FOR UPDATE',
+          locked,
+        );
+        assert.equal(rows.length, locked.length);
+        if (ON_POSTGRES) {
+          // Another session's claim must not wait for this transaction (it would never end: it waits for the claim).
+          const claimed = await withDeadline(
+            worker.claim(),
+            10_000,
+            'a claim on the other pool skips the locked rows',
+          );
+          claimedWhileLocked = claimed.map((job) => job.id).sort();
+        } else {
+          // One connection: the claim queues behind this transaction instead of running inside it.
+          pendingClaim = worker.claim();
+          pendingClaim.then(
+            () => {
+              claimSettled = true;
+            },
+            () => undefined,
+          );
+          for (let i = 0; i < 3; i++) await tx.query('SELECT 1');
+          assert.equal(claimSettled, false, 'the claim did not run while the transaction was open');
+        }
+      });
+      if (ON_POSTGRES) {
+        assert.deepEqual(claimedWhileLocked, ids.slice(2).sort(), 'the unlocked jobs, and only those');
+        const afterRelease = (await worker.claim()).map((job) => job.id).sort();
+        assert.deepEqual(afterRelease, [...locked].sort(), 'the locked jobs, once released');
+      } else {
+        assert.ok(pendingClaim);
+        const claimed = await withDeadline(pendingClaim, 10_000, 'the queued claim after the transaction');
+        assert.deepEqual(claimed.map((job) => job.id).sort(), [...ids].sort());
+      }
+      const [again] = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM jobs WHERE status = 'running' AND attempts = 1`,
+      );
+      assert.equal(again?.n, ids.length, 'every job claimed exactly once');
+      assert.deepEqual(await worker.claim(), [], 'nothing left to claim');
+    },
+  );
 
   it('a job enqueued in a transaction that rolls back never exists', async () => {
     await clearJobs();

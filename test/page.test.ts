@@ -16,7 +16,6 @@ import {
   openSdkCheckout,
   type PageEnvironment,
   pageUrl,
-  paymentFrame,
   screenshot,
   startPageEnvironment,
   type Tenant,
@@ -77,9 +76,14 @@ async function open(
   return result;
 }
 
-/** The payment page's frame as a Frame (for evaluate and its URL). */
-function pageFrame(page: Page): Promise<Frame> {
-  return paymentFrame(env, page);
+/** The payment page's frame as a Frame (for evaluate and its URL), waiting for it up to the deadline. */
+async function pageFrame(page: Page): Promise<Frame> {
+  let frame: Frame | undefined;
+  await waitUntil('the payment page’s frame in the integrator’s page', () => {
+    frame = page.frames().find((candidate) => candidate.url().startsWith(`${env.baseUrl}/third-party`));
+    return frame !== undefined;
+  });
+  return frame!;
 }
 
 async function paymentsOf(sessionId: string) {
@@ -101,6 +105,39 @@ async function eventsOf(paymentId: string): Promise<string[]> {
     [paymentId],
   );
   return rows.map((row) => row.type);
+}
+
+/**
+ * Checks `condition` every 20 ms until it holds; fails the test, naming `what`, if it has not within the deadline
+ * (UI_TIMEOUT_MS, as for the suite's other waits, for a loaded CI machine).
+ */
+async function waitUntil(
+  what: string,
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = UI_TIMEOUT_MS,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await condition()) return;
+    if (Date.now() >= deadline) assert.fail(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** A Playwright wait with an explicit deadline whose timeout fails the test naming `what`. */
+async function within<T>(
+  what: string,
+  wait: (timeout: number) => Promise<T>,
+  timeoutMs = UI_TIMEOUT_MS,
+): Promise<T> {
+  try {
+    return await wait(timeoutMs);
+  } catch (error) {
+    if ((error as Error).name === 'TimeoutError') {
+      assert.fail(`Timed out after ${timeoutMs} ms waiting for ${what}: ${(error as Error).message}`);
+    }
+    throw error;
+  }
 }
 
 describe('hosted page: headers and framing', () => {
@@ -153,10 +190,10 @@ describe('hosted page: headers and framing', () => {
     const iframe = page.frames().find((frame) => frame !== page.mainFrame());
     assert.ok(iframe);
     // Chromium replaces a frame refused by frame-ancestors with its error page.
-    for (;;) {
-      if (!iframe.url().startsWith(env.baseUrl)) break;
-      await page.waitForEvent('framenavigated', { timeout: UI_TIMEOUT_MS });
-    }
+    await waitUntil(
+      'Chromium to replace the refused frame with its error page',
+      () => !iframe.url().startsWith(env.baseUrl),
+    );
     assert.equal(await iframe.locator('#app').count(), 0);
     await screenshot(page, 'page-refused-origin');
   });
@@ -289,9 +326,12 @@ describe('hosted page: card payments', () => {
       `the challenge fits without scrolling (${fit.scroll} > ${fit.view} px)`,
     );
     await screenshot(page, 'page-3ds-375px');
-    const heights = await page
-      .waitForFunction(() => (window as unknown as { heights: number[] }).heights.length > 0)
-      .then(() => page.evaluate(() => (window as unknown as { heights: number[] }).heights));
+    await within('a resize message from the payment page', (timeout) =>
+      page.waitForFunction(() => (window as unknown as { heights: number[] }).heights.length > 0, undefined, {
+        timeout,
+      }),
+    );
+    const heights = await page.evaluate(() => (window as unknown as { heights: number[] }).heights);
     const inPage = await (await pageFrame(page)).evaluate(() =>
       Math.ceil(document.documentElement.getBoundingClientRect().height),
     );
@@ -367,7 +407,9 @@ describe('hosted page: accessibility', () => {
     // With 44 px targets a phone's page is taller than a 700 px frame: it scrolls inside it, or the site fits the
     // frame to the height the page reports. At 600 px (a desktop site's frame) the Pay form fits 700 px.
     await page.setViewportSize({ width: 600, height: 800 });
-    await inner.waitForFunction(() => document.documentElement.clientWidth > 500);
+    await within('the payment page’s frame to widen past 500 px', (timeout) =>
+      inner.waitForFunction(() => document.documentElement.clientWidth > 500, undefined, { timeout }),
+    );
     const wide = await inner.evaluate(() => document.documentElement.scrollHeight);
     await screenshot(page, 'page-600px');
     assert.ok(wide <= 700, `fits a 700 px frame at 600 px wide (content is ${wide} px high)`);
@@ -473,11 +515,10 @@ describe('hosted page: cancelling a step that already ended', () => {
       .frameLocator('iframe[title="3D Secure check"]')
       .getByRole('button', { name: 'Authorise' })
       .click();
-    for (;;) {
-      const [payment] = await paymentsOf(tenant.sessionId);
-      if (payment?.status === 'succeeded') break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await waitUntil(
+      'the payment to be recorded as succeeded after Authorise',
+      async () => (await paymentsOf(tenant.sessionId))[0]?.status === 'succeeded',
+    );
     const cancelAnswered = page.waitForResponse((response) => response.url().endsWith('/cancel'));
     await frame.getByRole('button', { name: 'Cancel' }).click();
     assert.equal((await cancelAnswered).status(), 409);
@@ -519,10 +560,15 @@ async function bareFrame(
 }
 
 async function waitForMessage(page: Page, type: string): Promise<Record<string, unknown>> {
-  const handle = await page.waitForFunction(
-    (type) =>
-      (window as unknown as { frameMessages: { type: string }[] }).frameMessages.find((m) => m.type === type),
-    type,
+  const handle = await within(`a "${type}" message from the SDK frame`, (timeout) =>
+    page.waitForFunction(
+      (type) =>
+        (window as unknown as { frameMessages: { type: string }[] }).frameMessages.find(
+          (m) => m.type === type,
+        ),
+      type,
+      { timeout },
+    ),
   );
   return (await handle.jsonValue()) as Record<string, unknown>;
 }

@@ -1072,7 +1072,7 @@ describe('the sandbox test clock in production', () => {
       const app = Fastify();
       app.decorate('ctx', { ...t.app.ctx, config: { ...t.config, serviceEnv: 'production' } });
       await app.register((await import('@fastify/rate-limit')).default, { global: false });
-      await app.register((await import('../src/platform/http/integration-api.ts')).integrationApi, {
+      await app.register((await import('../src/integration/plugin.ts')).integrationApi, {
         prefix: '/api/third-party',
       });
       const headers = { authorization: `Token ${live.serverToken}`, 'content-type': 'application/json' };

@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { recordEvent } from '../src/events/record.ts';
 import { Worker } from '../src/platform/jobs/queue.ts';
 import { createLogger } from '../src/platform/log/logger.ts';
 import { WEBHOOK_DELIVER_JOB, webhookDeliveryHandler } from '../src/webhooks/delivery-job.ts';
+import { recordEvent } from '../src/webhooks/record-event.ts';
 import { WEBHOOK_SECRET_ERASE_JOB, webhookSecretEraseHandler } from '../src/webhooks/service.ts';
 import { send, UNLIMITED } from './api-client.ts';
 import { OPERATOR_TOKEN, runJobs, startTestApp, type TestApp } from './helpers.ts';

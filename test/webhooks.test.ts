@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type EventType, recordEvent } from '../src/events/record.ts';
 import type { Db } from '../src/platform/db/db.ts';
 import { enqueueJob, Worker } from '../src/platform/jobs/queue.ts';
 import { createLogger } from '../src/platform/log/logger.ts';
 import { WEBHOOK_DELIVER_JOB, webhookDeliveryHandler } from '../src/webhooks/delivery-job.ts';
+import { type EventType, recordEvent } from '../src/webhooks/record-event.ts';
 import { MAX_ATTEMPTS, MAX_JITTER_MS, RETRY_DELAYS_MS } from '../src/webhooks/schedule.ts';
 import { type Answer, assertError, integrationApi, send, UNLIMITED } from './api-client.ts';
 import { OPERATOR_TOKEN, runCli, runJobs, startTestApp, TEST_DATABASE_URL, type TestApp } from './helpers.ts';

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { assertNotSuspended } from '../integrators/auth.ts';
 import { SERVER_TOKEN_PREFIX, USER_SESSION_TOKEN_PREFIX } from '../integrators/tokens.ts';
-import { assertNotSuspended, parseAuthorization } from '../platform/http/auth.ts';
+import { parseAuthorization } from '../platform/http/auth.ts';
 import { ApiError } from '../platform/http/errors.ts';
 import { clientScheduleRoutes } from '../schedules/routes/client.ts';
 import type { ClientContext } from '../sessions/service.ts';

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { recordEvent } from '../events/record.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db } from '../platform/db/db.ts';
 import type { JobHandler } from '../platform/jobs/queue.ts';
 import type { DocumentEventData } from '../webhooks/event-schemas.ts';
+import { recordEvent } from '../webhooks/record-event.ts';
 import { checkDocumentContent, type DocumentKind } from './content-type.ts';
 import { type AddressPolicy, type SafeFetchSuccess, safeFetch } from './safe-fetch.ts';
 import { type DocumentStore, documentStorageKey } from './storage.ts';

@@ -93,10 +93,13 @@ export interface CreatedIntegrator {
 }
 
 /**
- * How long a node may answer a server token from memory. A revoked, rotated-out, reissued or suspended token can
- * keep working this long on another node (at most 5 s is allowed); the node that made the change forgets at once.
+ * How long a node may answer a server token from memory. A change to an integrator or its tokens empties every
+ * node's cache as soon as its notification arrives (AUTH_CHANGES_CHANNEL); this bound covers a node whose listening
+ * connection is down, so a revoked, rotated-out, reissued or suspended token never works longer than this anywhere.
  */
 export const AUTH_CACHE_TTL_MS = 2_000;
+/** NOTIFY channel, sent after each committed change to an integrator or its server tokens. */
+export const AUTH_CHANGES_CHANNEL = 'integrator_auth_changed';
 const AUTH_CACHE_MAX_ENTRIES = 10_000;
 
 interface AuthResult {
@@ -108,6 +111,8 @@ interface AuthResult {
 export class IntegratorService {
   /** Valid server tokens by hash, read within AUTH_CACHE_TTL_MS (by the service's clock); unknown ones are not kept. */
   readonly #authCache = new Map<string, { result: AuthResult; readAt: number }>();
+  /** Bumped on every forget, so a read that was in flight across a change is not cached afterwards. */
+  #authGeneration = 0;
 
   constructor(
     private readonly db: Db,
@@ -177,7 +182,7 @@ export class IntegratorService {
         settings.features ?? null,
       ],
     );
-    this.#forgetTokens();
+    await this.#tokensChanged(this.db);
     if (!row) throw new ApiError('not_found', `No integrator ${id}.`);
     return row;
   }
@@ -212,6 +217,7 @@ export class IntegratorService {
   }
 
   async #readToken(tokenHash: string, now: number): Promise<AuthResult | undefined> {
+    const generation = this.#authGeneration;
     const [row] = await this.db.query<
       Integrator & { token_id: string; token_hash: string; expires_at: Date | null }
     >(
@@ -233,14 +239,30 @@ export class IntegratorService {
       tokenId: token_id,
       expiresAt: expires_at === null ? null : new Date(expires_at),
     };
+    if (generation !== this.#authGeneration) return result;
     if (this.#authCache.size >= AUTH_CACHE_MAX_ENTRIES) this.#authCache.clear();
     this.#authCache.set(tokenHash, { result, readAt: now });
     return result;
   }
 
-  /** After a change to tokens or integrators made here, this node answers from the database again at once. */
+  /** This node answers every server token from the database again. */
   #forgetTokens(): void {
+    this.#authGeneration += 1;
     this.#authCache.clear();
+  }
+
+  /** After a change to tokens or integrators: this node forgets now, every other one when the notification lands. */
+  async #tokensChanged(q: Queryable): Promise<void> {
+    await q.notifyOnCommit(AUTH_CHANGES_CHANNEL, '');
+    this.#forgetTokens();
+  }
+
+  /**
+   * Empties this node's token cache whenever any node changes an integrator or its tokens. The composition root
+   * starts it once per app; resolves to a function that stops listening.
+   */
+  watchAuthChanges(): Promise<() => Promise<void>> {
+    return this.db.listen(AUTH_CHANGES_CHANNEL, () => this.#forgetTokens());
   }
 
   /**
@@ -269,6 +291,7 @@ export class IntegratorService {
         );
       }
       const kept = await this.#replaceTokens(tx, integratorId, valid, token, now, graceEnd);
+      await tx.notifyOnCommit(AUTH_CHANGES_CHANNEL, '');
       return { token, previousTokenExpiresAt: kept?.expiresAt ?? now };
     });
     this.#forgetTokens();
@@ -294,6 +317,7 @@ export class IntegratorService {
         now,
         new Date(now.getTime() + gracePeriodSeconds * 1000),
       );
+      await tx.notifyOnCommit(AUTH_CHANGES_CHANNEL, '');
     });
     this.#forgetTokens();
     return token;
@@ -312,7 +336,7 @@ export class IntegratorService {
         RETURNING ${INTEGRATOR_COLUMNS}`,
       [integratorId, status, this.clock.now()],
     );
-    this.#forgetTokens();
+    await this.#tokensChanged(this.db);
     if (!row) throw new ApiError('not_found', `No integrator ${integratorId}.`);
     return row;
   }

@@ -1,7 +1,6 @@
 import type { Static } from 'typebox';
 import { assertSavedCardsEnabled, SavedCardService, UNKNOWN_CARD_TOKEN } from '../cards/service.ts';
 import type { SavedCardRow } from '../cards/view.ts';
-import { type EventType, recordEvent } from '../events/record.ts';
 import {
   APM_METHODS,
   hasFeature,
@@ -25,6 +24,7 @@ import {
 } from '../processors/processor.ts';
 import { type ClientContext, checkSessionAmount } from '../sessions/service.ts';
 import type { PaymentEventData, RefundEventView } from '../webhooks/event-schemas.ts';
+import { type EventType, recordEvent } from '../webhooks/record-event.ts';
 import {
   assertCardAttemptsLeft,
   declineOwner,

@@ -1,4 +1,3 @@
-import { recordEvents } from '../events/record.ts';
 import { amountInRange, PURE_AMOUNT_LIMITS, paymentAmounts } from '../payments/fees.ts';
 import { paymentEventData } from '../payments/service.ts';
 import type { PaymentRow } from '../payments/view.ts';
@@ -8,6 +7,7 @@ import { newId } from '../platform/ids.ts';
 import { enqueueJobs, type JobSpec } from '../platform/jobs/queue.ts';
 import { formatPence } from '../platform/money.ts';
 import type { PaymentProcessor, ProcessorOutcome } from '../processors/processor.ts';
+import { recordEvents } from '../webhooks/record-event.ts';
 import { addDays, type DueCharge, dueThrough } from './dates.ts';
 import { recordScheduleEvent } from './service.ts';
 import { type ScheduleDetail, scheduleDetailSql, scheduleTerms } from './view.ts';

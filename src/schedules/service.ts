@@ -1,4 +1,3 @@
-import { type EventType, recordEvent } from '../events/record.ts';
 import { hasFeature, type Integrator } from '../integrators/service.ts';
 import { amountInRange, checkPureAmount, PURE_AMOUNT_LIMITS } from '../payments/fees.ts';
 import type { Clock } from '../platform/clock/clock.ts';
@@ -8,6 +7,7 @@ import { newId } from '../platform/ids.ts';
 import { formatPence } from '../platform/money.ts';
 import type { ClientContext } from '../sessions/service.ts';
 import type { SchedulePreview } from '../shared/schedule-preview.ts';
+import { type EventType, recordEvent } from '../webhooks/record-event.ts';
 import {
   LISTED_CHARGES,
   type PricedCharge,

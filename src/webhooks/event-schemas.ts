@@ -4,10 +4,10 @@
  */
 
 import { type Static, type TSchema, Type } from 'typebox';
-import type { EventType } from '../events/record.ts';
 import { PaymentView } from '../payments/view.ts';
 import { Timestamp } from '../platform/http/schemas.ts';
 import { ScheduleView } from '../schedules/view.ts';
+import type { EventType } from './record-event.ts';
 
 const Money = Type.String({ pattern: '^\\d+\\.\\d{2}$' });
 

@@ -1,10 +1,10 @@
-import { recordEvent } from '../events/record.ts';
 import { generateWebhookSecret } from '../integrators/service.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable, SqlParam } from '../platform/db/db.ts';
 import { ApiError } from '../platform/http/errors.ts';
 import { enqueueJob, enqueueJobs, JOBS_CHANNEL, type JobHandler } from '../platform/jobs/queue.ts';
 import type { AttemptOutcome } from './metrics.ts';
+import { recordEvent } from './record-event.ts';
 import { WEBHOOK_DELIVER_JOB } from './schedule.ts';
 
 /** A delivery's status as the operator sees it; `not_sent`: the integrator had no webhook URL when it happened. */

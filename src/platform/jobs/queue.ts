@@ -94,6 +94,24 @@ export async function enqueueJob(
   return id;
 }
 
+/**
+ * For a caller that writes its own rows and their jobs in one statement: the text of a data-modifying CTE body that
+ * inserts one job, due now, per row of `from`. Each argument is an SQL expression over that row (or a parameter);
+ * the jobs table stays this module's. The caller sends JOBS_CHANNEL once it has written any.
+ */
+export function insertJobsSql(columns: {
+  from: string;
+  id: string;
+  kind: string;
+  payload: string;
+  now: string;
+}): string {
+  const { from, id, kind, payload, now } = columns;
+  return `INSERT INTO jobs (id, kind, payload, run_at, created_at, updated_at)
+       SELECT ${id}, ${kind}, ${payload}, ${now}, ${now}, ${now} FROM ${from}
+       RETURNING id`;
+}
+
 export interface JobSpec extends EnqueueOptions {
   kind: string;
   payload: Record<string, unknown>;

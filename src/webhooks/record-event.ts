@@ -1,8 +1,8 @@
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Queryable } from '../platform/db/db.ts';
 import { newId } from '../platform/ids.ts';
-import { JOBS_CHANNEL } from '../platform/jobs/queue.ts';
-import { WEBHOOK_DELIVER_JOB } from '../webhooks/schedule.ts';
+import { insertJobsSql, JOBS_CHANNEL } from '../platform/jobs/queue.ts';
+import { WEBHOOK_DELIVER_JOB } from './schedule.ts';
 
 export type EventType =
   | 'payment_success'
@@ -65,10 +65,7 @@ export async function recordEvents(tx: Queryable, clock: Clock, events: EventRec
          FROM e JOIN x ON x.id = e.id JOIN integrators i ON i.id = e.integrator_id
         WHERE i.webhook_url IS NOT NULL
        RETURNING event_id, job_id),
-     j AS (
-       INSERT INTO jobs (id, kind, payload, run_at, created_at, updated_at)
-       SELECT d.job_id, $3, jsonb_build_object('event_id', d.event_id), $2, $2, $2 FROM d
-       RETURNING id)
+     j AS (${insertJobsSql({ from: 'd', id: 'd.job_id', kind: '$3', payload: "jsonb_build_object('event_id', d.event_id)", now: '$2' })})
      SELECT count(*)::int AS jobs FROM j`,
     [rows, clock.now(), WEBHOOK_DELIVER_JOB],
   );

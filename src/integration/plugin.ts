@@ -1,16 +1,16 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { getIntegratorRoute } from '../../integrators/routes/get-integrator.ts';
-import { rotateTokenRoute } from '../../integrators/routes/rotate-token.ts';
-import { onboardRoute } from '../../onboarding/routes/onboard.ts';
-import { integrationPaymentRoutes } from '../../payments/routes/integration.ts';
-import { integrationScheduleRoutes } from '../../schedules/routes/integration.ts';
-import { runSchedulesRoute } from '../../schedules/routes/run-schedules.ts';
-import { getSessionRoute } from '../../sessions/routes/get-session.ts';
-import { userLoginRoute } from '../../sessions/routes/user-login.ts';
-import { integrationWebhookEndpointRoutes } from '../../webhooks/routes/integration-endpoint.ts';
-import { integrationEventRoutes } from '../../webhooks/routes/integration-events.ts';
-import { serverTokenAuth } from './auth.ts';
-import { ApiError } from './errors.ts';
+import { serverTokenAuth } from '../integrators/auth.ts';
+import { getIntegratorRoute } from '../integrators/routes/get-integrator.ts';
+import { rotateTokenRoute } from '../integrators/routes/rotate-token.ts';
+import { onboardRoute } from '../onboarding/routes/onboard.ts';
+import { integrationPaymentRoutes } from '../payments/routes/integration.ts';
+import { ApiError } from '../platform/http/errors.ts';
+import { integrationScheduleRoutes } from '../schedules/routes/integration.ts';
+import { runSchedulesRoute } from '../schedules/routes/run-schedules.ts';
+import { getSessionRoute } from '../sessions/routes/get-session.ts';
+import { userLoginRoute } from '../sessions/routes/user-login.ts';
+import { integrationWebhookEndpointRoutes } from '../webhooks/routes/integration-endpoint.ts';
+import { integrationEventRoutes } from '../webhooks/routes/integration-events.ts';
 
 /**
  * The Integration API under /api/third-party. Every route here needs a server token and counts against the

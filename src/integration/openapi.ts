@@ -6,9 +6,9 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { Type } from 'typebox';
-import type { EventType } from '../../events/record.ts';
-import { EVENT_TYPES, webhookBodySchema } from '../../webhooks/event-schemas.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../platform/http/errors.ts';
+import { EVENT_TYPES, webhookBodySchema } from '../webhooks/event-schemas.ts';
+import type { EventType } from '../webhooks/record-event.ts';
 
 export const API_VERSION = '1.0.0';
 
@@ -33,7 +33,7 @@ const GUIDES: [string, string][] = [
   ['security.md', 'Security'],
   ['going-live.md', 'Going live with Stripe'],
 ];
-const DOCS_DIR = fileURLToPath(new URL('../../../docs/', import.meta.url));
+const DOCS_DIR = fileURLToPath(new URL('../../docs/', import.meta.url));
 
 /** Each event type as an OpenAPI 3.1 webhook: what rentpay POSTs to your URL, from the schemas that build it. */
 function webhooksSection(): Record<string, OpenAPIV3_1.PathItemObject> {
