@@ -80,7 +80,7 @@ export function installBenchSchedulerRoutes(app: FastifyInstance): void {
           db: app.ctx.db,
           clock: systemClock,
           log: app.log as unknown as Logger,
-          handlers: jobHandlers(app.ctx.config),
+          handlers: jobHandlers(app.ctx.config, app.ctx),
           concurrency: app.ctx.config.workerConcurrency,
           pollIntervalMs: 50,
         });

@@ -129,7 +129,7 @@ export function installBenchWorkerRoutes(app: FastifyInstance, integratorId: str
     await app.ctx.db.query('UPDATE integrators SET webhook_url = $2 WHERE id = $1', [integratorId, url]);
     const config = { ...app.ctx.config, allowPrivateWebhookHosts: true };
     if (count === 0) {
-      const worker = serviceWorker(config, app.ctx.db, app.log as unknown as Logger);
+      const worker = serviceWorker(config, app.ctx.db, app.log as unknown as Logger, app.ctx);
       workers.push(worker);
       worker.start();
       return { started: 'in-process' };

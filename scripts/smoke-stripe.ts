@@ -62,7 +62,7 @@ const worker = new Worker({
   db: app.ctx.db,
   clock: systemClock,
   log: createLogger('warn'),
-  handlers: jobHandlers(config),
+  handlers: jobHandlers(config, app.ctx),
 });
 
 async function call(method: 'GET' | 'POST', url: string, token: string, payload?: unknown, headers = {}) {

@@ -8,11 +8,8 @@ import { clientApi } from './client/plugin.ts';
 import { healthRoutes } from './health/routes.ts';
 import { installOpenApi } from './integration/openapi.ts';
 import { integrationApi } from './integration/plugin.ts';
-import { IntegratorService } from './integrators/service.ts';
-import { OnboardingService } from './onboarding/service.ts';
 import { operatorApi } from './operator/plugin.ts';
 import { hostedPage } from './page/plugin.ts';
-import { PaymentService } from './payments/service.ts';
 import { type Clock, systemClock } from './platform/clock/clock.ts';
 import type { Config } from './platform/config/config.ts';
 import { type Db, openDatabase } from './platform/db/db.ts';
@@ -22,13 +19,12 @@ import { installValidation } from './platform/http/validation.ts';
 import { randomBase62 } from './platform/ids.ts';
 import { createLogger } from './platform/log/logger.ts';
 import { installMetrics } from './platform/metrics/metrics.ts';
-import { createPaymentProcessor } from './processors/create.ts';
 import { sandboxProcessorRoutes } from './processors/sandbox/plugin.ts';
 import { SandboxProcessor } from './processors/sandbox/processor.ts';
 import { stripeProcessorRoutes } from './processors/stripe/plugin.ts';
 import { sandboxDocuments } from './sandbox/sample-documents.ts';
 import { sdkFiles } from './sdk/plugin.ts';
-import { SessionService } from './sessions/service.ts';
+import { createServices, type Services } from './services.ts';
 import { installWebhookMetrics } from './webhooks/metrics.ts';
 import './app-context.ts';
 
@@ -41,6 +37,8 @@ export interface BuildOptions {
   db?: Db;
   /** Skip running migrations at start (the caller has run them). */
   skipMigrations?: boolean;
+  /** Services already wired on `db` (e.g. with a stand-in processor, shared with a test's job worker). */
+  services?: Services;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -80,20 +78,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const processor = createPaymentProcessor(config, db, clock);
-  const integrators = new IntegratorService(db, clock, config.serviceEnv);
-  const stopWatchingAuth = await integrators.watchAuthChanges();
-  app.decorate('ctx', {
-    config,
-    db,
-    clock,
-    log: app.log,
-    integrators,
-    onboarding: new OnboardingService(db, clock),
-    sessions: new SessionService(db, clock, config.userTokenTtlSeconds, config.sessionTtlSeconds),
-    processor,
-    payments: new PaymentService(db, clock, processor),
-  });
+  const services = options.services ?? createServices(config, db, clock);
+  const { processor } = services;
+  const stopWatchingAuth = await services.integrators.watchAuthChanges();
+  app.decorate('ctx', { ...services, config, db, clock, log: app.log });
 
   installValidation(app);
   installErrorHandling(app);

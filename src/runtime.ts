@@ -10,6 +10,7 @@ import { migrate } from './platform/db/migrate.ts';
 import { JOBS_CHANNEL, Worker } from './platform/jobs/queue.ts';
 import { createLogger } from './platform/log/logger.ts';
 import { type ScheduleTicker, startScheduleTicker } from './schedules/jobs.ts';
+import { createServices, type Services } from './services.ts';
 
 export interface Running {
   app?: FastifyInstance;
@@ -19,12 +20,12 @@ export interface Running {
 }
 
 /** The job worker of `serve` and `worker`: every job kind, woken by NOTIFY, as configured. */
-export function serviceWorker(config: Config, db: Db, log: Logger): Worker {
+export function serviceWorker(config: Config, db: Db, log: Logger, services: Services): Worker {
   return new Worker({
     db,
     clock: systemClock,
     log,
-    handlers: jobHandlers(config),
+    handlers: jobHandlers(config, services),
     concurrency: config.workerConcurrency,
     pollIntervalMs: config.workerPollIntervalMs,
     wakeChannel: JOBS_CHANNEL,
@@ -38,7 +39,7 @@ export async function serve(config: Config, withWorker: boolean): Promise<Runnin
   let worker: Worker | undefined;
   let ticker: ScheduleTicker | undefined;
   if (withWorker) {
-    worker = serviceWorker(config, app.ctx.db, app.log as unknown as Logger);
+    worker = serviceWorker(config, app.ctx.db, app.log as unknown as Logger, app.ctx);
     worker.start();
     ticker = startScheduleTicker(app.ctx.db, systemClock, app.log as unknown as Logger);
   }
@@ -60,7 +61,7 @@ export async function runWorker(config: Config): Promise<Running> {
   const log = createLogger(config.logLevel);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await migrate(db);
-  const worker = serviceWorker(config, db, log);
+  const worker = serviceWorker(config, db, log, createServices(config, db, systemClock));
   worker.start();
   const ticker = startScheduleTicker(db, systemClock, log);
   log.info({ worker: worker.name }, 'worker started');

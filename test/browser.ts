@@ -121,7 +121,7 @@ export async function startPageEnvironment(
     db: t.db,
     clock: t.clock,
     log: createLogger('silent'),
-    handlers: jobHandlers(t.config),
+    handlers: jobHandlers(t.config, t.app.ctx),
     pollIntervalMs: 25,
   });
   worker.start();

@@ -506,7 +506,7 @@ describe('document.fetch job', { timeout: 120_000 }, () => {
   });
 
   it('the service registers the handler, with the configured store', () => {
-    const handlers = jobHandlers(t.config);
+    const handlers = jobHandlers(t.config, t.app.ctx);
     assert.equal(typeof handlers[DOCUMENT_FETCH_JOB], 'function');
   });
 });

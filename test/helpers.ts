@@ -146,12 +146,12 @@ export function tokenHeader(token: string): Record<string, string> {
 }
 
 /** Runs every due job once with the service's real handlers, on the app's database and fake clock. */
-export function runJobs(t: Pick<TestApp, 'db' | 'clock' | 'config'>): Promise<number> {
+export function runJobs(t: Pick<TestApp, 'app' | 'db' | 'clock' | 'config'>): Promise<number> {
   return new Worker({
     db: t.db,
     clock: t.clock,
     log: createLogger('silent'),
-    handlers: jobHandlers(t.config),
+    handlers: jobHandlers(t.config, t.app.ctx),
   }).drain();
 }
 

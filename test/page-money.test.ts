@@ -1,7 +1,8 @@
 /** The page's money and date wording, as the tenant types and reads it (table tests of web/page/money.ts). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { longDate, money, moneyOf, parsePence } from '../web/page/money.ts';
+import { parseTypedPence } from '../src/shared/money.ts';
+import { longDate, money, moneyOf } from '../web/page/money.ts';
 
 describe('page money: parsing what the tenant types', () => {
   const cases: [string, number | undefined][] = [
@@ -25,7 +26,7 @@ describe('page money: parsing what the tenant types', () => {
   ];
   for (const [typed, pence] of cases) {
     it(`${JSON.stringify(typed)} → ${pence ?? 'refused'}`, () => {
-      assert.equal(parsePence(typed), pence);
+      assert.equal(parseTypedPence(typed), pence);
     });
   }
 });

@@ -250,11 +250,11 @@ describe('operator refunds: pending first, idempotent by key, finished by a job'
       },
     });
     const service = new PaymentService(t.db, t.clock, unreachable);
-    const first = await service.refund(paymentId, 20_000, 'unreached');
+    const first = await service.refunds.refund(paymentId, 20_000, 'unreached');
     assert.equal(first.refund.status, 'pending');
     assert.equal(first.replayed, false);
     assert.equal((await ledger(t, paymentId)).sandboxRefunds, 0, 'the processor never had it');
-    const retry = await service.refund(paymentId, 20_000, 'unreached');
+    const retry = await service.refunds.refund(paymentId, 20_000, 'unreached');
     assert.equal(retry.replayed, true);
     assert.equal(retry.refund.id, first.refund.id);
     assert.equal(retry.refund.status, 'succeeded');
@@ -266,7 +266,11 @@ describe('operator refunds: pending first, idempotent by key, finished by a job'
   it('a crash after the pending refund committed (before the processor was asked) is healed by the job', async () => {
     const paymentId = await paidPayment(t, api);
     // The first step alone, as if the process died right after its commit.
-    const { refund: pending } = await t.app.ctx.payments.beginRefund(paymentId, undefined, 'crash-key');
+    const { refund: pending } = await t.app.ctx.payments.refunds.beginRefund(
+      paymentId,
+      undefined,
+      'crash-key',
+    );
     assert.equal(pending.status, 'pending');
     assert.equal(Number(pending.amount_pence), 121_740);
     assert.equal(

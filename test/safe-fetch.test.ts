@@ -16,7 +16,7 @@ import {
   type SafeFetchResult,
   type SafeFetchSuccess,
   safeFetch,
-} from '../src/documents/safe-fetch.ts';
+} from '../src/platform/net/safe-fetch.ts';
 
 interface TestServer {
   host: string;

@@ -183,7 +183,7 @@ describe('the scheduler over 24 simulated months with two workers (and two ticki
           db: t.db,
           clock: t.clock,
           log,
-          handlers: jobHandlers(t.config),
+          handlers: jobHandlers(t.config, t.app.ctx),
           concurrency: 4,
           name: `w${i}`,
         }),

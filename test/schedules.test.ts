@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import Fastify from 'fastify';
 import { IntegratorService } from '../src/integrators/service.ts';
+import { installErrorHandling } from '../src/platform/http/errors.ts';
 import { type Api, assertError, integrationApi, send, UNLIMITED } from './api-client.ts';
 import { installment, tenancyBody, userBody } from './fixtures.ts';
 import { OPERATOR_TOKEN, runJobs, type TestApp } from './helpers.ts';
@@ -1071,6 +1072,7 @@ describe('the sandbox test clock in production', () => {
       const live = await new IntegratorService(t.db, t.clock, 'production').create({ name: 'Live platform' });
       const app = Fastify();
       app.decorate('ctx', { ...t.app.ctx, config: { ...t.config, serviceEnv: 'production' } });
+      installErrorHandling(app);
       await app.register((await import('@fastify/rate-limit')).default, { global: false });
       await app.register((await import('../src/integration/plugin.ts')).integrationApi, {
         prefix: '/api/third-party',

@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { Timestamp } from '../platform/http/schemas.ts';
 import type { NextAction } from '../processors/processor.ts';
+import { SAVED_CARD_STATUSES } from '../shared/vocabulary.ts';
 
 export type SavedCardStatus = 'requires_action' | 'active' | 'failed' | 'deleted';
 
@@ -32,7 +33,7 @@ export const SavedCardView = Type.Object(
     exp_month: Type.Integer(),
     exp_year: Type.Integer(),
     is_default: Type.Boolean(),
-    status: Type.Union([Type.Literal('requires_action'), Type.Literal('active'), Type.Literal('failed')]),
+    status: Type.Enum(SAVED_CARD_STATUSES),
     next_action: Type.Union([
       Type.Object({ type: Type.Literal('three_ds'), url: Type.String() }),
       Type.Object({ type: Type.Literal('stripe_next_action'), client_secret: Type.String() }),

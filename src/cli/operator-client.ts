@@ -1,3 +1,21 @@
+import { type Command, Option } from 'commander';
+
+/** The options every operator command takes: where the deployment is, the operator token, and --json. */
+export function withOperatorOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option('--url <url>', 'base URL of the deployment')
+        .env('RENTPAY_URL')
+        .default('http://127.0.0.1:8080'),
+    )
+    .addOption(new Option('--token <token>', 'operator token').env('RENTPAY_OPERATOR_TOKEN'))
+    .option('--json', 'print JSON instead of text');
+}
+
+export function operatorClient(options: { url: string; token?: string }): OperatorClient {
+  return new OperatorClient(options.url, options.token);
+}
+
 /** The CLI's client for the Operator API of a running deployment. */
 export class OperatorClient {
   constructor(

@@ -3,6 +3,7 @@ import { assertNotSuspended } from '../integrators/auth.ts';
 import { SERVER_TOKEN_PREFIX, USER_SESSION_TOKEN_PREFIX } from '../integrators/tokens.ts';
 import { parseAuthorization } from '../platform/http/auth.ts';
 import { ApiError } from '../platform/http/errors.ts';
+import { installApiDocument } from '../platform/http/openapi.ts';
 import { clientScheduleRoutes } from '../schedules/routes/client.ts';
 import type { ClientContext } from '../sessions/service.ts';
 import { cancelPaymentRoute } from './routes/cancel-payment.ts';
@@ -19,8 +20,8 @@ declare module 'fastify' {
 
 const BEARER = { 'www-authenticate': 'Bearer' };
 
-/** The Client API under /api/client: the hosted page and the SDK, with `Authorization: Bearer <user session token>`. */
-export const clientApi: FastifyPluginAsync = async (app) => {
+/** Every route of the Client API but its document: authenticated, then rate limited per session. */
+const authenticatedClientRoutes: FastifyPluginAsync = async (app) => {
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const parsed = parseAuthorization(request.headers.authorization);
     if (parsed?.scheme.toLowerCase() !== 'bearer') {
@@ -40,7 +41,7 @@ export const clientApi: FastifyPluginAsync = async (app) => {
     try {
       request.client = await app.ctx.sessions.authenticateClient(token);
     } catch (error) {
-      if (error instanceof ApiError && error.statusCode === 401)
+      if (error instanceof ApiError && (error.code === 'unauthorized' || error.code === 'session_expired'))
         throw new ApiError(error.code, error.detail, BEARER);
       throw error;
     }
@@ -72,4 +73,51 @@ export const clientApi: FastifyPluginAsync = async (app) => {
   await app.register(cancelPaymentRoute);
   await app.register(savedCardRoutes);
   await app.register(clientScheduleRoutes);
+};
+
+/**
+ * The Client API under /api/client: the hosted page and the SDK, with `Authorization: Bearer <user session token>`.
+ * Its OpenAPI document (GET /api/client/openapi.json) is public; every other route authenticates.
+ */
+export const clientApi: FastifyPluginAsync = async (app) => {
+  await installApiDocument(app, {
+    decorator: 'clientApiDocument',
+    title: 'rentpay Client API',
+    description:
+      'The API of the hosted payment page and the browser SDK, called from the tenant’s browser. Most platforms ' +
+      'never call it themselves: the page and the SDK do. It is documented for those who build their own payment ' +
+      'screen.\n\n' +
+      'Authenticate with `Authorization: Bearer <user session token>`: the `token` your server got from ' +
+      '`POST /api/third-party/user-login/`. A server token is refused here (it must never reach a browser). Each ' +
+      'token reaches one payment session: its tenant, tenancy, payments, saved cards and recurring schedules. ' +
+      'Requests are rate limited per session (429 with Retry-After).\n\n' +
+      'Errors are JSON: `{"error", "detail"}`, or for invalid fields an object of dotted paths to messages.',
+    publicUrl: app.ctx.config.publicUrl,
+    security: [
+      'UserSessionToken',
+      {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          'The user session token (`token`) from user-login on the Integration API: `Bearer rp_ust_…`. It lapses ' +
+          'with its session; a server token is refused.',
+      },
+    ],
+    tags: [
+      { name: 'Session', description: 'The payment session the token belongs to: what the page shows.' },
+      {
+        name: 'Payments',
+        description: 'Paying the session, and following a payment through 3DS or a provider.',
+      },
+      {
+        name: 'Saved cards',
+        description: 'The tenant’s saved cards (when the integrator has them enabled).',
+      },
+      {
+        name: 'Recurring rent',
+        description: 'Schedules that charge a saved card on each rent due date (when enabled).',
+      },
+    ],
+  });
+  await app.register(authenticatedClientRoutes);
 };

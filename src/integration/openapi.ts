@@ -7,15 +7,18 @@ import type { FastifyInstance } from 'fastify';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { Type } from 'typebox';
 import { ApiError } from '../platform/http/errors.ts';
+import { API_VERSION } from '../platform/http/openapi.ts';
 import { EVENT_TYPES, webhookBodySchema } from '../webhooks/event-schemas.ts';
 import type { EventType } from '../webhooks/record-event.ts';
 
-export const API_VERSION = '1.0.0';
+export { API_VERSION };
 
 /**
  * The OpenAPI document is generated from the same route schemas that validate requests. It describes the
- * Integration API; operator and internal routes are left out.
+ * Integration API; the Client and Operator APIs have documents of their own (installApiDocument), and internal
+ * routes are left out.
  */
+
 /** The guides linked from the reference page, served as Markdown at /docs/guides/{file}. */
 const GUIDES: [string, string][] = [
   ['quickstart.md', 'Quick start: from a fresh clone to a verified sandbox webhook'],

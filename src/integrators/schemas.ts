@@ -1,7 +1,8 @@
 import { type Static, Type } from 'typebox';
 import { Timestamp } from '../platform/http/schemas.ts';
-import { formatBps, formatPence } from '../platform/money.ts';
-import { FEATURES, type Integrator, PAYMENT_METHODS, resolvedFeatures } from './service.ts';
+import { formatBps, formatPence } from '../shared/money.ts';
+import { FEATURES, PAYMENT_METHODS } from '../shared/vocabulary.ts';
+import { type Integrator, resolvedFeatures } from './service.ts';
 
 export const MethodFeeInput = Type.Object(
   {

@@ -4,28 +4,10 @@ import type { ServiceEnv } from '../platform/config/config.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { ApiError, FieldValidationError } from '../platform/http/errors.ts';
 import { digestsEqual, newId } from '../platform/ids.ts';
-import { enqueueJob, type JobHandler } from '../platform/jobs/queue.ts';
-import { displayPrefix, generateServerToken, hashToken } from './tokens.ts';
+import { FEATURES, type Feature, type PaymentMethod } from '../shared/vocabulary.ts';
+import { insertServerToken, lockValidTokens, scheduleRetirement } from './server-tokens.ts';
+import { generateServerToken, hashToken } from './tokens.ts';
 
-export const PAYMENT_METHODS = [
-  'card',
-  'apple_pay',
-  'google_pay',
-  'alipay',
-  'wechat_pay',
-  'unionpay',
-] as const;
-export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
-/** Methods that pay with a token from a wallet sheet (card details inside, one-time). */
-export const WALLET_METHODS = ['apple_pay', 'google_pay'] as const satisfies readonly PaymentMethod[];
-export type WalletMethod = (typeof WALLET_METHODS)[number];
-/** Alternative payment methods: no token, the customer approves at the provider (a redirect or a QR code). */
-export const APM_METHODS = ['alipay', 'wechat_pay', 'unionpay'] as const satisfies readonly PaymentMethod[];
-export type ApmMethod = (typeof APM_METHODS)[number];
-
-/** Contract §3 features of the page and SDK; the operator can turn each off per integrator. */
-export const FEATURES = ['apms', 'wallets', 'recurring', 'savedCards'] as const;
-export type Feature = (typeof FEATURES)[number];
 /** As stored: only what the operator set; a feature absent is enabled. */
 export type FeatureSettings = Partial<Record<Feature, boolean>>;
 
@@ -388,63 +370,3 @@ function rateLimits(
   }
   return { rate, burst: current.rate_limit_burst >= rate ? current.rate_limit_burst : rate * 2 };
 }
-
-/** The integrator's valid server tokens, newest first, with the integrator locked for the rest of `tx` (404 if none). */
-async function lockValidTokens(
-  tx: Queryable,
-  integratorId: string,
-  now: Date,
-): Promise<{ id: string; expires_at: Date | null }[]> {
-  // Serialises concurrent rotations of one integrator, so two of them cannot leave three valid tokens.
-  const [integrator] = await tx.query('SELECT id FROM integrators WHERE id = $1 FOR UPDATE', [integratorId]);
-  if (!integrator) throw new ApiError('not_found', `No integrator ${integratorId}.`);
-  return tx.query<{ id: string; expires_at: Date | null }>(
-    `SELECT id, expires_at FROM server_tokens
-      WHERE integrator_id = $1 AND (expires_at IS NULL OR expires_at > $2)
-      ORDER BY seq DESC`,
-    [integratorId, now],
-  );
-}
-
-async function insertServerToken(
-  tx: Queryable,
-  integratorId: string,
-  token: string,
-  now: Date,
-): Promise<void> {
-  await tx.query(
-    `INSERT INTO server_tokens (id, integrator_id, token_hash, display_prefix, created_at)
-     VALUES ($1, $2, $3, $4, $5)`,
-    [newId('tok'), integratorId, hashToken(token), displayPrefix(token), now],
-  );
-}
-
-export const RETIRE_SERVER_TOKEN_JOB = 'server-token.retire';
-
-async function scheduleRetirement(tx: Queryable, clock: Clock, tokenId: string, at: Date): Promise<void> {
-  await enqueueJob(
-    tx,
-    clock,
-    RETIRE_SERVER_TOKEN_JOB,
-    { token_id: tokenId },
-    // The expiry is part of the key: a token whose expiry is brought forward gets a second, earlier job.
-    { runAt: at, dedupeKey: `${RETIRE_SERVER_TOKEN_JOB}:${tokenId}:${at.toISOString()}` },
-  );
-}
-
-/**
- * Deletes a server token's hash once it has expired: an expired credential is kept no longer than needed.
- * Idempotent: a missing row or a second run changes nothing.
- */
-export const retireServerToken: JobHandler = async ({ job, db, clock }) => {
-  const tokenId = String(job.payload.token_id);
-  const [row] = await db.query<{ expires_at: Date | null }>(
-    'SELECT expires_at FROM server_tokens WHERE id = $1',
-    [tokenId],
-  );
-  if (!row) return;
-  if (row.expires_at === null || new Date(row.expires_at).getTime() > clock.now().getTime()) {
-    throw new Error(`server token ${tokenId} has not expired yet`);
-  }
-  await db.query('DELETE FROM server_tokens WHERE id = $1 AND expires_at <= $2', [tokenId, clock.now()]);
-};

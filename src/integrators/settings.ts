@@ -1,7 +1,8 @@
 import { type FieldErrors, FieldValidationError } from '../platform/http/errors.ts';
-import { parsePence, parsePercentBps } from '../platform/money.ts';
+import { parsePence, parsePercentBps } from '../shared/money.ts';
+import type { PaymentMethod } from '../shared/vocabulary.ts';
 import type { UpdateIntegratorBody } from './schemas.ts';
-import type { FeatureSettings, IntegratorSettings, MethodFee, PaymentMethod } from './service.ts';
+import type { FeatureSettings, IntegratorSettings, MethodFee } from './service.ts';
 
 /** Checks what the schema cannot say and converts edge values (decimal strings) to internal ones (pence, bps). */
 export function settingsFromBody(body: UpdateIntegratorBody): IntegratorSettings {

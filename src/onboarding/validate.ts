@@ -1,21 +1,12 @@
 import { type FieldErrors, FieldValidationError, fieldErrorsFromAjv } from '../platform/http/errors.ts';
 import { compileBodyValidator } from '../platform/http/validation.ts';
-import { parsePence } from '../platform/money.ts';
+import { numberToPence, parsePence } from '../shared/money.ts';
+
+export { numberToPence };
+
 import { MAX_USERS_PER_REQUEST, TENANCY_TEXT_FIELDS, User, type UserInput } from './schemas.ts';
 
 const validateUser = compileBodyValidator(User);
-
-/**
- * Pounds as a JSON number -> pence, when it has at most two decimals. Exact: a JSON number written with two
- * decimals parses to the double nearest to it, which toFixed(2) prints back unchanged; anything finer (0.001,
- * 1e-9) does not survive the round trip, so it is never rounded into a different (or zero) amount.
- */
-export function numberToPence(value: number): number | undefined {
-  if (!Number.isFinite(value) || Math.abs(value) >= 1e15) return undefined;
-  const fixed = value.toFixed(2);
-  if (Number(fixed) !== value) return undefined;
-  return Math.round(Number(fixed) * 100);
-}
 
 function add(errors: FieldErrors, path: string, message: string): void {
   const list = errors[path] ?? [];

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { installApiDocument } from '../platform/http/openapi.ts';
 import { operatorAuth } from './credentials.ts';
 import { createIntegratorRoute } from './routes/integrators-create.ts';
 import { readIntegratorsRoutes } from './routes/integrators-read.ts';
@@ -10,8 +11,8 @@ import { refundPaymentRoute } from './routes/payments-refund.ts';
 import { webhookEndpointRoutes } from './routes/webhooks-endpoint.ts';
 import { webhookEventRoutes } from './routes/webhooks-events.ts';
 
-/** The Operator API under /api/operator: the rentpay CLI is its client. */
-export const operatorApi: FastifyPluginAsync = async (app) => {
+/** Every route of the Operator API but its document: `Authorization: Bearer <operator token>`. */
+const authenticatedOperatorRoutes: FastifyPluginAsync = async (app) => {
   app.addHook('onRequest', operatorAuth(app.ctx.db, app.ctx.config.operatorToken));
   await app.register(createIntegratorRoute);
   await app.register(updateIntegratorRoute);
@@ -22,4 +23,44 @@ export const operatorApi: FastifyPluginAsync = async (app) => {
   await app.register(refundPaymentRoute);
   await app.register(webhookEventRoutes);
   await app.register(webhookEndpointRoutes);
+};
+
+/**
+ * The Operator API under /api/operator: the rentpay CLI is its client. Its OpenAPI document
+ * (GET /api/operator/openapi.json) is public; every other route needs the operator token.
+ */
+export const operatorApi: FastifyPluginAsync = async (app) => {
+  await installApiDocument(app, {
+    decorator: 'operatorApiDocument',
+    title: 'rentpay Operator API',
+    description:
+      'The API of whoever runs rentpay: create and configure integrators, recover from a leaked token, look at ' +
+      'payments and refund them, follow and redeliver webhooks. The `rentpay` CLI (`rentpay integrators …`, ' +
+      '`rentpay payments …`, `rentpay webhooks …`) is its client; call it directly to script what the CLI does.\n\n' +
+      'Authenticate with `Authorization: Bearer <operator token>`: OPERATOR_TOKEN, or the token the first start ' +
+      'printed when OPERATOR_TOKEN is not set.\n\n' +
+      'Errors are JSON: `{"error", "detail"}`, or for invalid fields an object of dotted paths to messages.',
+    publicUrl: app.ctx.config.publicUrl,
+    security: [
+      'OperatorToken',
+      {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          'The operator token: the value of OPERATOR_TOKEN, or without it the `rpo_…` token the first start printed.',
+      },
+    ],
+    tags: [
+      {
+        name: 'Integrators',
+        description: 'The platforms that use rentpay: their settings, tokens and status.',
+      },
+      { name: 'Payments', description: 'Every integrator’s payments, and refunds.' },
+      {
+        name: 'Webhooks',
+        description: 'Webhook endpoints, the events recorded for them and their deliveries.',
+      },
+    ],
+  });
+  await app.register(authenticatedOperatorRoutes);
 };

@@ -1,7 +1,7 @@
-import type { PaymentMethod } from '../integrators/service.ts';
 import type { Queryable } from '../platform/db/db.ts';
 import { ApiError } from '../platform/http/errors.ts';
 import { newId } from '../platform/ids.ts';
+import type { PaymentMethod } from '../shared/vocabulary.ts';
 
 /**
  * Card-testing limits: a stolen-card list tried through one session, or one tenant, stops after a few issuer
@@ -23,6 +23,14 @@ const NOT_ISSUER_DECLINES: ReadonlySet<string> = new Set([
  */
 export function isIssuerDecline(method: PaymentMethod, code: string): boolean {
   return method === 'card' && !NOT_ISSUER_DECLINES.has(code);
+}
+
+/**
+ * Whether an attempt counts against the card-testing limits: a card (new or saved), or with Stripe a UnionPay
+ * card (`unionpay` there is a card brand; in the sandbox it is a provider's page and has no card).
+ */
+export function isCardAttempt(method: PaymentMethod, card: { brand: string | null } | null): boolean {
+  return method === 'card' || (method === 'unionpay' && card !== null);
 }
 
 export interface DeclineRecord {

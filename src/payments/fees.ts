@@ -1,15 +1,13 @@
 import type { MethodFee } from '../integrators/service.ts';
 import { FieldValidationError } from '../platform/http/errors.ts';
-import { formatPence } from '../platform/money.ts';
+import { feeOf, formatPence, MAX_PURE_AMOUNT_PENCE, MIN_PURE_AMOUNT_PENCE } from '../shared/money.ts';
 
-/** Contract §2 Limits: the amount the tenant pays for (before the fee), in pence. */
-export const MIN_PURE_AMOUNT_PENCE = 100;
-export const MAX_PURE_AMOUNT_PENCE = 10_000_000;
+export { MAX_PURE_AMOUNT_PENCE, MIN_PURE_AMOUNT_PENCE };
 
 /** "1.00 to 100000.00", for messages. */
 export const PURE_AMOUNT_LIMITS = `${formatPence(MIN_PURE_AMOUNT_PENCE)} to ${formatPence(MAX_PURE_AMOUNT_PENCE)}`;
 
-/** Whether a pure amount is within the payment limits (contract §2 Limits). */
+/** Whether a pure amount is within the payment limits. */
 export function amountInRange(purePence: number): boolean {
   return purePence >= MIN_PURE_AMOUNT_PENCE && purePence <= MAX_PURE_AMOUNT_PENCE;
 }
@@ -27,12 +25,8 @@ export interface PaymentAmounts {
   amountPence: number;
 }
 
-/**
- * fee = round_half_up(pure × percent_bps / 10000) + fixed; amount = pure + fee. Integer arithmetic
- * throughout: pure ≤ 10^7 and bps ≤ 10^4 keep every product far below 2^53.
- */
+/** The method's fee (feeOf) on a pure amount, and the total: amount = pure + fee. */
 export function paymentAmounts(purePence: number, fee: MethodFee | undefined): PaymentAmounts {
-  const percentPart = fee ? Math.floor((purePence * fee.percent_bps + 5_000) / 10_000) : 0;
-  const feePence = percentPart + (fee?.fixed_pence ?? 0);
+  const feePence = feeOf(purePence, fee && { percentBps: fee.percent_bps, fixedPence: fee.fixed_pence });
   return { purePence, feePence, amountPence: purePence + feePence };
 }

@@ -1,20 +1,14 @@
-import type { Config } from '../platform/config/config.ts';
-import type { JobContext, JobHandler } from '../platform/jobs/queue.ts';
-import { createPaymentProcessor } from '../processors/create.ts';
-import { PaymentService } from './service.ts';
-
-function paymentService(config: Config, ctx: JobContext): PaymentService {
-  return new PaymentService(ctx.db, ctx.clock, createPaymentProcessor(config, ctx.db, ctx.clock));
-}
+import type { JobHandler } from '../platform/jobs/queue.ts';
+import type { PaymentService } from './service.ts';
 
 /**
  * Payload `{processor, body}`: an acquirer's notification about a payment or a saved card's check, applied once
  * (final states ignore repeats).
  */
-export function paymentNotificationHandler(config: Config): JobHandler {
+export function paymentNotificationHandler(payments: PaymentService): JobHandler {
   return async (ctx) => {
     const { processor, body } = ctx.job.payload;
-    const result = await paymentService(config, ctx).applyNotification(String(processor), body);
+    const result = await payments.applyNotification(String(processor), body);
     if (!result) ctx.log.warn('payment notification matched no payment and no saved card');
     else if (result.kind === 'payment') {
       ctx.log.info(
@@ -31,28 +25,28 @@ export function paymentNotificationHandler(config: Config): JobHandler {
 }
 
 /** Payload `{payment_id}`; does nothing unless the payment still waits for the customer. */
-export function paymentExpireHandler(config: Config): JobHandler {
+export function paymentExpireHandler(payments: PaymentService): JobHandler {
   return async (ctx) => {
     const paymentId = String(ctx.job.payload.payment_id);
-    const payment = await paymentService(config, ctx).cancel(paymentId);
+    const payment = await payments.cancel(paymentId);
     ctx.log.info({ payment_id: paymentId, status: payment?.status }, 'payment expiry checked');
   };
 }
 
 /** Payload `{payment_id}`. */
-export function paymentReconcileHandler(config: Config): JobHandler {
+export function paymentReconcileHandler(payments: PaymentService): JobHandler {
   return async (ctx) => {
     const paymentId = String(ctx.job.payload.payment_id);
-    const payment = await paymentService(config, ctx).reconcile(paymentId);
+    const payment = await payments.reconcile(paymentId);
     ctx.log.info({ payment_id: paymentId, status: payment?.status }, 'payment reconciled');
   };
 }
 
 /** Payload `{refund_id}`; finishes a refund still `pending` with the same processor key, or does nothing. */
-export function paymentRefundHandler(config: Config): JobHandler {
+export function paymentRefundHandler(payments: PaymentService): JobHandler {
   return async (ctx) => {
     const refundId = String(ctx.job.payload.refund_id);
-    const { refund } = await paymentService(config, ctx).finishRefund(refundId);
+    const { refund } = await payments.refunds.finishRefund(refundId);
     ctx.log.info(
       { refund_id: refundId, payment_id: refund.payment_id, status: refund.status },
       'refund checked',

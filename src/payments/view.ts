@@ -1,9 +1,9 @@
 import { type Static, Type } from 'typebox';
-import { PAYMENT_METHODS } from '../integrators/service.ts';
 import type { PaymentProcessorName } from '../platform/config/config.ts';
 import { Timestamp } from '../platform/http/schemas.ts';
-import { formatPence } from '../platform/money.ts';
-import type { NextAction, PaymentStatus } from '../processors/processor.ts';
+import type { NextAction } from '../processors/processor.ts';
+import { formatPence } from '../shared/money.ts';
+import { PAYMENT_METHODS, PAYMENT_STATUSES, type PaymentStatus } from '../shared/vocabulary.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
   Type.Union([schema, Type.Null()]);
@@ -14,18 +14,12 @@ const Money = Type.String({ pattern: '^\\d+\\.\\d{2}$', examples: ['1200.00'] })
 export const PaymentView = Type.Object(
   {
     payment_id: Type.String(),
-    status: Type.Union([
-      Type.Literal('requires_action'),
-      Type.Literal('processing'),
-      Type.Literal('succeeded'),
-      Type.Literal('failed'),
-      Type.Literal('canceled'),
-    ]),
+    status: Type.Enum(PAYMENT_STATUSES),
     pure_amount: Money,
     fee: Money,
     amount: Money,
     currency: Type.Literal('GBP'),
-    method: Type.Union(PAYMENT_METHODS.map((m) => Type.Literal(m))),
+    method: Type.Enum(PAYMENT_METHODS),
     card: Nullable(
       Type.Object({
         brand: Type.String(),

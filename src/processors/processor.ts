@@ -1,5 +1,5 @@
-import type { PaymentMethod } from '../integrators/service.ts';
 import type { PaymentProcessorName } from '../platform/config/config.ts';
+import type { PaymentMethod } from '../shared/vocabulary.ts';
 
 /**
  * The seam between the payment engine and an acquirer. The sandbox processor implements it; a real
@@ -12,7 +12,9 @@ import type { PaymentProcessorName } from '../platform/config/config.ts';
  */
 export const PAYMENT_NOTIFICATION_JOB = 'payment.notification';
 
-export type PaymentStatus = 'requires_action' | 'processing' | 'succeeded' | 'failed' | 'canceled';
+export type { PaymentStatus } from '../shared/vocabulary.ts';
+
+import type { PaymentStatus } from '../shared/vocabulary.ts';
 
 /**
  * What the customer must do: `three_ds` (a challenge page), `redirect` (the APM provider's page) or `qr` (a

@@ -1,18 +1,13 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../platform/clock/clock.ts';
-import type { Config } from '../platform/config/config.ts';
 import type { Queryable } from '../platform/db/db.ts';
-import { enqueueJob, type JobContext, type JobHandler } from '../platform/jobs/queue.ts';
-import { createPaymentProcessor } from '../processors/create.ts';
+import { enqueueJob, type JobHandler } from '../platform/jobs/queue.ts';
+import type { AttemptRequest } from './charge-rules.ts';
 import { utcDate } from './dates.ts';
-import { type AttemptRequest, SCHEDULES_RUN_JOB, Scheduler } from './scheduler.ts';
+import { SCHEDULES_RUN_JOB, type Scheduler } from './scheduler.ts';
 
 /** How often each worker process enqueues a scheduler run; all of them together make one run per period. */
 export const SCHEDULER_TICK_MS = 10 * 60_000;
-
-function scheduler(config: Config, ctx: JobContext): Scheduler {
-  return new Scheduler(ctx.db, ctx.clock, createPaymentProcessor(config, ctx.db, ctx.clock));
-}
 
 /**
  * Enqueues the scheduler run of the current period. The job's dedupe key is the period, so any number of nodes
@@ -65,10 +60,10 @@ export function startScheduleTicker(
 }
 
 /** Payload `{as_of?}`: every due date reached up to as_of (default today), and each due charge's attempt enqueued. */
-export function schedulesRunHandler(config: Config): JobHandler {
+export function schedulesRunHandler(scheduler: Scheduler): JobHandler {
   return async (ctx) => {
     const asOf = typeof ctx.job.payload.as_of === 'string' ? ctx.job.payload.as_of : utcDate(ctx.clock.now());
-    const run = scheduler(config, ctx);
+    const run = scheduler;
     const reached = await run.reach(asOf, { enqueue: true });
     const queued = await run.enqueueDue(asOf);
     ctx.log.info(
@@ -79,18 +74,14 @@ export function schedulesRunHandler(config: Config): JobHandler {
 }
 
 /** Payload `{charges: [{schedule_id, due_date, attempt}]}`: those attempts, each once (a repeat does nothing). */
-export function scheduleChargeHandler(config: Config): JobHandler {
+export function scheduleChargeHandler(scheduler: Scheduler): JobHandler {
   return async (ctx) => {
     const requests = (ctx.job.payload.charges as AttemptRequest[]).map((c) => ({
       schedule_id: String(c.schedule_id),
       due_date: String(c.due_date),
       attempt: Number(c.attempt),
     }));
-    const outcomes = await scheduler(config, ctx).attemptAll(
-      requests,
-      utcDate(ctx.clock.now()),
-      ctx.complete,
-    );
+    const outcomes = await scheduler.attemptAll(requests, utcDate(ctx.clock.now()), ctx.complete);
     const count = (outcome: string) => outcomes.filter((o) => o === outcome).length;
     ctx.log.info(
       {

@@ -4,8 +4,8 @@ import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { ApiError, FieldValidationError } from '../platform/http/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { formatPence } from '../platform/money.ts';
 import type { ClientContext } from '../sessions/service.ts';
+import { formatPence } from '../shared/money.ts';
 import type { SchedulePreview } from '../shared/schedule-preview.ts';
 import { type EventType, recordEvent } from '../webhooks/record-event.ts';
 import {

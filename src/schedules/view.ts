@@ -3,12 +3,13 @@ import type { MethodFee } from '../integrators/service.ts';
 import { FREQUENCIES, type Frequency } from '../onboarding/schemas.ts';
 import { paymentAmounts } from '../payments/fees.ts';
 import { Timestamp } from '../platform/http/schemas.ts';
-import { formatPence } from '../platform/money.ts';
 import type { InstallmentPlan } from '../sessions/service.ts';
+import { formatPence } from '../shared/money.ts';
+import { SCHEDULE_STATUSES, type ScheduleStatus } from '../shared/vocabulary.ts';
 import type { ScheduleEventData } from '../webhooks/event-schemas.ts';
 import { chargeFor, firstDueFrom, type ScheduleTerms } from './dates.ts';
 
-export type ScheduleStatus = 'active' | 'paused' | 'canceled' | 'completed';
+export type { ScheduleStatus };
 
 /** A schedule with what its view and its charges need from the user, the tenancy and the card. */
 export interface ScheduleDetail {
@@ -97,12 +98,7 @@ const MONEY = { pattern: '^\\d+\\.\\d{2}$', examples: ['1200.00'] };
 export const ScheduleView = Type.Object(
   {
     schedule_id: Type.String({ examples: ['sch_2bSWOdnxZ6vnyGqkE3HY1e'] }),
-    status: Type.Union([
-      Type.Literal('active'),
-      Type.Literal('paused'),
-      Type.Literal('canceled'),
-      Type.Literal('completed'),
-    ]),
+    status: Type.Enum(SCHEDULE_STATUSES),
     user_id: Type.Integer({ description: 'Your user_id, as onboarded.' }),
     payment_reference: Type.String({ description: 'The tenancy’s.' }),
     pure_amount: Type.String({

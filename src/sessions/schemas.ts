@@ -2,7 +2,7 @@ import { type Static, Type } from 'typebox';
 import { FREQUENCIES } from '../onboarding/schemas.ts';
 import { PaymentView, paymentView } from '../payments/view.ts';
 import { Timestamp } from '../platform/http/schemas.ts';
-import { formatPence } from '../platform/money.ts';
+import { formatPence } from '../shared/money.ts';
 import {
   type DocumentState,
   type SessionDetail,

@@ -5,7 +5,7 @@ import type { Clock } from '../platform/clock/clock.ts';
 import type { Db } from '../platform/db/db.ts';
 import { ApiError, FieldValidationError } from '../platform/http/errors.ts';
 import { newId, randomBase62 } from '../platform/ids.ts';
-import { formatPence } from '../platform/money.ts';
+import { formatPence } from '../shared/money.ts';
 
 export interface LoginResult {
   token: string;

@@ -1,7 +1,7 @@
 import dns from 'node:dns/promises';
 import net from 'node:net';
-import { type AddressPolicy, checkUrl, FetchFailure, isPublicAddress } from '../documents/safe-fetch.ts';
 import { FieldValidationError } from '../platform/http/errors.ts';
+import { type AddressPolicy, checkUrl, FetchFailure, isPublicAddress } from '../platform/net/safe-fetch.ts';
 
 const LOOKUP_TIMEOUT_MS = 3_000;
 

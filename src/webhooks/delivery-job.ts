@@ -1,5 +1,5 @@
-import type { AddressPolicy } from '../documents/safe-fetch.ts';
 import { enqueueJob, type JobContext, type JobHandler, succeedJobStatement } from '../platform/jobs/queue.ts';
+import type { AddressPolicy } from '../platform/net/safe-fetch.ts';
 import { type AttemptOutcome, countAttempt } from './metrics.ts';
 import { type PostResult, postWebhook } from './post.ts';
 import {

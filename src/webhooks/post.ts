@@ -7,7 +7,7 @@ import {
   FetchFailure,
   type PolicyAgents,
   policyAgents,
-} from '../documents/safe-fetch.ts';
+} from '../platform/net/safe-fetch.ts';
 import { ATTEMPT_TIMEOUT_MS } from './schedule.ts';
 
 /** How much of an endpoint's answer the delivery log keeps. */

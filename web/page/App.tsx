@@ -1,3 +1,5 @@
+// The page's root: loads the session, holds the state (state.ts reduces it) and picks the view; the views, the
+// payment flow and the Stripe parts live in their own files. What remains is the wiring between them.
 import { useEffect, useMemo, useReducer, useRef, useState } from 'preact/hooks';
 import { ClientApi, type PaymentMethod, type SavedCard, type Session } from './api.ts';
 import type { CardFormHandle } from './CardForm.tsx';
@@ -5,7 +7,7 @@ import { Expired, Loading, Receipt, Unavailable } from './EndViews.tsx';
 import type { Embed, FeatureName } from './embed.ts';
 import { lazyModule, PART_FAILED } from './lazy.ts';
 import { APMS, WALLETS } from './methods.ts';
-import { formatPence, longDate, moneyOf, parsePence } from './money.ts';
+import { formatPence, longDate, moneyOf, parseTypedPence } from './money.ts';
 import { amountMismatch, errorOf, type Outcome, type PaymentError, SESSION_EXPIRED } from './outcomes.ts';
 import { PayForm } from './PayForm.tsx';
 import { loadStepPanel, loadStripeMode, paymentFlow, type StripeMode } from './payment-flow.ts';
@@ -267,8 +269,8 @@ export function App({
   // The platform's server decides: a fixed amount is never editable; the SDK may narrow an editable one further.
   const amountEditable = session.amount.editable && (!embed || options?.isAmountEditable === true);
   const amountProblem = (): string | undefined => {
-    const minPence = parsePence(session.limits.min_amount) ?? 100;
-    const maxPence = parsePence(session.limits.max_amount) ?? Number.MAX_SAFE_INTEGER;
+    const minPence = parseTypedPence(session.limits.min_amount) ?? 100;
+    const maxPence = parseTypedPence(session.limits.max_amount) ?? Number.MAX_SAFE_INTEGER;
     if (purePence === undefined) return 'Enter an amount in pounds, e.g. 1,200.00.';
     if (purePence < minPence || purePence > maxPence) {
       return `Enter an amount from ${moneyOf(session.limits.min_amount)} to ${moneyOf(session.limits.max_amount)}.`;

@@ -9,7 +9,7 @@ import {
   type Session,
 } from './api.ts';
 import { BRAND_NAMES } from './card.ts';
-import { formatPence, longDate, moneyOf, parsePence } from './money.ts';
+import { formatPence, longDate, moneyOf, parseTypedPence } from './money.ts';
 
 const FREQUENCIES: Record<string, string> = {
   every_1_month: 'every month',
@@ -84,7 +84,7 @@ export function Recurring(props: {
   const setUp = (): ScheduleSetUp => {
     if (!card) throw new Error('Choose a saved card.');
     if (followPlan) return { saved_card_id: card, use_installment_plan: true };
-    const pence = parsePence(amount);
+    const pence = parseTypedPence(amount);
     if (pence === undefined) throw new Error('Enter an amount in pounds, e.g. 1200.00.');
     return {
       saved_card_id: card,

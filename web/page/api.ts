@@ -1,6 +1,7 @@
 /** The Client API as the page uses it: Bearer user session token, JSON, errors as ApiProblem. */
 
 import type { SchedulePreview } from '../../src/shared/schedule-preview.ts';
+import type { SavedCardStatus, ScheduleStatus } from '../../src/shared/vocabulary.ts';
 import type { PaymentMethod, Payment as PublicPayment, Quote } from '../sdk/rentpay.d.ts';
 
 export type { PaymentMethod, Quote, SchedulePreview };
@@ -32,13 +33,13 @@ export interface SavedCard {
   exp_month: number;
   exp_year: number;
   is_default: boolean;
-  status: 'requires_action' | 'active' | 'failed';
+  status: SavedCardStatus;
   next_action: NextAction | null;
 }
 
 export interface Schedule {
   schedule_id: string;
-  status: 'active' | 'paused' | 'canceled' | 'completed';
+  status: ScheduleStatus;
   payment_reference: string;
   pure_amount: string;
   fee: string;

@@ -1,5 +1,6 @@
 /** The payment methods as the page names and groups them. */
 
+import { APM_METHODS, WALLET_METHODS } from '../../src/shared/vocabulary.ts';
 import type { PaymentMethod } from './api.ts';
 
 export const METHOD_LABELS: Record<PaymentMethod, string> = {
@@ -10,5 +11,5 @@ export const METHOD_LABELS: Record<PaymentMethod, string> = {
   wechat_pay: 'WeChat Pay',
   unionpay: 'UnionPay',
 };
-export const WALLETS: readonly PaymentMethod[] = ['apple_pay', 'google_pay'];
-export const APMS: readonly PaymentMethod[] = ['alipay', 'wechat_pay', 'unionpay'];
+export const WALLETS: readonly PaymentMethod[] = WALLET_METHODS;
+export const APMS: readonly PaymentMethod[] = APM_METHODS;

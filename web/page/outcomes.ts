@@ -2,7 +2,7 @@
 
 import { ApiProblem, type Payment, type Quote, type SessionAmount } from './api.ts';
 import type { EmbedOptions } from './embed.ts';
-import { parsePence } from './money.ts';
+import { parseTypedPence } from './money.ts';
 
 /** What the SDK's promise rejects with: `{code, message, payment_id?, decline_code?}`. */
 export interface PaymentError {
@@ -58,7 +58,8 @@ export function errorOf(error: unknown): PaymentError {
 export function amountMismatch(amount: SessionAmount, options: EmbedOptions): PaymentError | undefined {
   if (!amount.editable && amount.pure_amount !== null) {
     const differs =
-      options.pure_amount !== null && parsePence(options.pure_amount) !== parsePence(amount.pure_amount);
+      options.pure_amount !== null &&
+      parseTypedPence(options.pure_amount) !== parseTypedPence(amount.pure_amount);
     if (differs || options.isAmountEditable) {
       return {
         code: 'amount_mismatch',

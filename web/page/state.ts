@@ -5,7 +5,7 @@
 
 import type { Payment, PaymentMethod, Quote, SavedCard, Session } from './api.ts';
 import type { EmbedOptions } from './embed.ts';
-import { feePence, formatPence, parsePence } from './money.ts';
+import { feePence, formatPence, parseTypedPence } from './money.ts';
 import type { ActionView } from './steps.ts';
 
 /** The saved-card choice that means "a new card". */
@@ -167,11 +167,11 @@ export interface Totals {
 
 /** The rent, fee and total shown: the service's quote after a price change, else the session's fee rule. */
 export function totalsOf(state: PageState): Totals {
-  const purePence = parsePence(state.amount);
+  const purePence = parseTypedPence(state.amount);
   const { quoted, session, method } = state;
   const quotedFee =
-    quoted?.method === method && purePence === parsePence(quoted.quote.pure_amount)
-      ? parsePence(quoted.quote.fee)
+    quoted?.method === method && purePence === parseTypedPence(quoted.quote.pure_amount)
+      ? parseTypedPence(quoted.quote.fee)
       : undefined;
   const fee =
     purePence === undefined || !session ? 0 : (quotedFee ?? feePence(purePence, session.fees[method]));

@@ -1,8 +1,16 @@
 /**
- * The rentpay client SDK (spec: Client SDK; contract §3). It renders the payment form inside our own iframe
+ * The rentpay client SDK. One file: it is the SDK's single bundle entry and its parts (options, the frame's
+ * messages, the public methods) share one instance's state. It renders the payment form inside our own iframe
  * (card data never touches the integrator's page) and talks to it by postMessage, version 1, checking
  * both the sender window and its origin.
  */
+import {
+  formatPence,
+  MAX_PURE_AMOUNT_PENCE,
+  MIN_PURE_AMOUNT_PENCE,
+  numberToPence,
+  parsePence,
+} from '../../src/shared/money.ts';
 import type { Appearance, EventMap, InitOptions, Payment, Rentpay, RentpayError } from './rentpay.d.ts';
 
 const VERSION = '1.0.0';
@@ -11,8 +19,8 @@ const MESSAGE_SOURCE = 'rentpay';
 const MESSAGE_VERSION = 1;
 /** The frame says "loaded" within this time or init fails (a refused frame never says anything). */
 const LOAD_TIMEOUT_MS = 15_000;
-const MIN_AMOUNT = 1;
-const MAX_AMOUNT = 100_000;
+const MIN_AMOUNT = MIN_PURE_AMOUNT_PENCE / 100;
+const MAX_AMOUNT = MAX_PURE_AMOUNT_PENCE / 100;
 const FEATURES = ['apms', 'recurring', 'wallets', 'savedCards'];
 const THEMES = ['default', 'night', 'flat'];
 const VARIABLES = [
@@ -73,10 +81,9 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /** Pounds as the number the spec takes, e.g. 10.5, to the decimal string the service takes, "10.50". */
 function amountString(value: number): string | undefined {
-  if (!Number.isFinite(value) || value < MIN_AMOUNT || value > MAX_AMOUNT) return undefined;
-  const pence = Math.round(value * 100);
-  if (Math.abs(value * 100 - pence) > 1e-6) return undefined;
-  return `${Math.floor(pence / 100)}.${String(pence % 100).padStart(2, '0')}`;
+  const pence = numberToPence(value);
+  if (pence === undefined || pence < MIN_PURE_AMOUNT_PENCE || pence > MAX_PURE_AMOUNT_PENCE) return undefined;
+  return formatPence(pence);
 }
 
 function checkAppearance(appearance: unknown): string | undefined {
@@ -401,10 +408,13 @@ function createSdk(): Rentpay {
         const amount =
           typeof changes.pure_amount === 'number' ? amountString(changes.pure_amount) : undefined;
         if (!amount)
-          throw problem('invalid_option', 'pure_amount must be a number of pounds from 1 to 100000.');
+          throw problem(
+            'invalid_option',
+            `pure_amount must be a number of pounds from ${MIN_AMOUNT} to ${MAX_AMOUNT}.`,
+          );
         const fixed = current.sessionAmount?.editable === false ? current.sessionAmount.pure_amount : null;
         // In pence: 950 and "950.00" are the same amount.
-        if (fixed !== null && Math.round(changes.pure_amount * 100) !== Math.round(Number(fixed) * 100)) {
+        if (fixed !== null && numberToPence(changes.pure_amount) !== parsePence(fixed)) {
           throw {
             ...problem('amount_mismatch', `The amount of this session is fixed at ${fixed} by the platform.`),
             pure_amount: fixed,

@@ -1,18 +1,33 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { ApiError } from '../../platform/http/errors.ts';
 import { ErrorResponse } from '../../platform/http/schemas.ts';
-import { ClientPayment, clientPayment } from './payment-schemas.ts';
+import { BadRequest, clientErrors, NotFound } from '../../sessions/client-schemas.ts';
+import { ClientPayment, clientPayment, PaymentParams } from './payment-schemas.ts';
 
 export const cancelPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/payments/:payment_id/cancel',
     {
       schema: {
+        operationId: 'cancelPayment',
         summary: 'Give up a payment waiting for 3DS, so the session can pay another way',
-        tags: ['Client'],
-        params: Type.Object({ payment_id: Type.String({ maxLength: 64 }) }),
-        response: { 200: ClientPayment, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse },
+        description:
+          'For a payment in `requires_action` (3DS, a wallet or an APM the tenant did not finish): the processor is ' +
+          'told first, so a late authentication cannot charge. The answer is the payment, `canceled`, or its ' +
+          'outcome if the tenant answered first. No body.',
+        tags: ['Payments'],
+        params: PaymentParams,
+        response: {
+          200: ClientPayment,
+          ...clientErrors({
+            400: BadRequest,
+            404: NotFound,
+            409: {
+              ...ErrorResponse,
+              description: 'conflict: the payment is not waiting for authentication.',
+            },
+          }),
+        },
       },
     },
     async (request) => {

@@ -1,20 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
-import {
-  APM_METHODS,
-  PAYMENT_METHODS,
-  type PaymentMethod,
-  WALLET_METHODS,
-} from '../../integrators/service.ts';
 import type { PaymentSource } from '../../payments/service.ts';
 import { type FieldErrors, FieldValidationError } from '../../platform/http/errors.ts';
+import { ErrorResponse, IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_MESSAGE } from '../../platform/http/schemas.ts';
 import {
-  ErrorResponse,
-  FieldErrorsResponse,
-  IDEMPOTENCY_KEY,
-  IDEMPOTENCY_KEY_MESSAGE,
-} from '../../platform/http/schemas.ts';
-import { AMOUNT_FORMAT_MESSAGE, parsePence } from '../../platform/money.ts';
+  AmountInput,
+  amountPence,
+  BadRequest,
+  clientErrors,
+  RETRY_AFTER,
+} from '../../sessions/client-schemas.ts';
+import { APM_METHODS, PAYMENT_METHODS, type PaymentMethod, WALLET_METHODS } from '../../shared/vocabulary.ts';
+import { IdempotencyKeyInput, SCHEDULER_KEY_MESSAGE, SCHEDULER_KEY_PREFIX } from '../schemas.ts';
 import { ClientPayment, clientPayment } from './payment-schemas.ts';
 
 const Money = Type.String({ examples: ['1217.40'] });
@@ -29,49 +26,87 @@ const AmountChangedResponse = Type.Object(
       ),
     ),
   },
-  { title: 'ConflictError' },
+  {
+    title: 'ConflictError',
+    description:
+      'amount_changed (with `quote`): the total is not expected_amount, nothing was charged; conflict: the session ' +
+      'is paid, or another payment of it is waiting or being processed; feature_disabled: saved cards are off.',
+  },
 );
 
 const Token = (description: string) =>
   Type.Optional(Type.String({ minLength: 1, maxLength: 100, description }));
 
-const CreatePaymentBody = Type.Object({
-  pure_amount: Type.String({
-    description: 'Rent in pounds before the fee, e.g. "1200.00".',
-    examples: ['1200.00'],
-  }),
-  method: Type.Enum(PAYMENT_METHODS),
-  card_token: Token('method card, a new card: from the processor’s tokenisation.'),
-  saved_card_id: Token('method card, a saved card of this user (instead of card_token).'),
-  wallet_token: Token('apple_pay and google_pay: from the processor’s wallet sheet.'),
-  confirmation_token: Token(
-    'With Stripe, every method: the ConfirmationToken Stripe.js created from the Payment Element (ctoken_...).',
-  ),
-  reference: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-  expected_amount: Type.Optional(
-    Type.String({
+const CreatePaymentBody = Type.Object(
+  {
+    pure_amount: AmountInput('Rent in pounds before the fee, e.g. "1200.00".', '1200.00'),
+    method: Type.Enum(PAYMENT_METHODS, {
       description:
+        'card (card_token or saved_card_id), apple_pay and google_pay (wallet_token), or an APM (alipay, ' +
+        'wechat_pay, unionpay: no token; the answer’s next_action sends the tenant to the provider). With Stripe ' +
+        'every method pays with confirmation_token instead.',
+    }),
+    card_token: Token('method card, a new card: from the processor’s tokenisation.'),
+    saved_card_id: Token('method card, a saved card of this user (instead of card_token).'),
+    wallet_token: Token('apple_pay and google_pay: from the processor’s wallet sheet.'),
+    confirmation_token: Token(
+      'With Stripe, every method: the ConfirmationToken Stripe.js created from the Payment Element (ctoken_...).',
+    ),
+    reference: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'The payment’s reference; default: the tenancy’s payment_reference.',
+      }),
+    ),
+    expected_amount: Type.Optional(
+      AmountInput(
         'The total shown to the customer (pure_amount plus the method’s fee), e.g. "1217.40". If the server’s total ' +
-        'differs (the fee changed), the answer is 409 amount_changed with a fresh quote and nothing is charged.',
-      examples: ['1217.40'],
-    }),
-  ),
-  idempotency_key: Type.Optional(
-    Type.String({
-      description:
-        'Or the Idempotency-Key header. A retry with the same key is the same payment. Keys starting with "sch_" are reserved.',
-    }),
-  ),
-});
+          'differs (the fee changed), the answer is 409 amount_changed with a fresh quote and nothing is charged.',
+        '1217.40',
+      ),
+    ),
+    idempotency_key: Type.Optional(IdempotencyKeyInput),
+  },
+  {
+    // Named request examples for the API document (OpenAPI media-type examples).
+    'x-examples': {
+      card: {
+        summary: 'A new card, tokenised by the processor',
+        value: {
+          pure_amount: '1200.00',
+          method: 'card',
+          card_token: 'tok_sandbox_3kTbGq9x2mRzVh7wYc4L',
+          expected_amount: '1217.40',
+          idempotency_key: 'rent-2026-03-7f3a',
+        },
+      },
+      saved_card: {
+        summary: 'A saved card of the tenant',
+        value: {
+          pure_amount: '1200.00',
+          method: 'card',
+          saved_card_id: 'card_5Hq2nW8rT1yUe6Kd9Zp3Xa',
+          idempotency_key: 'rent-2026-04-91c2',
+        },
+      },
+      alipay: {
+        summary: 'An APM: no token; next_action sends the tenant to the provider',
+        value: { pure_amount: '1200.00', method: 'alipay', idempotency_key: 'rent-2026-03-alipay-1' },
+      },
+      stripe: {
+        summary: 'With Stripe, any method: the confirmation token from the Payment Element',
+        value: {
+          pure_amount: '1200.00',
+          method: 'card',
+          confirmation_token: 'ctoken_1QxYz2AbCdEfGhIjKlMnOpQr',
+          idempotency_key: 'rent-2026-03-7f3b',
+        },
+      },
+    },
+  },
+);
 type CreatePaymentBody = Static<typeof CreatePaymentBody>;
-
-/**
- * The scheduler's payments are stored in the schedule's session with keys `{schedule_id}:{due_date}:{attempt}`, and
- * schedule ids start with `sch_`: a client key there could take a scheduled charge's key (or answer its payment).
- */
-export const SCHEDULER_KEY_PREFIX = 'sch_';
-export const SCHEDULER_KEY_MESSAGE =
-  'Keys starting with "sch_" are reserved for recurring payments; use another key.';
 
 const TOKEN_FIELDS = ['card_token', 'saved_card_id', 'wallet_token', 'confirmation_token'] as const;
 
@@ -152,19 +187,41 @@ export const createPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
     '/payments',
     {
       schema: {
+        operationId: 'createPayment',
         summary: 'Pay: one payment attempt, idempotent by its key',
-        tags: ['Client'],
-        headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()) }),
+        description:
+          'Charges the session’s tenant pure_amount plus the method’s fee. 201: a new payment, `succeeded`, ' +
+          '`failed` (a decline, with failure_code and failure_message), or `requires_action` (3DS, a wallet or an ' +
+          'APM: follow `next_action`, then GET the payment). 200: the payment this idempotency key already made ' +
+          '(same amount and method; otherwise 422). Which token fields a method takes is checked after the schema: ' +
+          'a missing or extra one is a 400 field error.',
+        tags: ['Payments'],
+        headers: Type.Object({
+          'idempotency-key': Type.Optional(
+            Type.String({
+              description:
+                'The idempotency key, instead of idempotency_key in the body (the same rules; if both, the same value).',
+            }),
+          ),
+        }),
         body: CreatePaymentBody,
         response: {
-          200: ClientPayment,
-          201: ClientPayment,
-          400: Type.Union([FieldErrorsResponse, ErrorResponse]),
-          401: ErrorResponse,
-          403: ErrorResponse,
-          409: AmountChangedResponse,
-          422: ErrorResponse,
-          429: ErrorResponse,
+          200: { ...ClientPayment, description: 'A retry: the payment this idempotency key made.' },
+          201: { ...ClientPayment, description: 'The new payment.' },
+          ...clientErrors({
+            400: BadRequest,
+            409: AmountChangedResponse,
+            422: {
+              ...ErrorResponse,
+              description: 'idempotency_mismatch: the key was used for another amount or method.',
+            },
+            429: {
+              ...ErrorResponse,
+              headers: RETRY_AFTER,
+              description:
+                'rate_limited (per session, with Retry-After), or too_many_attempts: too many declined cards.',
+            },
+          }),
         },
       },
     },
@@ -173,11 +230,12 @@ export const createPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
       const header = request.headers['idempotency-key'];
       const idempotencyKey = body.idempotency_key ?? header;
       const errors: FieldErrors = {};
+      // The body's key, and both amounts, are checked by the schema; the header's key the same way here.
       if (idempotencyKey === undefined) {
         errors.idempotency_key = ['This field (or the Idempotency-Key header) is required.'];
-      } else if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
+      } else if (body.idempotency_key === undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
         errors.idempotency_key = [IDEMPOTENCY_KEY_MESSAGE];
-      } else if (idempotencyKey.startsWith(SCHEDULER_KEY_PREFIX)) {
+      } else if (body.idempotency_key === undefined && idempotencyKey.startsWith(SCHEDULER_KEY_PREFIX)) {
         errors.idempotency_key = [SCHEDULER_KEY_MESSAGE];
       } else if (
         header !== undefined &&
@@ -186,23 +244,14 @@ export const createPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
       ) {
         errors.idempotency_key = ['Differs from the Idempotency-Key header; send one key.'];
       }
-      const purePence = parsePence(body.pure_amount);
-      if (purePence === undefined) {
-        errors.pure_amount = [AMOUNT_FORMAT_MESSAGE];
-      }
-      const expectedPence = body.expected_amount === undefined ? undefined : parsePence(body.expected_amount);
-      if (body.expected_amount !== undefined && expectedPence === undefined) {
-        errors.expected_amount = [AMOUNT_FORMAT_MESSAGE];
-      }
+      const purePence = amountPence(body.pure_amount);
+      const expectedPence =
+        body.expected_amount === undefined ? undefined : amountPence(body.expected_amount);
+      // Which token fields each method takes depends on the processor, and is checked here.
       const source = app.ctx.processor.previewConfirmationToken
         ? confirmationSource(body, errors)
         : paymentSource(body, errors);
-      if (
-        Object.keys(errors).length > 0 ||
-        purePence === undefined ||
-        idempotencyKey === undefined ||
-        source === undefined
-      ) {
+      if (Object.keys(errors).length > 0 || idempotencyKey === undefined || source === undefined) {
         throw new FieldValidationError(errors);
       }
       const { payment, replayed } = await app.ctx.payments.create({

@@ -1,19 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { ApiError } from '../../platform/http/errors.ts';
-import { ErrorResponse } from '../../platform/http/schemas.ts';
-import { ClientPayment, clientPayment } from './payment-schemas.ts';
+import { BadRequest, clientErrors, NotFound } from '../../sessions/client-schemas.ts';
+import { ClientPayment, clientPayment, PaymentParams } from './payment-schemas.ts';
 
 export const getPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/payments/:payment_id',
     {
       schema: {
-        summary:
-          'One payment of this session, e.g. to follow it after 3DS (with Stripe, a waiting payment is read from Stripe)',
-        tags: ['Client'],
-        params: Type.Object({ payment_id: Type.String({ maxLength: 64 }) }),
-        response: { 200: ClientPayment, 401: ErrorResponse, 404: ErrorResponse },
+        operationId: 'getPayment',
+        summary: 'One payment of this session, e.g. to follow it after 3DS',
+        description:
+          'The page polls this while a payment is `requires_action` or `processing`. With Stripe, a waiting payment ' +
+          'is read from Stripe, so the answer is current. Another session’s payment is answered as an unknown one (404).',
+        tags: ['Payments'],
+        params: PaymentParams,
+        response: { 200: ClientPayment, ...clientErrors({ 400: BadRequest, 404: NotFound }) },
       },
     },
     async (request) => {

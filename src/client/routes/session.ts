@@ -1,13 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { PAYMENT_METHODS, resolvedFeatures } from '../../integrators/service.ts';
+import { resolvedFeatures } from '../../integrators/service.ts';
 import { MAX_PURE_AMOUNT_PENCE, MIN_PURE_AMOUNT_PENCE } from '../../payments/fees.ts';
 import { PaymentView, paymentView } from '../../payments/view.ts';
-import { ErrorResponse, Timestamp } from '../../platform/http/schemas.ts';
-import { formatBps, formatPence } from '../../platform/money.ts';
+import { Timestamp } from '../../platform/http/schemas.ts';
 import { utcDate } from '../../schedules/dates.ts';
 import { nextRentDue } from '../../schedules/view.ts';
+import { clientErrors } from '../../sessions/client-schemas.ts';
 import { SessionAmountView, sessionAmountView } from '../../sessions/schemas.ts';
+import { formatBps, formatPence } from '../../shared/money.ts';
+import { PAYMENT_METHODS } from '../../shared/vocabulary.ts';
 
 const Fee = Type.Object({ percent: Type.String(), fixed: Type.String() });
 
@@ -16,8 +18,13 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
     '/session',
     {
       schema: {
+        operationId: 'getSession',
         summary: 'What the payment page needs to render',
-        tags: ['Client'],
+        description:
+          'The session the token belongs to: the tenant and tenancy, the amount the platform set, fees, limits, the ' +
+          'processor the page and SDK talk to, the enabled features, and the payment that completed it (if any). ' +
+          'The page and the SDK (`init`) read it first.',
+        tags: ['Session'],
         response: {
           200: Type.Object({
             session_id: Type.String(),
@@ -116,7 +123,7 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
               { description: 'What the integrator has enabled (operator setting); all true by default.' },
             ),
           }),
-          401: ErrorResponse,
+          ...clientErrors(),
         },
       },
     },

@@ -3,23 +3,40 @@ import { Type } from 'typebox';
 import { CreateIntegratorBody, IntegratorView, integratorView } from '../../integrators/schemas.ts';
 import { settingsFromBody } from '../../integrators/settings.ts';
 import { checkWebhookUrl } from '../../webhooks/address.ts';
-import { operatorErrors } from '../schemas.ts';
+import { BadRequest, operatorErrors } from '../schemas.ts';
 
 export const createIntegratorRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/integrators',
     {
       schema: {
+        operationId: 'createIntegrator',
         summary: 'Create an integrator',
-        tags: ['Operator'],
-        body: CreateIntegratorBody,
+        description:
+          'A platform that will use rentpay, in this service’s environment (sandbox or production). The answer is ' +
+          'the only one with its server token; hand it and the webhook secret to the platform. Settings not sent ' +
+          'take their defaults: no webhook URL, no allowed origins, no fees, every feature on, the default rate limits.',
+        tags: ['Integrators'],
+        body: {
+          ...CreateIntegratorBody,
+          examples: [
+            {
+              name: 'Acme Lettings',
+              webhook_url: 'https://platform.example/webhooks/rentpay',
+              allowed_origins: ['https://platform.example'],
+              fees: { card: { percent: '1.45', fixed: '0.00' } },
+            },
+          ],
+        },
         response: {
           201: Type.Object({
             ...IntegratorView.properties,
             server_token: Type.String({ description: 'Shown once; only its hash is stored.' }),
-            webhook_secret: Type.String(),
+            webhook_secret: Type.String({
+              description: 'The secret webhooks are signed with (whsec_…); the integrator can read it again.',
+            }),
           }),
-          ...operatorErrors(),
+          ...operatorErrors({ 400: BadRequest }),
         },
       },
     },

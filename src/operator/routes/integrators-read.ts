@@ -1,15 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { IntegratorView, integratorView } from '../../integrators/schemas.ts';
-import { operatorErrors } from '../schemas.ts';
+import { BadRequest, IntegratorParams, NotFound, operatorErrors } from '../schemas.ts';
 
 export const readIntegratorsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/integrators',
     {
       schema: {
+        operationId: 'listIntegrators',
         summary: 'List integrators',
-        tags: ['Operator'],
+        description:
+          'Every integrator of this service, with its settings (never its tokens or webhook secret).',
+        tags: ['Integrators'],
         response: { 200: Type.Object({ data: Type.Array(IntegratorView) }), ...operatorErrors() },
       },
     },
@@ -20,10 +23,12 @@ export const readIntegratorsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/integrators/:integrator_id',
     {
       schema: {
+        operationId: 'getIntegrator',
         summary: 'Show one integrator',
-        tags: ['Operator'],
-        params: Type.Object({ integrator_id: Type.String({ maxLength: 64 }) }),
-        response: { 200: IntegratorView, ...operatorErrors() },
+        description: 'Its settings and status (never its tokens or webhook secret).',
+        tags: ['Integrators'],
+        params: IntegratorParams,
+        response: { 200: IntegratorView, ...operatorErrors({ 400: BadRequest, 404: NotFound }) },
       },
     },
     async (request) => integratorView(await app.ctx.integrators.get(request.params.integrator_id)),

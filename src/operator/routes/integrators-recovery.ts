@@ -2,9 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { IntegratorView, integratorView } from '../../integrators/schemas.ts';
 import type { IntegratorStatus } from '../../integrators/service.ts';
-import { operatorErrors } from '../schemas.ts';
-
-const Params = Type.Object({ integrator_id: Type.String({ maxLength: 64 }) });
+import { BadRequest, NotFound, operatorErrors, IntegratorParams as Params } from '../schemas.ts';
 
 /** Recovery after a leaked token: reissue every server token, suspend and reactivate an integrator. */
 export const integratorRecoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -12,11 +10,12 @@ export const integratorRecoveryRoutes: FastifyPluginAsyncTypebox = async (app) =
     '/integrators/:integrator_id/tokens/reissue',
     {
       schema: {
+        operationId: 'reissueServerToken',
         summary: 'Reissue the server token',
         description:
           'Ends every server token of the integrator at once (also one in its grace period) and issues a new one. ' +
-          'For a leaked or lost token. Suspension, if set, stays as it is.',
-        tags: ['Operator'],
+          'For a leaked or lost token. Suspension, if set, stays as it is. No body.',
+        tags: ['Integrators'],
         params: Params,
         response: {
           201: Type.Object({
@@ -24,7 +23,7 @@ export const integratorRecoveryRoutes: FastifyPluginAsyncTypebox = async (app) =
               description: 'The only valid server token now; it is not shown again.',
             }),
           }),
-          ...operatorErrors(),
+          ...operatorErrors({ 400: BadRequest, 404: NotFound }),
         },
       },
     },
@@ -40,11 +39,12 @@ export const integratorRecoveryRoutes: FastifyPluginAsyncTypebox = async (app) =
       `/integrators/:integrator_id/${action}`,
       {
         schema: {
+          operationId: action === 'suspend' ? 'suspendIntegrator' : 'unsuspendIntegrator',
           summary: action === 'suspend' ? 'Suspend an integrator' : 'Reactivate a suspended integrator',
-          description,
-          tags: ['Operator'],
+          description: `${description} No body.`,
+          tags: ['Integrators'],
           params: Params,
-          response: { 200: IntegratorView, ...operatorErrors() },
+          response: { 200: IntegratorView, ...operatorErrors({ 400: BadRequest, 404: NotFound }) },
         },
       },
       async (request) => {

@@ -1,20 +1,35 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { IntegratorView, integratorView, UpdateIntegratorBody } from '../../integrators/schemas.ts';
 import { settingsFromBody } from '../../integrators/settings.ts';
 import { checkWebhookUrl } from '../../webhooks/address.ts';
-import { operatorErrors } from '../schemas.ts';
+import { BadRequest, IntegratorParams, NotFound, operatorErrors } from '../schemas.ts';
 
 export const updateIntegratorRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.patch(
     '/integrators/:integrator_id',
     {
       schema: {
+        operationId: 'updateIntegrator',
         summary: 'Change an integrator’s settings',
-        tags: ['Operator'],
-        params: Type.Object({ integrator_id: Type.String({ maxLength: 64 }) }),
-        body: UpdateIntegratorBody,
-        response: { 200: IntegratorView, ...operatorErrors() },
+        description:
+          'Only the fields sent change. `fees` and `allowed_origins` replace the whole list; `features` changes the ' +
+          'features sent. webhook_url null removes the URL. A change reaches every node at once.',
+        tags: ['Integrators'],
+        params: IntegratorParams,
+        body: {
+          ...UpdateIntegratorBody,
+          examples: [
+            {
+              fees: {
+                card: { percent: '1.45', fixed: '0.00' },
+                apple_pay: { percent: '1.45', fixed: '0.00' },
+              },
+              features: { apms: false },
+              rate_limit_per_second: 20,
+            },
+          ],
+        },
+        response: { 200: IntegratorView, ...operatorErrors({ 400: BadRequest, 404: NotFound }) },
       },
     },
     async (request) => {

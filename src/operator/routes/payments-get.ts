@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { PaymentRow } from '../../payments/view.ts';
 import { ApiError } from '../../platform/http/errors.ts';
-import { operatorErrors } from '../schemas.ts';
+import { BadRequest, NotFound, operatorErrors } from '../schemas.ts';
 import { OperatorPaymentView, operatorPaymentView } from './payments-list.ts';
 
 export const getPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
@@ -10,10 +10,14 @@ export const getPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
     '/payments/:payment_id',
     {
       schema: {
+        operationId: 'getPayment',
         summary: 'Show one payment',
-        tags: ['Operator'],
-        params: Type.Object({ payment_id: Type.String({ maxLength: 64 }) }),
-        response: { 200: OperatorPaymentView, ...operatorErrors() },
+        description: 'Any integrator’s payment, with whose it is and how much of it was refunded.',
+        tags: ['Payments'],
+        params: Type.Object({
+          payment_id: Type.String({ maxLength: 64, examples: ['pay_8sKq2LmW4nXc7RtY1vBz3D'] }),
+        }),
+        response: { 200: OperatorPaymentView, ...operatorErrors({ 400: BadRequest, 404: NotFound }) },
       },
     },
     async (request) => {

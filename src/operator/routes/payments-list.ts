@@ -3,8 +3,8 @@ import { type Static, Type } from 'typebox';
 import { listPayments, PAYMENT_STATUSES } from '../../payments/list.ts';
 import { type PaymentRow, PaymentView, paymentView } from '../../payments/view.ts';
 import { pageQuery } from '../../platform/http/schemas.ts';
-import { formatPence } from '../../platform/money.ts';
-import { operatorErrors } from '../schemas.ts';
+import { formatPence } from '../../shared/money.ts';
+import { BadRequest, operatorErrors } from '../schemas.ts';
 
 /** The contract's Payment, plus what only the operator sees: whose payment it is and how much was refunded. */
 export const OperatorPaymentView = Type.Object(
@@ -30,9 +30,18 @@ export function operatorPaymentView(row: PaymentRow): OperatorPaymentView {
 
 const ListQuery = Type.Object(
   {
-    integrator_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    status: Type.Optional(Type.Enum([...PAYMENT_STATUSES])),
-    session_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    integrator_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'Only this integrator’s payments.',
+        examples: ['int_3fQx8LmN2pRs7TvW9yZb1C'],
+      }),
+    ),
+    status: Type.Optional(Type.Enum([...PAYMENT_STATUSES], { examples: ['succeeded'] })),
+    session_id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: 'Only the payments of this payment session.' }),
+    ),
     ...pageQuery('payment'),
   },
   { additionalProperties: false },
@@ -43,12 +52,16 @@ export const listPaymentsRoute: FastifyPluginAsyncTypebox = async (app) => {
     '/payments',
     {
       schema: {
+        operationId: 'listPayments',
         summary: 'List payments, newest first',
-        tags: ['Operator'],
+        description:
+          'Every integrator’s payments, filtered by integrator, status or session; `limit` per page (1 to 100, ' +
+          'default 20). For the next page pass the last payment_id as `starting_after` while `has_more` is true.',
+        tags: ['Payments'],
         querystring: ListQuery,
         response: {
           200: Type.Object({ data: Type.Array(OperatorPaymentView), has_more: Type.Boolean() }),
-          ...operatorErrors(),
+          ...operatorErrors({ 400: BadRequest }),
         },
       },
     },

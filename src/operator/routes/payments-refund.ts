@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { RefundBody, RefundHeaders, RefundView, refundPayment } from '../../payments/routes/refund.ts';
 import { ErrorResponse, optionalBody } from '../../platform/http/schemas.ts';
-import { operatorErrors } from '../schemas.ts';
+import { BadRequest, NotFound, operatorErrors } from '../schemas.ts';
 
 export const refundPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -10,18 +10,37 @@ export const refundPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
     {
       preValidation: optionalBody,
       schema: {
+        operationId: 'refundPayment',
         summary: 'Refund a payment, in full or in part; idempotent with an Idempotency-Key',
-        tags: ['Operator'],
-        params: Type.Object({ payment_id: Type.String({ maxLength: 64 }) }),
+        description:
+          'Refunds `amount` of a succeeded payment, or everything not refunded yet without it (the body may be left ' +
+          'out). 201: refunded; 202: the processor has not answered yet (a background job finishes it, and ' +
+          'payment_refunded is sent); 200: the refund this Idempotency-Key already made. More than is left is a 400 ' +
+          'on amount.',
+        tags: ['Payments'],
+        params: Type.Object({
+          payment_id: Type.String({ maxLength: 64, examples: ['pay_8sKq2LmW4nXc7RtY1vBz3D'] }),
+        }),
         headers: RefundHeaders,
-        body: RefundBody,
+        body: { ...RefundBody, examples: [{ amount: '100.00' }] },
         response: {
-          200: RefundView,
-          201: RefundView,
-          202: RefundView,
-          ...operatorErrors(),
-          409: ErrorResponse,
-          422: ErrorResponse,
+          200: { ...RefundView, description: 'A retry: the refund this Idempotency-Key made.' },
+          201: { ...RefundView, description: 'Refunded.' },
+          202: { ...RefundView, description: 'Pending at the processor.' },
+          ...operatorErrors({
+            400: BadRequest,
+            404: NotFound,
+            409: {
+              ...ErrorResponse,
+              description:
+                'conflict: the payment is not succeeded, is refunded in full (or the rest is being refunded), or the ' +
+                'processor refused the refund.',
+            },
+            422: {
+              ...ErrorResponse,
+              description: 'idempotency_mismatch: the Idempotency-Key was used for another amount.',
+            },
+          }),
         },
       },
     },

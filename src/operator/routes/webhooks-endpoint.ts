@@ -3,9 +3,9 @@ import { Type } from 'typebox';
 import { Timestamp } from '../../platform/http/schemas.ts';
 import { WebhookEndpointView, webhookEndpointView } from '../../webhooks/schemas.ts';
 import { WebhookService } from '../../webhooks/service.ts';
-import { operatorErrors } from '../schemas.ts';
+import { BadRequest, IntegratorParams, NotFound, operatorErrors } from '../schemas.ts';
 
-const IntegratorParams = Type.Object({ integrator_id: Type.String({ maxLength: 64 }) });
+const errors = operatorErrors({ 400: BadRequest, 404: NotFound });
 
 /** An integrator's webhook endpoint: its state, lifting a 410's disabling, and rotating its secret. */
 export const webhookEndpointRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -15,10 +15,14 @@ export const webhookEndpointRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/integrators/:integrator_id/webhook',
     {
       schema: {
+        operationId: 'getWebhookEndpoint',
         summary: 'Show an integrator’s webhook endpoint',
-        tags: ['Operator'],
+        description:
+          'Its URL, whether a 410 Gone disabled it, how many deliveries are pending and failed, and the state of a ' +
+          'secret rotation.',
+        tags: ['Webhooks'],
         params: IntegratorParams,
-        response: { 200: WebhookEndpointView, ...operatorErrors() },
+        response: { 200: WebhookEndpointView, ...errors },
       },
     },
     async (request) =>
@@ -29,10 +33,14 @@ export const webhookEndpointRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/integrators/:integrator_id/webhook/enable',
     {
       schema: {
+        operationId: 'enableWebhookEndpoint',
         summary: 'Enable a webhook endpoint disabled by a 410 Gone',
-        tags: ['Operator'],
+        description:
+          'Deliveries to the URL are attempted again; the ones that failed while it was disabled only once ' +
+          'redelivered. An endpoint that is not disabled stays as it is. No body.',
+        tags: ['Webhooks'],
         params: IntegratorParams,
-        response: { 200: WebhookEndpointView, ...operatorErrors() },
+        response: { 200: WebhookEndpointView, ...errors },
       },
     },
     async (request) => {
@@ -47,15 +55,19 @@ export const webhookEndpointRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/integrators/:integrator_id/webhook-secret/rotate',
     {
       schema: {
+        operationId: 'rotateWebhookSecret',
         summary: 'Issue a new webhook secret; the previous one keeps signing for 24 hours',
-        tags: ['Operator'],
+        description:
+          'Each delivery carries both signatures until previous_secret_expires_at, so the integrator can switch ' +
+          'without missing one. A secret replaced earlier stops at once. No body.',
+        tags: ['Webhooks'],
         params: IntegratorParams,
         response: {
           201: Type.Object({
             webhook_secret: Type.String({ description: 'The new secret, shown once.' }),
             previous_secret_expires_at: Timestamp,
           }),
-          ...operatorErrors(),
+          ...errors,
         },
       },
     },

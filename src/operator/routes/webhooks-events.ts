@@ -8,15 +8,31 @@ import {
   webhookEventView,
 } from '../../webhooks/schemas.ts';
 import { EVENT_DELIVERY_STATUSES, WebhookService } from '../../webhooks/service.ts';
-import { operatorErrors } from '../schemas.ts';
+import { BadRequest, NotFound, operatorErrors } from '../schemas.ts';
 
-const EventParams = Type.Object({ event_id: Type.String({ maxLength: 64 }) });
+const EventParams = Type.Object({
+  event_id: Type.String({ maxLength: 64, examples: ['evt_7YtR2pLq9sKw4XmN1cVb8Z'] }),
+});
 
 const ListQuery = Type.Object(
   {
-    integrator_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    status: Type.Optional(Type.Union(EVENT_DELIVERY_STATUSES.map((s) => Type.Literal(s)))),
-    type: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    integrator_id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: 'Only this integrator’s events.' }),
+    ),
+    status: Type.Optional(
+      Type.Union(
+        EVENT_DELIVERY_STATUSES.map((s) => Type.Literal(s)),
+        { description: 'Only events whose delivery is in this state.', examples: ['failed'] },
+      ),
+    ),
+    type: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'Only events of this type, e.g. payment_success.',
+        examples: ['payment_success'],
+      }),
+    ),
     since: Type.Optional(
       Type.String({ format: 'date-time', description: 'Events recorded at or after this time.' }),
     ),
@@ -33,12 +49,16 @@ export const webhookEventRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/webhooks/events',
     {
       schema: {
+        operationId: 'listWebhookEvents',
         summary: 'List events and their webhook deliveries, newest first',
-        tags: ['Operator'],
+        description:
+          'Every integrator’s events, filtered by integrator, delivery status, type or time; `limit` per page (1 to ' +
+          '100, default 20). For the next page pass the last event_id as `starting_after` while `has_more` is true.',
+        tags: ['Webhooks'],
         querystring: ListQuery,
         response: {
           200: Type.Object({ data: Type.Array(WebhookEventView), has_more: Type.Boolean() }),
-          ...operatorErrors(),
+          ...operatorErrors({ 400: BadRequest }),
         },
       },
     },
@@ -56,10 +76,13 @@ export const webhookEventRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/webhooks/events/:event_id',
     {
       schema: {
+        operationId: 'getWebhookEvent',
         summary: 'Show one event, the body sent and every delivery attempt',
-        tags: ['Operator'],
+        description:
+          'Each attempt with its time, the answer’s status (or the network error) and its duration.',
+        tags: ['Webhooks'],
         params: EventParams,
-        response: { 200: WebhookEventDetailView, ...operatorErrors() },
+        response: { 200: WebhookEventDetailView, ...operatorErrors({ 400: BadRequest, 404: NotFound }) },
       },
     },
     async (request) => {
@@ -72,10 +95,25 @@ export const webhookEventRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/webhooks/events/:event_id/redeliver',
     {
       schema: {
+        operationId: 'redeliverWebhookEvent',
         summary: 'Send one event again (same webhook-id), on a new round of the retry schedule',
-        tags: ['Operator'],
+        description:
+          'Also an event already delivered. The answer is the event, its delivery pending again. No body.',
+        tags: ['Webhooks'],
         params: EventParams,
-        response: { 202: WebhookEventView, ...operatorErrors(), 409: ErrorResponse },
+        response: {
+          202: WebhookEventView,
+          ...operatorErrors({
+            400: BadRequest,
+            404: NotFound,
+            409: {
+              ...ErrorResponse,
+              description:
+                'conflict: the integrator has no webhook URL, its endpoint is disabled (410 Gone), or an attempt is ' +
+                'under way.',
+            },
+          }),
+        },
       },
     },
     async (request, reply) => {
@@ -91,17 +129,31 @@ export const webhookEventRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/webhooks/redeliver',
     {
       schema: {
+        operationId: 'redeliverFailedWebhooks',
         summary: 'Send again every delivery that failed at or after a time',
-        tags: ['Operator'],
-        body: Type.Object({
-          failed_since: Timestamp,
-          integrator_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-        }),
+        description:
+          'E.g. after an integrator’s outage: every delivery that failed for good since `failed_since` (of one ' +
+          'integrator, or of all) starts a new round. Endpoints without a URL or disabled by a 410 are skipped.',
+        tags: ['Webhooks'],
+        body: Type.Object(
+          {
+            failed_since: {
+              ...Timestamp,
+              description: 'Deliveries that failed at or after this time (ISO 8601).',
+            },
+            integrator_id: Type.Optional(
+              Type.String({ minLength: 1, maxLength: 64, description: 'Only this integrator’s deliveries.' }),
+            ),
+          },
+          {
+            examples: [{ failed_since: '2026-03-01T00:00:00Z', integrator_id: 'int_3fQx8LmN2pRs7TvW9yZb1C' }],
+          },
+        ),
         response: {
           202: Type.Object({
             redelivered: Type.Integer({ description: 'Deliveries now pending again.' }),
           }),
-          ...operatorErrors(),
+          ...operatorErrors({ 400: BadRequest }),
         },
       },
     },

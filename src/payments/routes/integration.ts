@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
 import { ApiError } from '../../platform/http/errors.ts';
 import { ErrorResponse, integrationErrors, optionalBody, pageQuery } from '../../platform/http/schemas.ts';
-import { formatPence } from '../../platform/money.ts';
+import { formatPence } from '../../shared/money.ts';
 import { listPayments, PAYMENT_STATUSES } from '../list.ts';
 import { type PaymentRow, PaymentView, paymentView } from '../view.ts';
 import { RefundBody, RefundHeaders, RefundView, refundPayment } from './refund.ts';

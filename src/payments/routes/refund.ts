@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { ApiError, FieldValidationError } from '../../platform/http/errors.ts';
 import { IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_MESSAGE, Timestamp } from '../../platform/http/schemas.ts';
-import { formatPence, parsePence } from '../../platform/money.ts';
+import { formatPence, parsePence } from '../../shared/money.ts';
 import { PaymentView, paymentView } from '../view.ts';
 
 /** A refund as the operator and the integrator see it: the same rules and answers on both APIs. */
@@ -55,7 +55,7 @@ export async function refundPayment(
   if (body.amount !== undefined && amountPence === undefined) {
     throw new FieldValidationError({ amount: ['Enter an amount in pounds, e.g. "100.00".'] });
   }
-  const { refund, payment, replayed } = await app.ctx.payments.refund(paymentId, amountPence, key);
+  const { refund, payment, replayed } = await app.ctx.payments.refunds.refund(paymentId, amountPence, key);
   log.info(
     { payment_id: payment.id, refund_id: refund.id, status: refund.status, replayed },
     'payment refund',

@@ -1,7 +1,12 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 
-/** The closed set of error codes an API answer can carry, and the status each maps to. */
-export const ERROR_STATUS = {
+import { type ErrorCode, type FieldErrors, FieldValidationError, ServiceError } from '../errors.ts';
+
+/** Services throw ServiceError; the name the HTTP code has always used for it. */
+export { type ErrorCode, type FieldErrors, FieldValidationError, ServiceError as ApiError };
+
+/** The status each error code answers with: the one place codes meet HTTP. */
+export const ERROR_STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
   invalid_json: 400,
   unsupported_content_type: 400,
@@ -25,33 +30,7 @@ export const ERROR_STATUS = {
   too_many_attempts: 429,
   internal_error: 500,
   unavailable: 503,
-} as const;
-
-export type ErrorCode = keyof typeof ERROR_STATUS;
-
-export class ApiError extends Error {
-  readonly statusCode: number;
-  constructor(
-    readonly code: ErrorCode,
-    readonly detail: string,
-    readonly headers: Record<string, string> = {},
-    /** More members of the answer beside error and detail, e.g. a fresh `quote` with amount_changed. */
-    readonly extra: Record<string, unknown> = {},
-  ) {
-    super(detail);
-    this.statusCode = ERROR_STATUS[code];
-  }
-}
-
-/** Field errors in the contract's shape: dotted path from the request root to a list of messages. */
-export type FieldErrors = Record<string, string[]>;
-
-export class FieldValidationError extends Error {
-  readonly statusCode = 400;
-  constructor(readonly fields: FieldErrors) {
-    super('Validation failed');
-  }
-}
+};
 
 interface AjvError {
   keyword: string;
@@ -189,9 +168,9 @@ function errorBody(code: ErrorCode, detail: string) {
 /** One place maps every failure to the contract's answer shapes; nothing leaves as an HTML page or a stack. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError & { validation?: AjvError[] }, request, reply) => {
-    if (error instanceof ApiError) {
+    if (error instanceof ServiceError) {
       return reply
-        .code(error.statusCode)
+        .code(ERROR_STATUS[error.code])
         .headers(error.headers)
         .send({ ...error.extra, ...errorBody(error.code, error.detail) });
     }

@@ -1,8 +1,11 @@
 import { type TSchema, Type } from 'typebox';
+import { ERROR_CODES } from '../errors.ts';
 
 export const ErrorResponse = Type.Object(
   {
-    error: Type.String({ description: 'A machine-readable code, e.g. "unauthorized".' }),
+    error: Type.Enum(ERROR_CODES, {
+      description: 'A machine-readable code from a closed set (docs/errors.md lists each with its status).',
+    }),
     detail: Type.String({ description: 'What went wrong, for a person.' }),
   },
   { $id: 'Error', title: 'Error' },

@@ -8,9 +8,41 @@ const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).de
   addFormatsModule) as unknown as AddFormats;
 
 function makeAjv(options: Options): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, ...options });
+  // verbose: each error carries its schema, where ERROR_MESSAGE is read.
+  const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, verbose: true, ...options });
   addFormats(ajv, { mode: 'full' });
   return ajv;
+}
+
+/**
+ * A schema's own message for the values it refuses, e.g. `Type.String({ pattern, [ERROR_MESSAGE]: 'Enter …' })`:
+ * it replaces the generic message of a `pattern` or `not` in that same schema object (a wrong type keeps its
+ * message). It is an OpenAPI extension keyword, so the API documents show it beside the rule.
+ */
+export const ERROR_MESSAGE = 'x-error-message';
+
+interface VerboseError {
+  keyword: string;
+  message?: string;
+  parentSchema?: Record<string, unknown>;
+}
+
+/** `validate`, with each error of a schema that has an ERROR_MESSAGE saying that message. */
+function withSchemaMessages(validate: ValidateFunction): ValidateFunction {
+  // Fastify passes a second argument (the parent of the root value, so Ajv can coerce it): forwarded as it is.
+  const check = ((...args: Parameters<ValidateFunction>) => {
+    const valid = validate(...args) as boolean;
+    check.errors = valid
+      ? null
+      : (validate.errors ?? []).map((error) => {
+          const own = (error as VerboseError).parentSchema?.[ERROR_MESSAGE];
+          return typeof own === 'string' && (error.keyword === 'pattern' || error.keyword === 'not')
+            ? { ...error, message: own }
+            : error;
+        });
+    return valid;
+  }) as ValidateFunction;
+  return Object.assign(check, { schema: validate.schema, schemaEnv: validate.schemaEnv });
 }
 
 /**
@@ -23,11 +55,24 @@ const textAjv = makeAjv({ coerceTypes: true });
 
 /** For routes that validate a body themselves (e.g. one object or an array of them), with the same rules. */
 export function compileBodyValidator(schema: object): ValidateFunction {
-  return bodyAjv.compile(schema);
+  return withSchemaMessages(bodyAjv.compile(schema));
 }
 
 export function installValidation(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object),
+    withSchemaMessages((httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object)),
   );
+  // Which part of a request its route's schema refused (never the values): the answer alone does not tell a
+  // schema's field errors from a handler's.
+  app.addHook('onError', async (request, _reply, error) => {
+    const { validation, validationContext } = error as {
+      validation?: { instancePath: string }[];
+      validationContext?: string;
+    };
+    if (!validation) return;
+    request.log.info(
+      { part: validationContext, paths: [...new Set(validation.map((e) => e.instancePath || '/'))] },
+      'request refused by its schema',
+    );
+  });
 }

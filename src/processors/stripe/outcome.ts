@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import type { PaymentMethod } from '../../integrators/service.ts';
+import type { PaymentMethod } from '../../shared/vocabulary.ts';
 import type { ProcessorOutcome, RefundOutcome } from '../processor.ts';
 
 /**

@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
-import type { PaymentMethod } from '../../integrators/service.ts';
 import type { StripeConfig } from '../../platform/config/config.ts';
 import type { Db } from '../../platform/db/db.ts';
+import type { PaymentMethod } from '../../shared/vocabulary.ts';
 import type {
   AuthoriseRequest,
   CardDetails,

@@ -1,8 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
-import { FieldValidationError } from '../../platform/http/errors.ts';
-import { ErrorResponse, FieldErrorsResponse } from '../../platform/http/schemas.ts';
-import { AMOUNT_FORMAT_MESSAGE, parsePence } from '../../platform/money.ts';
+import { ErrorResponse } from '../../platform/http/schemas.ts';
+import {
+  AmountInput,
+  amountPence,
+  BadRequest,
+  clientErrors,
+  NotFound,
+} from '../../sessions/client-schemas.ts';
 import type { ClientContext } from '../../sessions/service.ts';
 import { checkSessionAmount, fixedAmountPence } from '../../sessions/service.ts';
 import {
@@ -22,11 +27,11 @@ const PreviewBody = Type.Object({
     description: 'An active saved card of this user.',
   }),
   pure_amount: Type.Optional(
-    Type.String({
-      description:
-        'Pounds before the fee, e.g. "1200.00". Default: the amount the platform fixed for this session, else ' +
+    AmountInput(
+      'Pounds before the fee, e.g. "1200.00". Default: the amount the platform fixed for this session, else ' +
         'the tenancy’s rent. On a session with a fixed amount any other amount is refused (400).',
-    }),
+      '1200.00',
+    ),
   ),
   use_installment_plan: Type.Optional(
     Type.Boolean({
@@ -64,6 +69,32 @@ const SchedulePreviewView = Type.Object(
   { title: 'SchedulePreview' },
 );
 
+const TAGS = ['Recurring rent'];
+
+const SAMPLE_PREVIEW_WITH_AMOUNT = {
+  saved_card_id: 'card_5Hq2nW8rT1yUe6Kd9Zp3Xa',
+  pure_amount: '1200.00',
+  use_installment_plan: false,
+};
+
+/** The 409s of a set-up (and so of its preview). */
+const SetUpConflict = {
+  ...ErrorResponse,
+  description:
+    'feature_disabled: recurring payments are off for this integration; conflict: the tenancy is not active, has ' +
+    'a live schedule already, or has no rent due before it ends.',
+};
+
+const ACTION_DESCRIPTIONS: Record<ScheduleAction, string> = {
+  pause:
+    'An active schedule stops charging (a charge waiting to be retried is withdrawn) until resumed; due dates ' +
+    'that pass while it is paused are not charged. No body.',
+  resume:
+    'A paused schedule charges again from its next due date after today (409 if the tenancy is not active or no ' +
+    'due date is left). No body.',
+  cancel: 'Ends an active or paused schedule for good: it never charges again. No body.',
+};
+
 const TermsChangedResponse = Type.Object(
   { ...ErrorResponse.properties, terms: SchedulePreviewView },
   { title: 'TermsChanged' },
@@ -79,12 +110,16 @@ export const clientScheduleRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/schedules',
     {
       schema: {
+        operationId: 'listSchedules',
         summary: 'The user’s schedules of every tenancy, newest first',
-        tags: ['Client'],
+        description:
+          'Every schedule of the session’s user with this platform, canceled ones included. Also while recurring ' +
+          'payments are turned off for the integration: schedules set up before still charge, and can be paused, ' +
+          'resumed and canceled.',
+        tags: TAGS,
         response: {
           200: Type.Object({ schedules: Type.Array(ScheduleView) }),
-          401: ErrorResponse,
-          409: ErrorResponse,
+          ...clientErrors(),
         },
       },
     },
@@ -96,16 +131,14 @@ export const clientScheduleRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  /** The set-up's input from a preview's or a set-up's body: 400 on a malformed or refused amount. */
+  /** The set-up's input from a preview's or a set-up's body: 400 on a refused amount. */
   function setUpInput(request: {
     body: Static<typeof PreviewBody>;
     client: ClientContext;
   }): CreateScheduleInput {
     const { pure_amount: pureAmount, saved_card_id: savedCardId, use_installment_plan } = request.body;
-    let purePence = pureAmount === undefined ? undefined : parsePence(pureAmount);
-    if (pureAmount !== undefined && purePence === undefined) {
-      throw new FieldValidationError({ pure_amount: [AMOUNT_FORMAT_MESSAGE] });
-    }
+    // Its form is the schema's to check.
+    let purePence = pureAmount === undefined ? undefined : amountPence(pureAmount);
     // A fixed session amount is what the schedule charges, unless it follows the tenancy's installment plan.
     const { session, tenancy } = request.client;
     if (!(use_installment_plan ?? tenancy.installment_plan !== null)) {
@@ -124,13 +157,15 @@ export const clientScheduleRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Checks the set-up as POST /schedules does (same 400 and 409 answers) and sets nothing up. Show the tenant ' +
           '`authorization.text` with the amounts and dates; once they agree, send the text back as ' +
           '`authorization_text` to POST /schedules.',
-        tags: ['Client'],
-        body: PreviewBody,
+        operationId: 'previewSchedule',
+        tags: TAGS,
+        body: {
+          ...PreviewBody,
+          examples: [{ saved_card_id: 'card_5Hq2nW8rT1yUe6Kd9Zp3Xa' }, SAMPLE_PREVIEW_WITH_AMOUNT],
+        },
         response: {
           200: SchedulePreviewView,
-          400: Type.Union([FieldErrorsResponse, ErrorResponse]),
-          401: ErrorResponse,
-          409: ErrorResponse,
+          ...clientErrors({ 400: BadRequest, 409: SetUpConflict }),
         },
       },
     },
@@ -150,20 +185,40 @@ export const clientScheduleRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'It is stored with the schedule, with its version and the time, and shown in the schedule’s `authorization`. ' +
           'If the terms changed since the preview (the rent, the fee, the dates), the answer is 409 terms_changed with ' +
           'the new `terms`, and nothing is set up.',
-        tags: ['Client'],
-        body: Type.Object({
-          ...PreviewBody.properties,
-          authorization_text: Type.String({
-            minLength: 1,
-            maxLength: 4000,
-            description: 'The `authorization.text` of POST /schedules/preview, which the tenant agreed to.',
-          }),
-        }),
+        operationId: 'createSchedule',
+        tags: TAGS,
+        body: Type.Object(
+          {
+            ...PreviewBody.properties,
+            authorization_text: Type.String({
+              minLength: 1,
+              maxLength: 4000,
+              description: 'The `authorization.text` of POST /schedules/preview, which the tenant agreed to.',
+            }),
+          },
+          {
+            examples: [
+              {
+                saved_card_id: 'card_5Hq2nW8rT1yUe6Kd9Zp3Xa',
+                authorization_text:
+                  'I authorise Demo platform to charge my Visa card ending 4242 £1,217.40 (£1,200.00 rent plus a ' +
+                  '£17.40 card fee) every month on the 1st, from 1 April 2026 to 1 December 2026 (9 payments), for ' +
+                  'the rent of 10 Downing Street paid to Landlord Ltd. I can pause or cancel these payments at any ' +
+                  'time before a due date.',
+              },
+            ],
+          },
+        ),
         response: {
           201: ScheduleView,
-          400: Type.Union([FieldErrorsResponse, ErrorResponse]),
-          401: ErrorResponse,
-          409: Type.Union([TermsChangedResponse, ErrorResponse]),
+          ...clientErrors({
+            400: BadRequest,
+            409: Type.Union([TermsChangedResponse, ErrorResponse], {
+              description:
+                'terms_changed (with the new `terms`): what it would charge changed since the preview, nothing was ' +
+                'set up; or as the preview’s 409.',
+            }),
+          }),
         },
       },
     },
@@ -183,10 +238,21 @@ export const clientScheduleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       `/schedules/:schedule_id/${action}`,
       {
         schema: {
+          operationId: `${action}Schedule`,
           summary: `${action[0]!.toUpperCase()}${action.slice(1)} one of the user’s schedules`,
-          tags: ['Client'],
-          params: Type.Object({ schedule_id: Type.String({ maxLength: 64 }) }),
-          response: { 200: ScheduleView, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse },
+          description: ACTION_DESCRIPTIONS[action],
+          tags: TAGS,
+          params: Type.Object({
+            schedule_id: Type.String({ maxLength: 64, examples: ['sch_s5TD0hTwwUae8wUcwSUmeZ'] }),
+          }),
+          response: {
+            200: ScheduleView,
+            ...clientErrors({
+              400: BadRequest,
+              404: NotFound,
+              409: { ...ErrorResponse, description: 'conflict: the schedule’s status does not allow it.' },
+            }),
+          },
         },
       },
       async (request) => {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ApiError } from '../../platform/http/errors.ts';
 import { ErrorResponse, integrationErrors } from '../../platform/http/schemas.ts';
-import { type ScheduleAction, ScheduleService } from '../service.ts';
+import type { ScheduleAction } from '../service.ts';
 import { ScheduleView, scheduleView } from '../view.ts';
 
 const SCHEDULE_ID = /^sch_[A-Za-z0-9]{1,60}$/;
@@ -24,7 +24,7 @@ const SUMMARIES: Record<ScheduleAction, string> = {
 
 /** Contract §2 Schedules: the integrator lists a user's schedules and pauses, resumes or cancels one. */
 export const integrationScheduleRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const schedules = new ScheduleService(app.ctx.db, app.ctx.clock);
+  const { schedules } = app.ctx;
 
   app.get(
     '/schedules/',

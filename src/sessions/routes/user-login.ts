@@ -4,7 +4,7 @@ import { textProblem } from '../../onboarding/validate.ts';
 import { checkPureAmount, PURE_AMOUNT_LIMITS } from '../../payments/fees.ts';
 import { FieldValidationError } from '../../platform/http/errors.ts';
 import { ErrorResponse, integrationErrors, Timestamp } from '../../platform/http/schemas.ts';
-import { AMOUNT_FORMAT_MESSAGE, parsePence } from '../../platform/money.ts';
+import { AMOUNT_FORMAT_MESSAGE, parsePence } from '../../shared/money.ts';
 import type { SessionAmount } from '../service.ts';
 
 /** The session's amount from user-login's pure_amount and amount_editable; field errors for what cannot be. */

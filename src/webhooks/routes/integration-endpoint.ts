@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { FieldValidationError } from '../../platform/http/errors.ts';
 import { integrationErrors, optionalBody, Timestamp } from '../../platform/http/schemas.ts';
 import { checkWebhookUrl } from '../address.ts';
-import { type IntegratorEndpoint, SECRET_OVERLAP_MS, WebhookService } from '../service.ts';
+import { type IntegratorEndpoint, SECRET_OVERLAP_MS } from '../service.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
   Type.Union([schema, Type.Null()]);
@@ -53,7 +53,7 @@ const MAX_OVERLAP_SECONDS = 7 * 24 * 3600;
 
 /** Your webhook endpoint: see it, set its URL, rotate its secret, send yourself a test event. */
 export const integrationWebhookEndpointRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const webhooks = new WebhookService(app.ctx.db, app.ctx.clock);
+  const { webhooks } = app.ctx;
 
   app.get(
     '/webhook-endpoint/',

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ApiError } from '../../platform/http/errors.ts';
 import { ErrorResponse, integrationErrors, pageQuery, Timestamp } from '../../platform/http/schemas.ts';
-import { EVENT_DELIVERY_STATUSES, type EventRow, WebhookService } from '../service.ts';
+import { EVENT_DELIVERY_STATUSES, type EventRow } from '../service.ts';
 
 export const IntegratorEvent = Type.Object(
   {
@@ -46,7 +46,7 @@ const ListQuery = Type.Object(
 
 /** Your events, newest first, with their delivery; and sending one again. */
 export const integrationEventRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const webhooks = new WebhookService(app.ctx.db, app.ctx.clock);
+  const { webhooks } = app.ctx;
 
   app.get(
     '/events/',

@@ -3,9 +3,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import QRCode from 'qrcode';
 import { Type } from 'typebox';
-import { type ApmMethod, WALLET_METHODS } from '../../../integrators/service.ts';
-import { parsePence } from '../../../platform/money.ts';
 import { money } from '../../../shared/display.ts';
+import { parsePence } from '../../../shared/money.ts';
+import { type ApmMethod, WALLET_METHODS } from '../../../shared/vocabulary.ts';
 import type { ChallengeKind, SandboxChallenge, SandboxProcessor } from '../processor.ts';
 import { CHALLENGES } from './challenges.ts';
 

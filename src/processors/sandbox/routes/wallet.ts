@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { WALLET_METHODS } from '../../../integrators/service.ts';
 import { ErrorResponse, FieldErrorsResponse } from '../../../platform/http/schemas.ts';
+import { WALLET_METHODS } from '../../../shared/vocabulary.ts';
 import type { SandboxProcessor } from '../processor.ts';
 import { CardView } from './tokens.ts';
 

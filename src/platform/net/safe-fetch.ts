@@ -1,3 +1,8 @@
+/**
+ * Fetching a URL someone else chose (a KYC document, a webhook endpoint) without letting it reach our own network.
+ * Longer than most files on purpose: every check between a URL and its bytes (address policy, DNS pinning, agents,
+ * redirects, size and time limits) sits in one place to be reviewed together.
+ */
 import { createHash } from 'node:crypto';
 import dns from 'node:dns';
 import http from 'node:http';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Command, Option } from 'commander';
-import { signedHeaders } from '../webhooks/signing.ts';
-import { CliError } from './operator-client.ts';
+import { signedHeaders } from '../../webhooks/signing.ts';
+import { CliError } from '../operator-client.ts';
 
 /** How often the service is asked for new events, and how long to wait after losing it. */
 const POLL_MS = 1_000;

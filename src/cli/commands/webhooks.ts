@@ -1,12 +1,6 @@
 import type { Command } from 'commander';
-import { CliError, type OperatorClient } from './operator-client.ts';
-
-/** What main.ts shares with this module: its operator options, client and table layout. */
-export interface CliHelpers {
-  withOperatorOptions(command: Command): Command;
-  client(options: { url: string; token?: string }): OperatorClient;
-  table(header: string[], rows: string[][]): string;
-}
+import { CliError, operatorClient, withOperatorOptions } from '../operator-client.ts';
+import { table } from '../output.ts';
 
 interface EventOut {
   event_id: string;
@@ -130,8 +124,7 @@ function endpointLines(endpoint: EndpointOut): string[] {
 }
 
 /** `rentpay webhooks ...`: the delivery log, redelivery, endpoints and secret rotation (contract §6). */
-export function registerWebhookCommands(program: Command, helpers: CliHelpers): void {
-  const { withOperatorOptions, client, table } = helpers;
+export function registerWebhookCommands(program: Command): void {
   const webhooks = program
     .command('webhooks')
     .description('Webhook deliveries: list, show, redeliver; endpoints and secrets');
@@ -154,7 +147,7 @@ export function registerWebhookCommands(program: Command, helpers: CliHelpers): 
     if (options.since) query.set('since', options.since);
     if (options.limit) query.set('limit', String(options.limit));
     if (options.startingAfter) query.set('starting_after', options.startingAfter);
-    const page = await client(options).request<{ data: EventOut[]; has_more: boolean }>(
+    const page = await operatorClient(options).request<{ data: EventOut[]; has_more: boolean }>(
       'GET',
       query.size > 0 ? `/webhooks/events?${query}` : '/webhooks/events',
     );
@@ -181,10 +174,9 @@ export function registerWebhookCommands(program: Command, helpers: CliHelpers): 
   withOperatorOptions(
     webhooks.command('show <event_id>').description('Show one event, the body sent and every attempt'),
   ).action(async (eventId: string, options) => {
-    const event = await client(options).request<EventOut & { payload: string; attempts: AttemptOut[] }>(
-      'GET',
-      `/webhooks/events/${encodeURIComponent(eventId)}`,
-    );
+    const event = await operatorClient(options).request<
+      EventOut & { payload: string; attempts: AttemptOut[] }
+    >('GET', `/webhooks/events/${encodeURIComponent(eventId)}`);
     print(options.json, event, () =>
       [
         ...eventLines(event),
@@ -206,7 +198,7 @@ export function registerWebhookCommands(program: Command, helpers: CliHelpers): 
       )
       .option('--integrator <integrator_id>', 'with --failed-since: only this integrator’s deliveries'),
   ).action(async (eventId: string | undefined, options) => {
-    const api = client(options);
+    const api = operatorClient(options);
     if ((eventId === undefined) === (options.failedSince === undefined)) {
       throw new CliError('Give an event id or --failed-since <time>, not both.');
     }
@@ -229,7 +221,7 @@ export function registerWebhookCommands(program: Command, helpers: CliHelpers): 
   withOperatorOptions(
     webhooks.command('endpoint <integrator_id>').description('Show an integrator’s webhook endpoint'),
   ).action(async (integratorId: string, options) => {
-    const endpoint = await client(options).request<EndpointOut>(
+    const endpoint = await operatorClient(options).request<EndpointOut>(
       'GET',
       `/integrators/${encodeURIComponent(integratorId)}/webhook`,
     );
@@ -239,7 +231,7 @@ export function registerWebhookCommands(program: Command, helpers: CliHelpers): 
   withOperatorOptions(
     webhooks.command('enable <integrator_id>').description('Enable an endpoint disabled by a 410 Gone'),
   ).action(async (integratorId: string, options) => {
-    const endpoint = await client(options).request<EndpointOut>(
+    const endpoint = await operatorClient(options).request<EndpointOut>(
       'POST',
       `/integrators/${encodeURIComponent(integratorId)}/webhook/enable`,
       {},
@@ -252,7 +244,7 @@ export function registerWebhookCommands(program: Command, helpers: CliHelpers): 
       .command('rotate-secret <integrator_id>')
       .description('Issue a new webhook secret; the old one keeps signing for 24 hours'),
   ).action(async (integratorId: string, options) => {
-    const rotated = await client(options).request<{
+    const rotated = await operatorClient(options).request<{
       webhook_secret: string;
       previous_secret_expires_at: string;
     }>('POST', `/integrators/${encodeURIComponent(integratorId)}/webhook-secret/rotate`, {});

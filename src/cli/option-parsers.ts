@@ -1,0 +1,12 @@
+import { CliError } from './operator-client.ts';
+
+/** For a repeatable option: each use adds its value to the list. */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+export function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 1) throw new CliError(`"${value}" is not a positive whole number`);
+  return n;
+}

@@ -1,0 +1,267 @@
+import { assertSavedCardsEnabled, type SavedCardService, UNKNOWN_CARD_TOKEN } from '../cards/service.ts';
+import { hasFeature, type Integrator } from '../integrators/service.ts';
+import type { Clock } from '../platform/clock/clock.ts';
+import type { Db, Queryable } from '../platform/db/db.ts';
+import { ApiError, FieldValidationError } from '../platform/http/errors.ts';
+import { newId } from '../platform/ids.ts';
+import { enqueueJob } from '../platform/jobs/queue.ts';
+import type { CardDetails, PaymentProcessor } from '../processors/processor.ts';
+import { type ClientContext, checkSessionAmount } from '../sessions/service.ts';
+import { formatPence } from '../shared/money.ts';
+import { APM_METHODS, type PaymentMethod, WALLET_METHODS } from '../shared/vocabulary.ts';
+import { assertCardAttemptsLeft, declineOwner, isCardAttempt, reserveCardAttempt } from './card-testing.ts';
+import { checkPureAmount, type PaymentAmounts, paymentAmounts } from './fees.ts';
+import type { PaymentRow } from './view.ts';
+
+/** Payload `{payment_id}`: re-asks the processor about a payment left `processing` (a crash, a timeout). */
+export const PAYMENT_RECONCILE_JOB = 'payment.reconcile';
+/** Payload `{payment_id}`: at its session's expiry, withdraws a payment still waiting for the customer. */
+export const PAYMENT_EXPIRE_JOB = 'payment.expire';
+/** How long a payment may stay `processing` before the reconciliation job asks the processor again. */
+export const RECONCILE_AFTER_MS = 2 * 60_000;
+
+/**
+ * What pays: a new card's token or a saved card (method card), a wallet sheet's token (apple_pay,
+ * google_pay), or nothing (APMs: the customer approves at the provider).
+ */
+export type PaymentSource =
+  | { type: 'card_token'; token: string }
+  | { type: 'saved_card'; cardId: string }
+  | { type: 'wallet_token'; token: string }
+  | { type: 'confirmation_token'; token: string }
+  | { type: 'none' };
+
+export interface CreatePaymentInput {
+  client: ClientContext;
+  purePence: number;
+  method: PaymentMethod;
+  source: PaymentSource;
+  reference: string | undefined;
+  idempotencyKey: string;
+  /** The total (pure amount plus the method's fee) the customer was shown; another total is 409 amount_changed. */
+  expectedAmountPence?: number;
+}
+
+/** A payment source resolved at the processor: its token, the card's display details, the saved card. */
+interface ResolvedSource {
+  processorToken: string | null;
+  card: CardDetails | null;
+  savedCardId: string | null;
+}
+
+export interface CreatePaymentResult {
+  payment: PaymentRow;
+  /** True when the idempotency key named a payment made before: nothing was charged this time. */
+  replayed: boolean;
+}
+
+/**
+ * The Client API's new payments, up to the processor: the amount, the card-testing limits and the integrator's
+ * features checked, the source resolved, and the row written `processing` with its reconciliation and expiry jobs.
+ */
+export class NewPaymentWriter {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly processor: PaymentProcessor,
+    private readonly cards: SavedCardService,
+  ) {}
+
+  /**
+   * The new payment, `processing` and not yet sent to the processor; or, `replayed`, the one an earlier request
+   * with the same idempotency key made.
+   */
+  async write(input: CreatePaymentInput): Promise<CreatePaymentResult> {
+    const { session, integrator } = input.client;
+    checkPureAmount(input.purePence);
+    checkSessionAmount(session, input.purePence);
+    const amounts = paymentAmounts(input.purePence, integrator.fees[input.method]);
+    const earlier = await this.#byKey(session.id, input.idempotencyKey);
+    if (earlier) return { payment: checkReplay(earlier, input), replayed: true };
+    if (input.expectedAmountPence !== undefined && input.expectedAmountPence !== amounts.amountPence) {
+      throw amountChanged(input.expectedAmountPence, amounts);
+    }
+    await assertCardAttemptsLeft(this.db, declineOwner(input.client), session, this.clock.now());
+
+    checkFeatures(integrator, input);
+    const source = await this.#resolve(input);
+
+    const id = newId('pay');
+    const now = this.clock.now();
+    const attempt = await this.db.transaction<{ raced: PaymentRow } | { inserted: PaymentRow }>(
+      async (tx) => {
+        // Attempts in one session queue on its row, so each check below sees every attempt committed before it.
+        await tx.query('SELECT id FROM sessions WHERE id = $1 FOR UPDATE', [session.id]);
+        const raced = await this.#byKey(session.id, input.idempotencyKey, tx);
+        if (raced) return { raced };
+        const [state] = await tx.query<{ completed: boolean; in_flight: string | null }>(
+          `SELECT s.completed_at IS NOT NULL AS completed,
+                (SELECT p.id FROM payments p
+                  WHERE p.session_id = s.id AND p.status IN ('processing', 'requires_action') LIMIT 1) AS in_flight
+           FROM sessions s WHERE s.id = $1`,
+          [session.id],
+        );
+        if (state?.completed) {
+          throw new ApiError(
+            'conflict',
+            'This session has already been paid; log in again for another payment.',
+          );
+        }
+        // A second attempt under another key while one is with the processor, or waiting for 3DS that may
+        // still be completed, could become a second charge.
+        if (state?.in_flight) {
+          throw new ApiError(
+            'conflict',
+            `Payment ${state.in_flight} of this session is waiting for authentication or being processed; ` +
+              'complete it, or wait for its outcome, before paying again.',
+          );
+        }
+        // Checked again with the user's attempts queued, and this one counted until the issuer has answered.
+        if (isCardAttempt(input.method, source.card)) {
+          await reserveCardAttempt(tx, declineOwner(input.client), session, id, now);
+        }
+        const [row] = await tx.query<PaymentRow>(
+          `INSERT INTO payments (id, integrator_id, session_id, user_id, tenancy_id, status, pure_amount_pence, fee_pence,
+                               amount_pence, method, card_brand, card_last4, card_exp_month, card_exp_year, reference,
+                               idempotency_key, processor, processor_token, saved_card_id, created_at, updated_at)
+         SELECT $1, s.integrator_id, s.id, s.user_id, s.tenancy_id, 'processing', $3, $4, $5, $6, $7, $8, $9, $10,
+                COALESCE($11, t.payment_reference), $12, $13, $14, $15, $16, $16
+           FROM sessions s JOIN tenancies t ON t.id = s.tenancy_id
+          WHERE s.id = $2
+         RETURNING *`,
+          [
+            id,
+            session.id,
+            amounts.purePence,
+            amounts.feePence,
+            amounts.amountPence,
+            input.method,
+            source.card?.brand ?? null,
+            source.card?.last4 ?? null,
+            source.card?.exp_month ?? null,
+            source.card?.exp_year ?? null,
+            input.reference ?? null,
+            input.idempotencyKey,
+            this.processor.name,
+            source.processorToken,
+            source.savedCardId,
+            now,
+          ],
+        );
+        await enqueueJob(
+          tx,
+          this.clock,
+          PAYMENT_RECONCILE_JOB,
+          { payment_id: id },
+          { runAt: new Date(now.getTime() + RECONCILE_AFTER_MS), dedupeKey: `payment-reconcile:${id}` },
+        );
+        // A 3DS challenge or APM page nobody answers must not stay open past its session: a late answer would charge.
+        await enqueueJob(
+          tx,
+          this.clock,
+          PAYMENT_EXPIRE_JOB,
+          { payment_id: id },
+          { runAt: new Date(session.expires_at), dedupeKey: `payment-expire:${id}` },
+        );
+        return { inserted: row! };
+      },
+    );
+    // Another request with the same key got in while we were looking up the card.
+    if ('raced' in attempt) return { payment: checkReplay(attempt.raced, input), replayed: true };
+    return { payment: attempt.inserted, replayed: false };
+  }
+
+  async #resolve({ client, method, source }: CreatePaymentInput): Promise<ResolvedSource> {
+    switch (source.type) {
+      case 'none':
+        return { processorToken: null, card: null, savedCardId: null };
+      case 'saved_card': {
+        const saved = await this.cards.payable(client, source.cardId);
+        if (!saved) throw new FieldValidationError({ saved_card_id: ['Unknown saved card.'] });
+        return {
+          processorToken: saved.processor_token,
+          card: {
+            brand: saved.brand,
+            last4: saved.last4,
+            exp_month: saved.exp_month,
+            exp_year: saved.exp_year,
+          },
+          savedCardId: saved.id,
+        };
+      }
+      case 'confirmation_token': {
+        const preview = await this.processor.previewConfirmationToken?.(source.token, method);
+        if (!preview) {
+          throw new FieldValidationError({
+            confirmation_token: ['Unknown confirmation token; collect the payment details again.'],
+          });
+        }
+        if (!preview.ok) throw new FieldValidationError({ method: [preview.message] });
+        return { processorToken: source.token, card: preview.card, savedCardId: null };
+      }
+      case 'card_token':
+      case 'wallet_token': {
+        const card = await this.processor.describeToken(source.token, method);
+        if (card) return { processorToken: source.token, card, savedCardId: null };
+        throw new FieldValidationError(
+          source.type === 'card_token'
+            ? { card_token: [UNKNOWN_CARD_TOKEN] }
+            : { wallet_token: ['Unknown wallet token; open the wallet sheet again.'] },
+        );
+      }
+    }
+  }
+
+  async #byKey(
+    sessionId: string,
+    idempotencyKey: string,
+    db: Queryable = this.db,
+  ): Promise<PaymentRow | undefined> {
+    const [row] = await db.query<PaymentRow>(
+      'SELECT * FROM payments WHERE session_id = $1 AND idempotency_key = $2',
+      [sessionId, idempotencyKey],
+    );
+    return row;
+  }
+}
+
+/** The integrator's features (operator setting) decide which methods and sources a payment may use. */
+function checkFeatures(integrator: Integrator, input: CreatePaymentInput): void {
+  const method: string = input.method;
+  if (
+    ((APM_METHODS as readonly string[]).includes(method) && !hasFeature(integrator, 'apms')) ||
+    ((WALLET_METHODS as readonly string[]).includes(method) && !hasFeature(integrator, 'wallets'))
+  ) {
+    throw new FieldValidationError({ method: ['This payment method is not enabled for this integration.'] });
+  }
+  if (input.source.type === 'saved_card') assertSavedCardsEnabled(integrator);
+}
+
+/** 409 amount_changed with a fresh quote: the total shown to the customer is not the one that would be charged. */
+function amountChanged(expectedPence: number, amounts: PaymentAmounts): ApiError {
+  return new ApiError(
+    'amount_changed',
+    `The total is now ${formatPence(amounts.amountPence)}, not ${formatPence(expectedPence)} (the fee changed); ` +
+      'nothing was charged. Show the new total to the customer and pay again with it as expected_amount.',
+    {},
+    {
+      quote: {
+        pure_amount: formatPence(amounts.purePence),
+        fee: formatPence(amounts.feePence),
+        amount: formatPence(amounts.amountPence),
+      },
+    },
+  );
+}
+
+function checkReplay(earlier: PaymentRow, input: CreatePaymentInput): PaymentRow {
+  if (Number(earlier.pure_amount_pence) !== input.purePence || earlier.method !== input.method) {
+    throw new ApiError(
+      'idempotency_mismatch',
+      `Idempotency key "${input.idempotencyKey}" was used for payment ${earlier.id} of ${formatPence(
+        Number(earlier.pure_amount_pence),
+      )} by ${earlier.method}; use a new key for a different payment.`,
+    );
+  }
+  return earlier;
+}

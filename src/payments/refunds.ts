@@ -1,0 +1,283 @@
+import type { Static } from 'typebox';
+import type { Clock } from '../platform/clock/clock.ts';
+import type { Db, Queryable } from '../platform/db/db.ts';
+import { ApiError, FieldValidationError } from '../platform/http/errors.ts';
+import { newId } from '../platform/ids.ts';
+import { enqueueJob } from '../platform/jobs/queue.ts';
+import type { PaymentProcessor, RefundOutcome } from '../processors/processor.ts';
+import { formatPence } from '../shared/money.ts';
+import type { RefundEventView } from '../webhooks/event-schemas.ts';
+import { recordPaymentEvent } from './events.ts';
+import type { PaymentRow } from './view.ts';
+
+/** Payload `{refund_id}`: finishes a refund left `pending` (the processor's answer was lost, or the process died). */
+export const PAYMENT_REFUND_JOB = 'payment.refund';
+/** How long a refund may stay `pending` before its job asks the processor again (with the same key). */
+export const REFUND_RETRY_AFTER_MS = 2 * 60_000;
+
+export type RefundStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface RefundRow {
+  id: string;
+  payment_id: string;
+  amount_pence: number;
+  status: RefundStatus;
+  /** The operator's Idempotency-Key, if the request sent one. */
+  idempotency_key: string | null;
+  /** What the request asked for; null for "everything left". */
+  requested_pence: number | null;
+  failure_code: string | null;
+  failure_message: string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+export interface RefundResult {
+  refund: RefundRow;
+  payment: PaymentRow;
+  /** True when the idempotency key named a refund asked for before: nothing new was refunded. */
+  replayed: boolean;
+}
+
+/** Refunds of succeeded payments: the operator's and integrator's, and those made in the processor's dashboard. */
+export class RefundService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly processor: PaymentProcessor,
+  ) {}
+
+  /**
+   * Operator refund, full (no amount) or partial, up to what is neither refunded nor being refunded. The refund
+   * is written `pending` with its job before the processor is asked (the refund id is the processor's
+   * idempotency key), so a crash in between is healed by the job asking again instead of being lost; the
+   * answer is applied once, with the payment's refunded total and `payment_refunded`. With an idempotency key,
+   * a retried request is the same refund. If the processor cannot be reached, the refund stays `pending`.
+   */
+  async refund(
+    paymentId: string,
+    amountPence: number | undefined,
+    idempotencyKey?: string,
+  ): Promise<RefundResult> {
+    const { refund, replayed } = await this.beginRefund(paymentId, amountPence, idempotencyKey);
+    const finished = await this.finishRefund(refund.id, false);
+    return { ...finished, replayed };
+  }
+
+  /**
+   * The first step of a refund, in one transaction: the payment row locked, what is left checked, the refund
+   * inserted as `pending` and its job enqueued. A known idempotency key answers its refund instead.
+   */
+  async beginRefund(
+    paymentId: string,
+    amountPence: number | undefined,
+    idempotencyKey?: string,
+  ): Promise<{ refund: RefundRow; replayed: boolean }> {
+    return this.db.transaction(async (tx) => {
+      // Refunds of one payment queue on its row, so each sees every refund committed before it.
+      const [payment] = await tx.query<PaymentRow>('SELECT * FROM payments WHERE id = $1 FOR UPDATE', [
+        paymentId,
+      ]);
+      if (!payment) throw new ApiError('not_found', `No payment ${paymentId}.`);
+      if (idempotencyKey !== undefined) {
+        const [earlier] = await tx.query<RefundRow>(
+          'SELECT * FROM refunds WHERE payment_id = $1 AND idempotency_key = $2',
+          [paymentId, idempotencyKey],
+        );
+        if (earlier)
+          return { refund: checkRefundReplay(earlier, amountPence, idempotencyKey), replayed: true };
+      }
+      if (payment.status !== 'succeeded' || !payment.processor_payment_id) {
+        throw new ApiError(
+          'conflict',
+          `Only a succeeded payment can be refunded; this one is ${payment.status}.`,
+        );
+      }
+      const [pending] = await tx.query<{ pence: string | number }>(
+        "SELECT COALESCE(sum(amount_pence), 0) AS pence FROM refunds WHERE payment_id = $1 AND status = 'pending'",
+        [paymentId],
+      );
+      const pendingPence = Number(pending?.pence ?? 0);
+      const remaining = Number(payment.amount_pence) - Number(payment.refunded_pence) - pendingPence;
+      if (remaining <= 0) {
+        throw new ApiError(
+          'conflict',
+          pendingPence > 0
+            ? 'The rest of this payment is being refunded already; see its pending refund.'
+            : 'This payment has been refunded in full already.',
+        );
+      }
+      const refundPence = amountPence ?? remaining;
+      if (refundPence < 1 || refundPence > remaining) {
+        throw new FieldValidationError({
+          amount: [`Enter an amount from 0.01 to ${formatPence(remaining)}.`],
+        });
+      }
+      const id = newId('ref');
+      const now = this.clock.now();
+      const [refund] = await tx.query<RefundRow>(
+        `INSERT INTO refunds (id, payment_id, amount_pence, status, idempotency_key, requested_pence, created_at,
+                              updated_at)
+         VALUES ($1, $2, $3, 'pending', $4, $5, $6, $6) RETURNING *`,
+        [id, paymentId, refundPence, idempotencyKey ?? null, amountPence ?? null, now],
+      );
+      await enqueueJob(
+        tx,
+        this.clock,
+        PAYMENT_REFUND_JOB,
+        { refund_id: id },
+        { runAt: new Date(now.getTime() + REFUND_RETRY_AFTER_MS), dedupeKey: `payment-refund:${id}` },
+      );
+      return { refund: refund!, replayed: false };
+    });
+  }
+
+  /**
+   * Asks the processor about a `pending` refund (again, with the refund id as the key: it never refunds twice)
+   * and applies the answer. A finished refund is answered as it is. When the processor cannot be reached, the
+   * refund stays `pending` (or, with `rethrow`, the error goes up, so the job is retried).
+   */
+  async finishRefund(refundId: string, rethrow = true): Promise<{ refund: RefundRow; payment: PaymentRow }> {
+    const [row] = await this.db.query<RefundRow & { processor_payment_id: string }>(
+      `SELECT r.*, p.processor_payment_id FROM refunds r JOIN payments p ON p.id = r.payment_id
+        WHERE r.id = $1`,
+      [refundId],
+    );
+    if (!row) throw new Error(`No refund ${refundId}`);
+    if (row.status !== 'pending') return this.#refundWithPayment(this.db, refundId);
+    let outcome: RefundOutcome;
+    try {
+      outcome = await this.processor.refund({
+        idempotencyKey: row.id,
+        processorPaymentId: row.processor_payment_id,
+        amountPence: Number(row.amount_pence),
+      });
+    } catch (error) {
+      if (rethrow) throw error;
+      return this.#refundWithPayment(this.db, refundId);
+    }
+    return this.applyRefundOutcome(refundId, outcome);
+  }
+
+  /**
+   * Moves a `pending` refund to where the processor says it is, once: `succeeded` adds to the payment's refunded
+   * total and records `payment_refunded` in the same transaction; `failed` keeps the processor's reason.
+   */
+  async applyRefundOutcome(
+    refundId: string,
+    outcome: RefundOutcome,
+  ): Promise<{ refund: RefundRow; payment: PaymentRow }> {
+    return this.db.transaction(async (tx) => {
+      // The payment first, then the refund: the order beginRefund takes them in.
+      await tx.query(
+        'SELECT p.id FROM payments p JOIN refunds r ON r.payment_id = p.id WHERE r.id = $1 FOR UPDATE OF p',
+        [refundId],
+      );
+      const [current] = await tx.query<RefundRow>('SELECT * FROM refunds WHERE id = $1 FOR UPDATE', [
+        refundId,
+      ]);
+      if (!current) throw new Error(`No refund ${refundId}`);
+      if (current.status !== 'pending') return this.#refundWithPayment(tx, refundId);
+      const now = this.clock.now();
+      if (outcome.status === 'refused') {
+        await tx.query(
+          `UPDATE refunds SET status = 'failed', failure_code = $2, failure_message = $3, updated_at = $4
+            WHERE id = $1`,
+          [refundId, outcome.code, outcome.message, now],
+        );
+        return this.#refundWithPayment(tx, refundId);
+      }
+      const [refund] = await tx.query<RefundRow>(
+        "UPDATE refunds SET status = 'succeeded', updated_at = $2 WHERE id = $1 RETURNING *",
+        [refundId, now],
+      );
+      const [payment] = await tx.query<PaymentRow>(
+        'UPDATE payments SET refunded_pence = refunded_pence + $2, updated_at = $3 WHERE id = $1 RETURNING *',
+        [current.payment_id, current.amount_pence, now],
+      );
+      await recordPaymentEvent(tx, this.clock, 'payment_refunded', payment!, {
+        refund: refundEventView(refund!),
+      });
+      return { refund: refund!, payment: payment! };
+    });
+  }
+
+  async #refundWithPayment(
+    db: Queryable,
+    refundId: string,
+  ): Promise<{ refund: RefundRow; payment: PaymentRow }> {
+    const [refund] = await db.query<RefundRow>('SELECT * FROM refunds WHERE id = $1', [refundId]);
+    const [payment] = await db.query<PaymentRow>('SELECT * FROM payments WHERE id = $1', [
+      refund!.payment_id,
+    ]);
+    return { refund: refund!, payment: payment! };
+  }
+
+  /**
+   * The processor says it has refunded `refundedTotalPence` of the payment in all. What rentpay neither recorded
+   * nor is still asking for (a refund made in the processor's dashboard) is recorded once, as a `succeeded`
+   * refund with its `payment_refunded`; our own refunds' notifications change nothing.
+   */
+  async recordProcessorRefunds(
+    paymentId: string,
+    notification: { refundedTotalPence: number },
+  ): Promise<PaymentRow> {
+    return this.db.transaction(async (tx) => {
+      const [payment] = await tx.query<PaymentRow>('SELECT * FROM payments WHERE id = $1 FOR UPDATE', [
+        paymentId,
+      ]);
+      const [pending] = await tx.query<{ pence: string }>(
+        "SELECT COALESCE(sum(amount_pence), 0) AS pence FROM refunds WHERE payment_id = $1 AND status = 'pending'",
+        [paymentId],
+      );
+      const known = Number(payment!.refunded_pence) + Number(pending!.pence);
+      const outside = Math.min(
+        notification.refundedTotalPence - known,
+        Number(payment!.amount_pence) - Number(payment!.refunded_pence),
+      );
+      if (outside < 1) return payment!;
+      const now = this.clock.now();
+      const [refund] = await tx.query<RefundRow>(
+        `INSERT INTO refunds (id, payment_id, amount_pence, status, idempotency_key, requested_pence, created_at,
+                              updated_at)
+         VALUES ($1, $2, $3, 'succeeded', NULL, $3, $4, $4) RETURNING *`,
+        [newId('ref'), paymentId, outside, now],
+      );
+      const [updated] = await tx.query<PaymentRow>(
+        'UPDATE payments SET refunded_pence = refunded_pence + $2, updated_at = $3 WHERE id = $1 RETURNING *',
+        [paymentId, outside, now],
+      );
+      await recordPaymentEvent(tx, this.clock, 'payment_refunded', updated!, {
+        refund: refundEventView(refund!),
+      });
+      return updated!;
+    });
+  }
+}
+
+/** A replay of a refund request: the same key must ask for the same amount (or again for "everything left"). */
+function checkRefundReplay(earlier: RefundRow, amountPence: number | undefined, key: string): RefundRow {
+  const same =
+    amountPence === undefined
+      ? earlier.requested_pence === null
+      : amountPence === Number(earlier.amount_pence);
+  if (!same) {
+    throw new ApiError(
+      'idempotency_mismatch',
+      `Idempotency key "${key}" was used for refund ${earlier.id} of ${formatPence(
+        Number(earlier.amount_pence),
+      )}${earlier.requested_pence === null ? ' (everything left)' : ''}; use a new key for a different refund.`,
+    );
+  }
+  return earlier;
+}
+
+/** The refund as `payment_refunded` carries it, beside the payment's keys. */
+export function refundEventView(refund: RefundRow): Static<typeof RefundEventView> {
+  return {
+    refund_id: refund.id,
+    amount: formatPence(Number(refund.amount_pence)),
+    status: refund.status,
+    created_at: new Date(refund.created_at).toISOString(),
+  };
+}

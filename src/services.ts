@@ -1,0 +1,39 @@
+import { IntegratorService } from './integrators/service.ts';
+import { OnboardingService } from './onboarding/service.ts';
+import { PaymentService } from './payments/service.ts';
+import type { Clock } from './platform/clock/clock.ts';
+import type { Config } from './platform/config/config.ts';
+import type { Db } from './platform/db/db.ts';
+import { createPaymentProcessor } from './processors/create.ts';
+import type { PaymentProcessor } from './processors/processor.ts';
+import { Scheduler } from './schedules/scheduler.ts';
+import { ScheduleService } from './schedules/service.ts';
+import { SessionService } from './sessions/service.ts';
+import { WebhookService } from './webhooks/service.ts';
+
+/** The domain services, built once per process and shared by its routes and its job handlers. */
+export interface Services {
+  integrators: IntegratorService;
+  onboarding: OnboardingService;
+  sessions: SessionService;
+  processor: PaymentProcessor;
+  payments: PaymentService;
+  schedules: ScheduleService;
+  scheduler: Scheduler;
+  webhooks: WebhookService;
+}
+
+/** Wires the services on one database and clock; `processor` replaces the configured one (a test's stand-in). */
+export function createServices(config: Config, db: Db, clock: Clock, processor?: PaymentProcessor): Services {
+  const paymentProcessor = processor ?? createPaymentProcessor(config, db, clock);
+  return {
+    integrators: new IntegratorService(db, clock, config.serviceEnv),
+    onboarding: new OnboardingService(db, clock),
+    sessions: new SessionService(db, clock, config.userTokenTtlSeconds, config.sessionTtlSeconds),
+    processor: paymentProcessor,
+    payments: new PaymentService(db, clock, paymentProcessor),
+    schedules: new ScheduleService(db, clock),
+    scheduler: new Scheduler(db, clock, paymentProcessor),
+    webhooks: new WebhookService(db, clock),
+  };
+}

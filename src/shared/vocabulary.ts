@@ -1,0 +1,33 @@
+/** The words every side uses (server, page, SDK, CLI): payment methods, features and statuses, once. */
+
+export const PAYMENT_METHODS = [
+  'card',
+  'apple_pay',
+  'google_pay',
+  'alipay',
+  'wechat_pay',
+  'unionpay',
+] as const;
+export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
+
+/** Methods that pay with a token from a wallet sheet (card details inside, one-time). */
+export const WALLET_METHODS = ['apple_pay', 'google_pay'] as const satisfies readonly PaymentMethod[];
+export type WalletMethod = (typeof WALLET_METHODS)[number];
+
+/** Alternative payment methods: no token, the customer approves at the provider (a redirect or a QR code). */
+export const APM_METHODS = ['alipay', 'wechat_pay', 'unionpay'] as const satisfies readonly PaymentMethod[];
+export type ApmMethod = (typeof APM_METHODS)[number];
+
+/** Features of the page and SDK; the operator can turn each off per integrator. */
+export const FEATURES = ['apms', 'wallets', 'recurring', 'savedCards'] as const;
+export type Feature = (typeof FEATURES)[number];
+
+export const PAYMENT_STATUSES = ['requires_action', 'processing', 'succeeded', 'failed', 'canceled'] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+
+export const SCHEDULE_STATUSES = ['active', 'paused', 'canceled', 'completed'] as const;
+export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
+
+/** A saved card as the tenant sees it (a deleted one is never shown). */
+export const SAVED_CARD_STATUSES = ['requires_action', 'active', 'failed'] as const;
+export type SavedCardStatus = (typeof SAVED_CARD_STATUSES)[number];

@@ -1,0 +1,147 @@
+/**
+ * The direction of dependencies, checked on every import of src/ and web/ (static and dynamic):
+ * platform (plumbing) imports nothing of rentpay's own but platform; shared (vocabulary) only shared; the domains
+ * import platform, shared and each other, never a surface (an API, the page, the CLI) or the composition root;
+ * the browser code imports only the shared vocabulary from src.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+const DOMAINS = [
+  'cards',
+  'documents',
+  'integrators',
+  'onboarding',
+  'payments',
+  'processors',
+  'schedules',
+  'sessions',
+  'webhooks',
+];
+const SURFACES = ['cli', 'client', 'demo', 'health', 'integration', 'operator', 'page', 'sandbox', 'sdk'];
+/** The composition root: builds the app, wires the services once, runs the processes. */
+const ROOT_FILES = ['app.ts', 'app-context.ts', 'bootstrap.ts', 'jobs.ts', 'runtime.ts', 'services.ts'];
+
+interface Import {
+  from: string;
+  to: string;
+}
+
+function sourceFiles(dir: string): string[] {
+  const found: string[] = [];
+  for (const entry of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
+    const relative = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== 'dist' && entry.name !== 'node_modules') found.push(...sourceFiles(relative));
+    } else if (/\.(ts|tsx|mts|mjs)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) {
+      found.push(relative);
+    }
+  }
+  return found;
+}
+
+/** Every relative import of a file (import/export ... from, import(), side-effect imports), as a path from ROOT. */
+function importsOf(file: string): Import[] {
+  const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+  const specifiers = [
+    ...text.matchAll(/\b(?:import|export)\s[^'"`;]*?\bfrom\s*['"](\.[^'"]+)['"]/g),
+    ...text.matchAll(/\bimport\s*\(\s*['"](\.[^'"]+)['"]\s*\)/g),
+    ...text.matchAll(/^\s*import\s*['"](\.[^'"]+)['"]/gm),
+  ].map((match) => match[1]!);
+  return specifiers.map((specifier) => ({
+    from: file,
+    to: path.normalize(path.join(path.dirname(file), specifier)),
+  }));
+}
+
+/** The part of the code a path belongs to: "platform", "shared", a domain or surface name, "root", or "outside". */
+function partOf(file: string): string {
+  const [top, second] = file.split(path.sep);
+  if (top === 'web') return 'web';
+  if (top !== 'src' || second === undefined) return 'outside';
+  if (ROOT_FILES.includes(second)) return 'root';
+  return second;
+}
+
+const allImports = [...sourceFiles('src'), ...sourceFiles('web')].flatMap(importsOf);
+
+function violations(rule: (from: string, to: string, imported: Import) => boolean): string[] {
+  return allImports
+    .filter((imported) => rule(partOf(imported.from), partOf(imported.to), imported))
+    .map(({ from, to }) => `${from} -> ${to}`);
+}
+
+describe('dependency direction', () => {
+  it('finds the imports it checks (the parser sees static, dynamic and type imports)', () => {
+    assert.ok(allImports.length > 500, `only ${allImports.length} imports found`);
+    for (const part of ['platform', 'shared', 'web', 'root', ...DOMAINS, ...SURFACES]) {
+      assert.ok(
+        allImports.some((imported) => partOf(imported.from) === part || partOf(imported.to) === part),
+        `no imports found from or to ${part}`,
+      );
+    }
+    assert.ok(
+      allImports.some(
+        (imported) => imported.from === path.join('src', 'app.ts') && imported.to.includes('demo'),
+      ),
+    );
+  });
+
+  it('platform imports nothing of rentpay but platform', () => {
+    assert.deepEqual(
+      violations((from, to) => from === 'platform' && to !== 'platform'),
+      [],
+    );
+  });
+
+  it('shared imports nothing but shared', () => {
+    assert.deepEqual(
+      violations((from, to) => from === 'shared' && to !== 'shared'),
+      [],
+    );
+  });
+
+  it('no domain imports a surface (an API, the page, the SDK, the CLI, the demo) or the composition root', () => {
+    assert.deepEqual(
+      violations((from, to) => DOMAINS.includes(from) && (SURFACES.includes(to) || to === 'root')),
+      [],
+    );
+  });
+
+  it('surfaces import the domains, platform and shared, never one another', () => {
+    assert.deepEqual(
+      violations(
+        (from, to) => SURFACES.includes(from) && from !== 'cli' && SURFACES.includes(to) && to !== from,
+      ),
+      [],
+    );
+  });
+
+  it('the browser code takes only the shared vocabulary from src', () => {
+    assert.deepEqual(
+      violations(
+        (from, to, imported) =>
+          from === 'web' && to !== 'web' && !imported.to.startsWith(path.join('src', 'shared') + path.sep),
+      ),
+      [],
+    );
+  });
+
+  it('src imports nothing outside src, except the sandbox demo mounting the example integrator', () => {
+    const demoExample = path.join('examples', 'integrator', 'handler.mjs');
+    assert.deepEqual(
+      violations(
+        (from, to, imported) =>
+          from !== 'web' &&
+          from !== 'outside' &&
+          to === 'outside' &&
+          !(from === 'demo' && imported.to === demoExample),
+      ),
+      [],
+    );
+  });
+});
