@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import Fastify from 'fastify';
+import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import { hashToken } from '../src/integrators/tokens.ts';
 import { loadConfig } from '../src/platform/config/config.ts';
@@ -9,8 +10,9 @@ import { portOf, runChild } from './child.ts';
 
 /**
  * The user-login yardstick: a hand-written durable login in one statement (the token checked, the user and tenancy
- * found and the session inserted together), on the same database, pool and data as the user-login case, with no
- * framework work beyond bare Fastify's JSON. The real app seeds the data and is closed before the load starts.
+ * found and the session inserted together) on bare Fastify and stock node-postgres (a pool of the app's size, a
+ * prepared statement), on the same database and data as the user-login case. The real app seeds the data and is
+ * closed before the load starts. On PGlite it runs on the app's embedded database (one process may open it).
  */
 const LOGIN = `
   WITH i AS (
@@ -29,10 +31,22 @@ const LOGIN = `
   )
   SELECT (SELECT id FROM i) AS integrator_id, (SELECT id FROM created) AS session_id`;
 
+interface LoginRow {
+  integrator_id: string | null;
+  session_id: string | null;
+}
+
 runChild(async () => {
   const config = loadConfig(process.env);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const seeding = await buildApp(config, { db });
+  const pool = config.databaseUrl
+    ? new pg.Pool({ connectionString: config.databaseUrl, max: 20 })
+    : undefined;
+  const query = async (sql: string, params: unknown[]) =>
+    pool
+      ? (await pool.query<LoginRow>({ name: 'reference-login', text: sql, values: params })).rows
+      : db.query<LoginRow>(sql, params as never);
   const benchCase = CASES.find((c) => c.name === process.env.BENCH_CASE);
   if (!benchCase) throw new Error(`unknown benchmark case "${process.env.BENCH_CASE ?? ''}"`);
   const data = await benchCase.setup(seeding);
@@ -46,19 +60,15 @@ runChild(async () => {
     if (typeof email !== 'string') return reply.code(400).send({ error: 'invalid_request' });
     const now = new Date();
     const sessionToken = `ust_${randomBytes(32).toString('base64url')}`;
-    const [row] = await db.query<{ integrator_id: string | null; session_id: string | null }>(
-      LOGIN,
-      [
-        hashToken(token),
-        email.toLowerCase(),
-        `ses_${randomBytes(15).toString('base64url')}`,
-        hashToken(sessionToken),
-        new Date(now.getTime() + 15 * 60_000),
-        new Date(now.getTime() + 30 * 60_000),
-        now,
-      ],
-      { prepare: 'reference-login' },
-    );
+    const [row] = await query(LOGIN, [
+      hashToken(token),
+      email.toLowerCase(),
+      `ses_${randomBytes(15).toString('base64url')}`,
+      hashToken(sessionToken),
+      new Date(now.getTime() + 15 * 60_000),
+      new Date(now.getTime() + 30 * 60_000),
+      now,
+    ]);
     if (!row?.integrator_id) return reply.code(401).send({ error: 'unauthorized' });
     if (!row.session_id) return reply.code(404).send({ error: 'not_found' });
     return {
@@ -74,6 +84,7 @@ runChild(async () => {
     data,
     close: async () => {
       await app.close();
+      await pool?.end();
       await db.close();
     },
   };
