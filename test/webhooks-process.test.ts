@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, it } from 'node:test';
+import { afterEach, describe, it } from 'node:test';
 import { IntegratorService } from '../src/integrators/service.ts';
 import { systemClock } from '../src/platform/clock/clock.ts';
 import { type DatabaseOptions, openDatabase } from '../src/platform/db/db.ts';
@@ -25,6 +25,9 @@ interface WorkerProcess {
 }
 
 /** `rentpay worker` as operators run it, on the test database, allowed to reach the local receiver. */
+/** Worker processes still running; a failed test kills its own, or its pipes would keep this file from ending. */
+const running = new Set<ChildProcess>();
+
 function startWorker(options: DatabaseOptions): WorkerProcess {
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
@@ -36,6 +39,8 @@ function startWorker(options: DatabaseOptions): WorkerProcess {
   delete env.DATABASE_URL;
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
   const child = spawn(process.execPath, ['bin/rentpay.mjs', 'worker'], { env, stdio: 'pipe' });
+  running.add(child);
+  child.on('exit', () => running.delete(child));
   let out = '';
   let err = '';
   const waiters: (() => void)[] = [];
@@ -79,6 +84,11 @@ async function stop(worker: WorkerProcess): Promise<number | null> {
 }
 
 describe('webhooks with real worker processes', () => {
+  afterEach(() => {
+    for (const child of running) child.kill('SIGKILL');
+    running.clear();
+  });
+
   it('a worker killed (SIGKILL) in the middle of a delivery: delivered after restart, same webhook-id', async () => {
     const database = await createTestDatabase();
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rentpay-webhook-worker-'));
