@@ -14,7 +14,8 @@ import { type Clock, systemClock } from './platform/clock/clock.ts';
 import type { Config } from './platform/config/config.ts';
 import { type Db, openDatabase } from './platform/db/db.ts';
 import { migrate } from './platform/db/migrate.ts';
-import { ApiError, installErrorHandling } from './platform/http/errors.ts';
+import { ServiceError } from './platform/errors.ts';
+import { installErrorHandling } from './platform/http/errors.ts';
 import { installValidation } from './platform/http/validation.ts';
 import { randomBase62 } from './platform/ids.ts';
 import { createLogger } from './platform/log/logger.ts';
@@ -95,7 +96,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       done(null, secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
     } catch (error) {
       done(
-        new ApiError('invalid_json', `The request body is not valid JSON: ${(error as Error).message}`),
+        new ServiceError('invalid_json', `The request body is not valid JSON: ${(error as Error).message}`),
         undefined,
       );
     }

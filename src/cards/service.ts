@@ -7,7 +7,7 @@ import {
 } from '../payments/card-testing.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
-import { ApiError, FieldValidationError } from '../platform/http/errors.ts';
+import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { newId, sha256Hex } from '../platform/ids.ts';
 import type { PaymentProcessor, ProcessorOutcome } from '../processors/processor.ts';
 import type { ClientContext } from '../sessions/service.ts';
@@ -18,7 +18,7 @@ export const UNKNOWN_CARD_TOKEN = 'Unknown card token; tokenise the card again.'
 /** Saved cards can be turned off per integrator (feature `savedCards`): then every use of them answers 409. */
 export function assertSavedCardsEnabled(integrator: Pick<Integrator, 'features'>): void {
   if (!hasFeature(integrator, 'savedCards')) {
-    throw new ApiError('feature_disabled', 'Saved cards are not enabled for this integration.');
+    throw new ServiceError('feature_disabled', 'Saved cards are not enabled for this integration.');
   }
 }
 const NO_SUCH_CARD = 'No such saved card.';
@@ -73,7 +73,7 @@ export class SavedCardService {
       [cardId, owner.userId, owner.integratorId],
     );
     // Another user's card, of this integrator or another, answers exactly as an unknown one.
-    if (!card) throw new ApiError('not_found', NO_SUCH_CARD);
+    if (!card) throw new ServiceError('not_found', NO_SUCH_CARD);
     return card;
   }
 
@@ -195,7 +195,7 @@ export class SavedCardService {
         [current.id],
       );
       if (schedule) {
-        throw new ApiError(
+        throw new ServiceError(
           'conflict',
           `This card pays the ${schedule.status} recurring payment ${schedule.id}; cancel that schedule ` +
             '(or have it switched to another card) before deleting the card.',
@@ -216,7 +216,7 @@ export class SavedCardService {
       await lockUser(tx, client.session.user_id);
       const card = await this.get(client, cardId, tx, true);
       if (card.status !== 'active') {
-        throw new ApiError(
+        throw new ServiceError(
           'conflict',
           `Only an active card can be the default; this one is ${card.status === 'requires_action' ? 'waiting for 3DS' : card.status}.`,
         );

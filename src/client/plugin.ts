@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { assertNotSuspended } from '../integrators/auth.ts';
 import { SERVER_TOKEN_PREFIX, USER_SESSION_TOKEN_PREFIX } from '../integrators/tokens.ts';
+import { ServiceError } from '../platform/errors.ts';
 import { parseAuthorization } from '../platform/http/auth.ts';
-import { ApiError } from '../platform/http/errors.ts';
 import { installApiDocument } from '../platform/http/openapi.ts';
 import { clientScheduleRoutes } from '../schedules/routes/client.ts';
 import type { ClientContext } from '../sessions/service.ts';
@@ -25,24 +25,27 @@ const authenticatedClientRoutes: FastifyPluginAsync = async (app) => {
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const parsed = parseAuthorization(request.headers.authorization);
     if (parsed?.scheme.toLowerCase() !== 'bearer') {
-      throw new ApiError('unauthorized', 'Send "Authorization: Bearer <user session token>".', BEARER);
+      throw new ServiceError('unauthorized', 'Send "Authorization: Bearer <user session token>".', BEARER);
     }
     const token = parsed.credentials;
     if (Object.values(SERVER_TOKEN_PREFIX).some((prefix) => token.startsWith(prefix))) {
-      throw new ApiError(
+      throw new ServiceError(
         'unauthorized',
         'This is a server token, which must never reach a browser. The Client API takes a user session token from user-login.',
         BEARER,
       );
     }
     if (!token.startsWith(USER_SESSION_TOKEN_PREFIX)) {
-      throw new ApiError('unauthorized', 'Invalid user session token.', BEARER);
+      throw new ServiceError('unauthorized', 'Invalid user session token.', BEARER);
     }
     try {
       request.client = await app.ctx.sessions.authenticateClient(token);
     } catch (error) {
-      if (error instanceof ApiError && (error.code === 'unauthorized' || error.code === 'session_expired'))
-        throw new ApiError(error.code, error.detail, BEARER);
+      if (
+        error instanceof ServiceError &&
+        (error.code === 'unauthorized' || error.code === 'session_expired')
+      )
+        throw new ServiceError(error.code, error.detail, BEARER);
       throw error;
     }
     assertNotSuspended(request.client.integrator);
@@ -58,7 +61,7 @@ const authenticatedClientRoutes: FastifyPluginAsync = async (app) => {
       timeWindow: windowMs,
       errorResponseBuilder: (_request, context) => {
         const retryAfter = Math.max(1, Math.ceil(context.ttl / 1000));
-        return new ApiError(
+        return new ServiceError(
           'rate_limited',
           `Too many requests for this payment session: ${perSecond} per second sustained, ` +
             `bursts of ${burst}. Retry after ${retryAfter} s.`,

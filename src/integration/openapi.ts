@@ -6,7 +6,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { Type } from 'typebox';
-import { ApiError } from '../platform/http/errors.ts';
+import { ServiceError } from '../platform/errors.ts';
 import { API_VERSION } from '../platform/http/openapi.ts';
 import { EVENT_TYPES, webhookBodySchema } from '../webhooks/event-schemas.ts';
 import type { EventType } from '../webhooks/record-event.ts';
@@ -120,7 +120,7 @@ export async function installOpenApi(app: FastifyInstance, publicUrl: string): P
     async (request, reply) => {
       const { file } = request.params as { file: string };
       if (!GUIDES.some(([name]) => name === file)) {
-        throw new ApiError('not_found', `No guide ${file}. The guides are listed at /docs.`);
+        throw new ServiceError('not_found', `No guide ${file}. The guides are listed at /docs.`);
       }
       const text = await fs.readFile(path.join(DOCS_DIR, file), 'utf8');
       return reply.type('text/markdown; charset=utf-8').send(text);

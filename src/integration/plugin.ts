@@ -4,7 +4,7 @@ import { getIntegratorRoute } from '../integrators/routes/get-integrator.ts';
 import { rotateTokenRoute } from '../integrators/routes/rotate-token.ts';
 import { onboardRoute } from '../onboarding/routes/onboard.ts';
 import { integrationPaymentRoutes } from '../payments/routes/integration.ts';
-import { ApiError } from '../platform/http/errors.ts';
+import { ServiceError } from '../platform/errors.ts';
 import { integrationScheduleRoutes } from '../schedules/routes/integration.ts';
 import { runSchedulesRoute } from '../schedules/routes/run-schedules.ts';
 import { getSessionRoute } from '../sessions/routes/get-session.ts';
@@ -28,7 +28,7 @@ export const integrationApi: FastifyPluginAsync = async (app) => {
         Math.round((request.integrator.rate_limit_burst / request.integrator.rate_limit_per_second) * 1000),
       errorResponseBuilder: (request, context) => {
         const retryAfter = Math.max(1, Math.ceil(context.ttl / 1000));
-        return new ApiError(
+        return new ServiceError(
           'rate_limited',
           `Rate limit exceeded: ${request.integrator.rate_limit_per_second} requests per second sustained, bursts of ` +
             `${request.integrator.rate_limit_burst}. Retry after ${retryAfter} s (Retry-After); for a higher limit, ask ` +

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceEnv } from '../platform/config/config.ts';
+import { ServiceError } from '../platform/errors.ts';
 import { parseAuthorization, unauthorized } from '../platform/http/auth.ts';
-import { ApiError } from '../platform/http/errors.ts';
 import type { Integrator, IntegratorService } from './service.ts';
 import { SERVER_TOKEN_PREFIX, USER_SESSION_TOKEN_PREFIX } from './tokens.ts';
 
@@ -15,7 +15,7 @@ declare module 'fastify' {
 /** 403 integrator_suspended for a suspended integrator's tokens, on the Integration and Client APIs alike. */
 export function assertNotSuspended(integrator: Pick<Integrator, 'status'>): void {
   if (integrator.status === 'suspended') {
-    throw new ApiError(
+    throw new ServiceError(
       'integrator_suspended',
       'This integrator is suspended by the operator; no payments can be made until it is reactivated. Contact the ' +
         'operator to have the suspension lifted.',

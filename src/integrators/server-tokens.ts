@@ -1,6 +1,6 @@
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Queryable } from '../platform/db/db.ts';
-import { ApiError } from '../platform/http/errors.ts';
+import { ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { enqueueJob, type JobHandler } from '../platform/jobs/queue.ts';
 import { displayPrefix, hashToken } from './tokens.ts';
@@ -15,7 +15,7 @@ export async function lockValidTokens(
 ): Promise<{ id: string; expires_at: Date | null }[]> {
   // Serialises concurrent rotations of one integrator, so two of them cannot leave three valid tokens.
   const [integrator] = await tx.query('SELECT id FROM integrators WHERE id = $1 FOR UPDATE', [integratorId]);
-  if (!integrator) throw new ApiError('not_found', `No integrator ${integratorId}.`);
+  if (!integrator) throw new ServiceError('not_found', `No integrator ${integratorId}.`);
   return tx.query<{ id: string; expires_at: Date | null }>(
     `SELECT id, expires_at FROM server_tokens
       WHERE integrator_id = $1 AND (expires_at IS NULL OR expires_at > $2)

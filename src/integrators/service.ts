@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { ServiceEnv } from '../platform/config/config.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
-import { ApiError, FieldValidationError } from '../platform/http/errors.ts';
+import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { digestsEqual, newId } from '../platform/ids.ts';
 import { FEATURES, type Feature, type PaymentMethod } from '../shared/vocabulary.ts';
 import { insertServerToken, lockValidTokens, scheduleRetirement } from './server-tokens.ts';
@@ -165,7 +165,7 @@ export class IntegratorService {
       ],
     );
     await this.#tokensChanged(this.db);
-    if (!row) throw new ApiError('not_found', `No integrator ${id}.`);
+    if (!row) throw new ServiceError('not_found', `No integrator ${id}.`);
     return row;
   }
 
@@ -174,7 +174,7 @@ export class IntegratorService {
       `SELECT ${INTEGRATOR_COLUMNS} FROM integrators i WHERE i.id = $1`,
       [id],
     );
-    if (!row) throw new ApiError('not_found', `No integrator ${id}.`);
+    if (!row) throw new ServiceError('not_found', `No integrator ${id}.`);
     return row;
   }
 
@@ -266,7 +266,7 @@ export class IntegratorService {
       // A concurrent rotation or a reissue may have ended the caller after it was authenticated.
       if (!valid.some((t) => t.id === callingTokenId)) return undefined;
       if (valid[0]?.id !== callingTokenId) {
-        throw new ApiError(
+        throw new ServiceError(
           'forbidden',
           'Only the newest server token can rotate. This token has been replaced and is in its grace period; ' +
             'rotate with the newest token, or ask the operator to reissue your tokens if it is lost.',
@@ -319,7 +319,7 @@ export class IntegratorService {
       [integratorId, status, this.clock.now()],
     );
     await this.#tokensChanged(this.db);
-    if (!row) throw new ApiError('not_found', `No integrator ${integratorId}.`);
+    if (!row) throw new ServiceError('not_found', `No integrator ${integratorId}.`);
     return row;
   }
 

@@ -1,4 +1,4 @@
-import { type FieldErrors, FieldValidationError } from '../platform/http/errors.ts';
+import { type FieldErrors, FieldValidationError } from '../platform/errors.ts';
 import { parsePence, parsePercentBps } from '../shared/money.ts';
 import type { PaymentMethod } from '../shared/vocabulary.ts';
 import type { UpdateIntegratorBody } from './schemas.ts';

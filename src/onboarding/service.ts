@@ -2,7 +2,7 @@ import { DOCUMENT_FETCH_JOB } from '../documents/fetch-job.ts';
 import { purgeJob } from '../documents/purge-job.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
-import { type FieldErrors, FieldValidationError } from '../platform/http/errors.ts';
+import { type FieldErrors, FieldValidationError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { enqueueJobs, type JobSpec } from '../platform/jobs/queue.ts';
 import { applyTenancyChanges } from '../schedules/service.ts';

@@ -1,4 +1,5 @@
-import { type FieldErrors, FieldValidationError, fieldErrorsFromAjv } from '../platform/http/errors.ts';
+import { type FieldErrors, FieldValidationError } from '../platform/errors.ts';
+import { fieldErrorsFromAjv } from '../platform/http/errors.ts';
 import { compileBodyValidator } from '../platform/http/validation.ts';
 import { numberToPence, parsePence } from '../shared/money.ts';
 

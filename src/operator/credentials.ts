@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db } from '../platform/db/db.ts';
+import { ServiceError } from '../platform/errors.ts';
 import { parseAuthorization } from '../platform/http/auth.ts';
-import { ApiError } from '../platform/http/errors.ts';
 import { digestsEqual, randomBase62, sha256Hex } from '../platform/ids.ts';
 
 export const OPERATOR_TOKEN_PREFIX = 'rpo_';
@@ -36,7 +36,7 @@ export function operatorAuth(db: Db, configured: string | undefined) {
   return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
     const parsed = parseAuthorization(request.headers.authorization);
     if (parsed?.scheme.toLowerCase() !== 'bearer') {
-      throw new ApiError('unauthorized', 'Send "Authorization: Bearer <operator token>".', {
+      throw new ServiceError('unauthorized', 'Send "Authorization: Bearer <operator token>".', {
         'www-authenticate': 'Bearer',
       });
     }
@@ -49,7 +49,7 @@ export function operatorAuth(db: Db, configured: string | undefined) {
       expected = row?.token_hash;
     }
     if (expected === undefined || !digestsEqual(presented, expected)) {
-      throw new ApiError('unauthorized', 'Invalid operator token.', { 'www-authenticate': 'Bearer' });
+      throw new ServiceError('unauthorized', 'Invalid operator token.', { 'www-authenticate': 'Bearer' });
     }
   };
 }

@@ -1,5 +1,5 @@
 import type { Queryable } from '../platform/db/db.ts';
-import { ApiError } from '../platform/http/errors.ts';
+import { ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import type { PaymentMethod } from '../shared/vocabulary.ts';
 
@@ -109,7 +109,7 @@ export async function assertCardAttemptsLeft(
   );
   const block = declineBlock(declines, session, now);
   if (!block) return;
-  throw new ApiError(
+  throw new ServiceError(
     'too_many_attempts',
     block.scope === 'session'
       ? `Too many declined cards in this payment session (${SESSION_DECLINE_LIMIT}); it takes no more payment ` +

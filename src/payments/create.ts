@@ -2,7 +2,7 @@ import { assertSavedCardsEnabled, type SavedCardService, UNKNOWN_CARD_TOKEN } fr
 import { hasFeature, type Integrator } from '../integrators/service.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
-import { ApiError, FieldValidationError } from '../platform/http/errors.ts';
+import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { enqueueJob } from '../platform/jobs/queue.ts';
 import type { CardDetails, PaymentProcessor } from '../processors/processor.ts';
@@ -102,7 +102,7 @@ export class NewPaymentWriter {
           [session.id],
         );
         if (state?.completed) {
-          throw new ApiError(
+          throw new ServiceError(
             'conflict',
             'This session has already been paid; log in again for another payment.',
           );
@@ -110,7 +110,7 @@ export class NewPaymentWriter {
         // A second attempt under another key while one is with the processor, or waiting for 3DS that may
         // still be completed, could become a second charge.
         if (state?.in_flight) {
-          throw new ApiError(
+          throw new ServiceError(
             'conflict',
             `Payment ${state.in_flight} of this session is waiting for authentication or being processed; ` +
               'complete it, or wait for its outcome, before paying again.',
@@ -238,8 +238,8 @@ function checkFeatures(integrator: Integrator, input: CreatePaymentInput): void 
 }
 
 /** 409 amount_changed with a fresh quote: the total shown to the customer is not the one that would be charged. */
-function amountChanged(expectedPence: number, amounts: PaymentAmounts): ApiError {
-  return new ApiError(
+function amountChanged(expectedPence: number, amounts: PaymentAmounts): ServiceError {
+  return new ServiceError(
     'amount_changed',
     `The total is now ${formatPence(amounts.amountPence)}, not ${formatPence(expectedPence)} (the fee changed); ` +
       'nothing was charged. Show the new total to the customer and pay again with it as expected_amount.',
@@ -256,7 +256,7 @@ function amountChanged(expectedPence: number, amounts: PaymentAmounts): ApiError
 
 function checkReplay(earlier: PaymentRow, input: CreatePaymentInput): PaymentRow {
   if (Number(earlier.pure_amount_pence) !== input.purePence || earlier.method !== input.method) {
-    throw new ApiError(
+    throw new ServiceError(
       'idempotency_mismatch',
       `Idempotency key "${input.idempotencyKey}" was used for payment ${earlier.id} of ${formatPence(
         Number(earlier.pure_amount_pence),

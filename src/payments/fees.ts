@@ -1,5 +1,5 @@
 import type { MethodFee } from '../integrators/service.ts';
-import { FieldValidationError } from '../platform/http/errors.ts';
+import { FieldValidationError } from '../platform/errors.ts';
 import { feeOf, formatPence, MAX_PURE_AMOUNT_PENCE, MIN_PURE_AMOUNT_PENCE } from '../shared/money.ts';
 
 export { MAX_PURE_AMOUNT_PENCE, MIN_PURE_AMOUNT_PENCE };

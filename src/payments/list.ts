@@ -1,5 +1,5 @@
 import type { Queryable, SqlParam } from '../platform/db/db.ts';
-import { ApiError } from '../platform/http/errors.ts';
+import { ServiceError } from '../platform/errors.ts';
 import type { PaymentRow } from './view.ts';
 
 export const PAYMENT_STATUSES = ['requires_action', 'processing', 'succeeded', 'failed', 'canceled'] as const;
@@ -43,7 +43,7 @@ export async function listPayments(
       [filter.startingAfter, filter.integratorId ?? null],
     );
     if (!cursor) {
-      throw new ApiError(
+      throw new ServiceError(
         'invalid_request',
         `Invalid querystring: starting_after: No payment ${filter.startingAfter}. Pass the payment_id of the last payment of the page you have.`,
       );

@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
-import { ApiError, FieldValidationError } from '../platform/http/errors.ts';
+import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { enqueueJob } from '../platform/jobs/queue.ts';
 import type { PaymentProcessor, RefundOutcome } from '../processors/processor.ts';
@@ -78,7 +78,7 @@ export class RefundService {
       const [payment] = await tx.query<PaymentRow>('SELECT * FROM payments WHERE id = $1 FOR UPDATE', [
         paymentId,
       ]);
-      if (!payment) throw new ApiError('not_found', `No payment ${paymentId}.`);
+      if (!payment) throw new ServiceError('not_found', `No payment ${paymentId}.`);
       if (idempotencyKey !== undefined) {
         const [earlier] = await tx.query<RefundRow>(
           'SELECT * FROM refunds WHERE payment_id = $1 AND idempotency_key = $2',
@@ -88,7 +88,7 @@ export class RefundService {
           return { refund: checkRefundReplay(earlier, amountPence, idempotencyKey), replayed: true };
       }
       if (payment.status !== 'succeeded' || !payment.processor_payment_id) {
-        throw new ApiError(
+        throw new ServiceError(
           'conflict',
           `Only a succeeded payment can be refunded; this one is ${payment.status}.`,
         );
@@ -100,7 +100,7 @@ export class RefundService {
       const pendingPence = Number(pending?.pence ?? 0);
       const remaining = Number(payment.amount_pence) - Number(payment.refunded_pence) - pendingPence;
       if (remaining <= 0) {
-        throw new ApiError(
+        throw new ServiceError(
           'conflict',
           pendingPence > 0
             ? 'The rest of this payment is being refunded already; see its pending refund.'
@@ -262,7 +262,7 @@ function checkRefundReplay(earlier: RefundRow, amountPence: number | undefined, 
       ? earlier.requested_pence === null
       : amountPence === Number(earlier.amount_pence);
   if (!same) {
-    throw new ApiError(
+    throw new ServiceError(
       'idempotency_mismatch',
       `Idempotency key "${key}" was used for refund ${earlier.id} of ${formatPence(
         Number(earlier.amount_pence),

@@ -2,7 +2,7 @@ import { hasFeature, type Integrator } from '../integrators/service.ts';
 import { amountInRange, checkPureAmount, PURE_AMOUNT_LIMITS } from '../payments/fees.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
-import { ApiError, FieldValidationError } from '../platform/http/errors.ts';
+import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import type { ClientContext } from '../sessions/service.ts';
 import { formatPence } from '../shared/money.ts';
@@ -20,7 +20,7 @@ import { type ScheduleDetail, scheduleDetailSql, scheduleEventData, scheduleTerm
 /** Recurring rent can be turned off per integrator (feature `recurring`): then a set-up answers 409. */
 export function assertRecurringEnabled(integrator: Pick<Integrator, 'features'>): void {
   if (!hasFeature(integrator, 'recurring')) {
-    throw new ApiError('feature_disabled', 'Recurring payments are not enabled for this integration.');
+    throw new ServiceError('feature_disabled', 'Recurring payments are not enabled for this integration.');
   }
 }
 
@@ -216,7 +216,7 @@ export class ScheduleService {
     }
     if (Object.keys(errors).length > 0 || !card) throw new FieldValidationError(errors);
     if (!tenancy?.is_active) {
-      throw new ApiError(
+      throw new ServiceError(
         'conflict',
         'This tenancy is not active, so no recurring payment can be set up for it.',
       );
@@ -226,7 +226,7 @@ export class ScheduleService {
       [session.tenancy_id],
     );
     if (live) {
-      throw new ApiError(
+      throw new ServiceError(
         'conflict',
         `This tenancy has ${live.status === 'active' ? 'an' : 'a'} ${live.status} schedule already (${live.id}); ` +
           'cancel it before setting up another.',
@@ -248,7 +248,7 @@ export class ScheduleService {
     });
     const first = firstDueFrom(terms, tenancy.start_rent_date, utcDate(this.clock.now()));
     if (first === null) {
-      throw new ApiError(
+      throw new ServiceError(
         'conflict',
         usePlan
           ? 'No installment of this tenancy is due from today on.'
@@ -280,7 +280,7 @@ export class ScheduleService {
     return this.db.transaction(async (tx) => {
       const planned = await this.#agreement(tx, client, input, true);
       if (planned.agreement.text !== input.authorizationText) {
-        throw new ApiError(
+        throw new ServiceError(
           'terms_changed',
           'What this schedule would charge has changed since it was shown: show the tenant the new terms and ask again.',
           {},
@@ -326,13 +326,13 @@ export class ScheduleService {
         current.integrator_id !== owner.integratorId ||
         (owner.userId !== undefined && current.user_id !== owner.userId)
       ) {
-        throw new ApiError('not_found', `No schedule ${scheduleId}.`);
+        throw new ServiceError('not_found', `No schedule ${scheduleId}.`);
       }
       const now = this.clock.now();
       const { status } = current;
       if (action === 'pause') {
         if (status !== 'active') {
-          throw new ApiError('conflict', `Only an active schedule can be paused; this one is ${status}.`);
+          throw new ServiceError('conflict', `Only an active schedule can be paused; this one is ${status}.`);
         }
         await tx.query("UPDATE schedules SET status = 'paused', updated_at = $2 WHERE id = $1", [
           scheduleId,
@@ -341,16 +341,16 @@ export class ScheduleService {
         await withdrawPendingCharges(tx, scheduleId, now);
       } else if (action === 'resume') {
         if (status !== 'paused') {
-          throw new ApiError('conflict', `Only a paused schedule can be resumed; this one is ${status}.`);
+          throw new ServiceError('conflict', `Only a paused schedule can be resumed; this one is ${status}.`);
         }
         if (!current.tenancy_active) {
-          throw new ApiError('conflict', 'The tenancy is not active, so its schedule cannot be resumed.');
+          throw new ServiceError('conflict', 'The tenancy is not active, so its schedule cannot be resumed.');
         }
         // Strictly after today, whatever the time of day and whether today's scheduler run has reached today's due
         // date yet: a due date that is today passed while the schedule was paused.
         const next = dueOnOrAfter(scheduleTerms(current), current.next_due_date!, addDays(utcDate(now), 1));
         if (next === null) {
-          throw new ApiError('conflict', 'No due date of this schedule is left before the tenancy ends.');
+          throw new ServiceError('conflict', 'No due date of this schedule is left before the tenancy ends.');
         }
         await tx.query(
           "UPDATE schedules SET status = 'active', next_due_date = $2, updated_at = $3 WHERE id = $1",
@@ -358,7 +358,7 @@ export class ScheduleService {
         );
       } else {
         if (status !== 'active' && status !== 'paused') {
-          throw new ApiError(
+          throw new ServiceError(
             'conflict',
             `Only an active or paused schedule can be canceled; this one is ${status}.`,
           );

@@ -3,7 +3,7 @@ import { hashToken, USER_SESSION_TOKEN_PREFIX } from '../integrators/tokens.ts';
 import type { PaymentRow } from '../payments/view.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db } from '../platform/db/db.ts';
-import { ApiError, FieldValidationError } from '../platform/http/errors.ts';
+import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { newId, randomBase62 } from '../platform/ids.ts';
 import { formatPence } from '../shared/money.ts';
 
@@ -170,23 +170,24 @@ export class SessionService {
       ],
       { prepare: 'user-login' },
     );
-    if (!row?.user_id) throw new ApiError('not_found', 'No user with this email. Onboard the user first.');
+    if (!row?.user_id)
+      throw new ServiceError('not_found', 'No user with this email. Onboard the user first.');
     if (!row.tenancy_id) {
       if (paymentReference !== undefined) {
-        throw new ApiError(
+        throw new ServiceError(
           'not_found',
           `This user has no tenancy with payment_reference "${paymentReference}". Send one this user was onboarded ` +
             "with, or leave payment_reference out to use the user's active tenancy.",
         );
       }
-      throw new ApiError(
+      throw new ServiceError(
         'no_active_tenancy',
         'This user has no active tenancy to pay rent for. Onboard a new tenancy with "is_active": true for this ' +
           "user; an existing tenancy's is_active cannot be changed.",
       );
     }
     if (!row.tenancy_active || !row.session_id) {
-      throw new ApiError(
+      throw new ServiceError(
         'no_active_tenancy',
         `The tenancy "${paymentReference}" is not active. Send the payment_reference of an active tenancy, or leave ` +
           "it out to use the user's active tenancy.",
@@ -251,13 +252,19 @@ export class SessionService {
       [hashToken(token)],
     );
     if (!row)
-      throw new ApiError('session_expired', 'This payment session is not valid. Log in again (user-login).');
+      throw new ServiceError(
+        'session_expired',
+        'This payment session is not valid. Log in again (user-login).',
+      );
     const now = this.clock.now().getTime();
     if (
       new Date(row.session.token_expires_at).getTime() <= now ||
       new Date(row.session.expires_at).getTime() <= now
     ) {
-      throw new ApiError('session_expired', 'This payment session has expired. Log in again (user-login).');
+      throw new ServiceError(
+        'session_expired',
+        'This payment session has expired. Log in again (user-login).',
+      );
     }
     return { session: row.session, integrator: row.integrator, user: row.usr, tenancy: row.tenancy };
   }

@@ -1,6 +1,6 @@
 import dns from 'node:dns/promises';
 import net from 'node:net';
-import { FieldValidationError } from '../platform/http/errors.ts';
+import { FieldValidationError } from '../platform/errors.ts';
 import { type AddressPolicy, checkUrl, FetchFailure, isPublicAddress } from '../platform/net/safe-fetch.ts';
 
 const LOOKUP_TIMEOUT_MS = 3_000;

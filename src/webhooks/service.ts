@@ -1,7 +1,7 @@
 import { generateWebhookSecret } from '../integrators/service.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable, SqlParam } from '../platform/db/db.ts';
-import { ApiError } from '../platform/http/errors.ts';
+import { ServiceError } from '../platform/errors.ts';
 import { enqueueJob, enqueueJobs, JOBS_CHANNEL, type JobHandler } from '../platform/jobs/queue.ts';
 import type { AttemptOutcome } from './metrics.ts';
 import { recordEvent } from './record-event.ts';
@@ -114,7 +114,7 @@ export class WebhookService {
         [filter.starting_after, filter.integrator_id ?? null],
       );
       if (!cursor) {
-        throw new ApiError(
+        throw new ServiceError(
           'invalid_request',
           `Invalid querystring: starting_after: No event ${filter.starting_after}. Pass the event_id of the last event of the page you have.`,
         );
@@ -139,7 +139,7 @@ export class WebhookService {
       `SELECT ${EVENT_COLUMNS} FROM events e LEFT JOIN webhook_deliveries d ON d.event_id = e.id WHERE e.id = $1`,
       [eventId],
     );
-    if (!event) throw new ApiError('not_found', `No event ${eventId}.`);
+    if (!event) throw new ServiceError('not_found', `No event ${eventId}.`);
     const attempts = await this.db.query<AttemptRow>(
       `SELECT number, url, attempted_at, latency_ms, status_code, outcome, error, response_body, next_attempt_at
          FROM webhook_attempts WHERE event_id = $1 ORDER BY number`,
@@ -167,15 +167,15 @@ export class WebhookService {
           WHERE e.id = $1`,
         [eventId],
       );
-      if (!event) throw new ApiError('not_found', `No event ${eventId}.`);
+      if (!event) throw new ServiceError('not_found', `No event ${eventId}.`);
       if (event.webhook_url === null) {
-        throw new ApiError(
+        throw new ServiceError(
           'conflict',
           `Integrator ${event.integrator_id} has no webhook URL; set one first.`,
         );
       }
       if (event.disabled) {
-        throw new ApiError(
+        throw new ServiceError(
           'conflict',
           `The webhook endpoint of integrator ${event.integrator_id} is disabled (it answered 410 Gone); enable it or set another URL first.`,
         );
@@ -196,7 +196,7 @@ export class WebhookService {
         ]);
         // An attempt under way decides what comes next; a redelivery now would send the event twice at once.
         if (job?.status === 'running') {
-          throw new ApiError(
+          throw new ServiceError(
             'conflict',
             `An attempt to deliver ${eventId} is under way (at most 15 s); redeliver again once it has ended.`,
           );
@@ -261,7 +261,7 @@ export class WebhookService {
         WHERE i.id = $1`,
       [integratorId],
     );
-    if (!row) throw new ApiError('not_found', `No integrator ${integratorId}.`);
+    if (!row) throw new ServiceError('not_found', `No integrator ${integratorId}.`);
     return row;
   }
 
@@ -278,7 +278,7 @@ export class WebhookService {
         WHERE i.id = $1`,
       [integratorId, this.clock.now()],
     );
-    if (!row) throw new ApiError('not_found', `No integrator ${integratorId}.`);
+    if (!row) throw new ServiceError('not_found', `No integrator ${integratorId}.`);
     return row;
   }
 
@@ -288,7 +288,7 @@ export class WebhookService {
       'SELECT webhook_secret FROM integrators WHERE id = $1',
       [integratorId],
     );
-    if (!row) throw new ApiError('not_found', `No integrator ${integratorId}.`);
+    if (!row) throw new ServiceError('not_found', `No integrator ${integratorId}.`);
     return row.webhook_secret;
   }
 
@@ -330,7 +330,7 @@ export class WebhookService {
         'SELECT webhook_secret FROM integrators WHERE id = $1 FOR UPDATE',
         [integratorId],
       );
-      if (!current) throw new ApiError('not_found', `No integrator ${integratorId}.`);
+      if (!current) throw new ServiceError('not_found', `No integrator ${integratorId}.`);
       await tx.query('UPDATE integrators SET webhook_secret = $2, updated_at = $3 WHERE id = $1', [
         integratorId,
         secret,

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ApiError } from '../../platform/http/errors.ts';
+import { ServiceError } from '../../platform/errors.ts';
 import { ErrorResponse } from '../../platform/http/schemas.ts';
 import { BadRequest, clientErrors, NotFound } from '../../sessions/client-schemas.ts';
 import { ClientPayment, clientPayment, PaymentParams } from './payment-schemas.ts';
@@ -32,9 +32,9 @@ export const cancelPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const own = await app.ctx.payments.get(request.client.session.id, request.params.payment_id);
-      if (!own) throw new ApiError('not_found', 'No such payment in this session.');
+      if (!own) throw new ServiceError('not_found', 'No such payment in this session.');
       if (own.status !== 'requires_action') {
-        throw new ApiError(
+        throw new ServiceError(
           'conflict',
           `Only a payment waiting for authentication can be canceled; this one is ${own.status}.`,
         );

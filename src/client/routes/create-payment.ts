@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
 import type { PaymentSource } from '../../payments/service.ts';
-import { type FieldErrors, FieldValidationError } from '../../platform/http/errors.ts';
+import { type FieldErrors, FieldValidationError } from '../../platform/errors.ts';
 import { ErrorResponse, IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_MESSAGE } from '../../platform/http/schemas.ts';
 import {
   AmountInput,

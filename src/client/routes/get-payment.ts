@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ApiError } from '../../platform/http/errors.ts';
+import { ServiceError } from '../../platform/errors.ts';
 import { BadRequest, clientErrors, NotFound } from '../../sessions/client-schemas.ts';
 import { ClientPayment, clientPayment, PaymentParams } from './payment-schemas.ts';
 
@@ -21,7 +21,7 @@ export const getPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const payment = await app.ctx.payments.get(request.client.session.id, request.params.payment_id);
       // Another session's payment answers exactly as an unknown one.
-      if (!payment) throw new ApiError('not_found', 'No such payment in this session.');
+      if (!payment) throw new ServiceError('not_found', 'No such payment in this session.');
       return clientPayment(await app.ctx.payments.refreshWaiting(payment));
     },
   );

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { PaymentRow } from '../../payments/view.ts';
-import { ApiError } from '../../platform/http/errors.ts';
+import { ServiceError } from '../../platform/errors.ts';
 import { BadRequest, NotFound, operatorErrors } from '../schemas.ts';
 import { OperatorPaymentView, operatorPaymentView } from './payments-list.ts';
 
@@ -23,7 +23,7 @@ export const getPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { payment_id } = request.params;
       const [row] = await app.ctx.db.query<PaymentRow>('SELECT * FROM payments WHERE id = $1', [payment_id]);
-      if (!row) throw new ApiError('not_found', `No payment ${payment_id}.`);
+      if (!row) throw new ServiceError('not_found', `No payment ${payment_id}.`);
       return operatorPaymentView(row);
     },
   );

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
-import { ApiError } from '../../platform/http/errors.ts';
+import { ServiceError } from '../../platform/errors.ts';
 import { ErrorResponse, integrationErrors, optionalBody, pageQuery } from '../../platform/http/schemas.ts';
 import { formatPence } from '../../shared/money.ts';
 import { listPayments, PAYMENT_STATUSES } from '../list.ts';
@@ -107,7 +107,7 @@ export const integrationPaymentRoutes: FastifyPluginAsyncTypebox = async (app) =
       ]);
       // Another integrator's payment is as unknown as one that does not exist.
       if (!owned) {
-        throw new ApiError(
+        throw new ServiceError(
           'not_found',
           `No payment ${payment_id}. List yours with GET /api/third-party/payments/.`,
         );

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
-import { ApiError, FieldValidationError } from '../../platform/http/errors.ts';
+import { FieldValidationError, ServiceError } from '../../platform/errors.ts';
 import { IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_MESSAGE, Timestamp } from '../../platform/http/schemas.ts';
 import { formatPence, parsePence } from '../../shared/money.ts';
 import { PaymentView, paymentView } from '../view.ts';
@@ -49,7 +49,7 @@ export async function refundPayment(
   log: { info(details: object, message: string): void },
 ): Promise<{ code: 200 | 201 | 202; body: RefundView }> {
   if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
-    throw new ApiError('invalid_request', `Idempotency-Key: ${IDEMPOTENCY_KEY_MESSAGE}`);
+    throw new ServiceError('invalid_request', `Idempotency-Key: ${IDEMPOTENCY_KEY_MESSAGE}`);
   }
   const amountPence = body.amount === undefined ? undefined : parsePence(body.amount);
   if (body.amount !== undefined && amountPence === undefined) {
@@ -61,7 +61,7 @@ export async function refundPayment(
     'payment refund',
   );
   if (refund.status === 'failed') {
-    throw new ApiError('conflict', `The processor refused the refund: ${refund.failure_message}`);
+    throw new ServiceError('conflict', `The processor refused the refund: ${refund.failure_message}`);
   }
   return {
     code: refund.status === 'pending' ? 202 : replayed ? 200 : 201,

@@ -1,10 +1,10 @@
-import { ApiError } from './errors.ts';
+import { ServiceError } from '../errors.ts';
 
 const TOKEN_CHALLENGE = { 'www-authenticate': 'Token' };
 
 /** 401 with the Token challenge, for the APIs that take "Authorization: Token <token>". */
-export function unauthorized(detail: string): ApiError {
-  return new ApiError('unauthorized', detail, TOKEN_CHALLENGE);
+export function unauthorized(detail: string): ServiceError {
+  return new ServiceError('unauthorized', detail, TOKEN_CHALLENGE);
 }
 
 /** Splits "Scheme credentials"; undefined when the header is not of that form. */

@@ -1,9 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-
 import { type ErrorCode, type FieldErrors, FieldValidationError, ServiceError } from '../errors.ts';
 
-/** Services throw ServiceError; the name the HTTP code has always used for it. */
-export { type ErrorCode, type FieldErrors, FieldValidationError, ServiceError as ApiError };
+export type { ErrorCode, FieldErrors };
 
 /** The status each error code answers with: the one place codes meet HTTP. */
 export const ERROR_STATUS: Record<ErrorCode, number> = {

@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Clock } from '../clock/clock.ts';
 import type { Db } from '../db/db.ts';
+import { ServiceError } from '../errors.ts';
 import { parseAuthorization } from '../http/auth.ts';
-import { ApiError } from '../http/errors.ts';
 import { digestsEqual, sha256Hex } from '../ids.ts';
 import { queueStats } from '../jobs/queue.ts';
 
@@ -68,7 +68,7 @@ export function installMetrics(
         parsed?.scheme.toLowerCase() !== 'bearer' ||
         !digestsEqual(sha256Hex(parsed.credentials), expectedDigest)
       ) {
-        throw new ApiError('unauthorized', 'Send "Authorization: Bearer <METRICS_TOKEN>".', {
+        throw new ServiceError('unauthorized', 'Send "Authorization: Bearer <METRICS_TOKEN>".', {
           'www-authenticate': 'Bearer',
         });
       }

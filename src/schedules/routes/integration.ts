@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { ApiError } from '../../platform/http/errors.ts';
+import { ServiceError } from '../../platform/errors.ts';
 import { ErrorResponse, integrationErrors } from '../../platform/http/schemas.ts';
 import type { ScheduleAction } from '../service.ts';
 import { ScheduleView, scheduleView } from '../view.ts';
@@ -8,8 +8,8 @@ import { ScheduleView, scheduleView } from '../view.ts';
 const SCHEDULE_ID = /^sch_[A-Za-z0-9]{1,60}$/;
 
 /** The 404 for a schedule that is unknown or another integrator's, alike. */
-function noSchedule(scheduleId: string): ApiError {
-  return new ApiError(
+function noSchedule(scheduleId: string): ServiceError {
+  return new ServiceError(
     'not_found',
     `No schedule ${scheduleId}. List a user's schedules and their ids with ` +
       'GET /api/third-party/schedules/?user_id=<your user_id>.',
@@ -51,7 +51,7 @@ export const integrationScheduleRoutes: FastifyPluginAsyncTypebox = async (app) 
       const found = await schedules.listForExternalUser(request.integrator.id, userId);
       // Another integrator's user answers exactly as an unknown one.
       if (!found) {
-        throw new ApiError(
+        throw new ServiceError(
           'not_found',
           `No user ${userId}. Send the user_id the user was onboarded with (POST /api/third-party/onboarding/).`,
         );
@@ -83,7 +83,9 @@ export const integrationScheduleRoutes: FastifyPluginAsyncTypebox = async (app) 
           .change({ integratorId: request.integrator.id }, scheduleId, action)
           .catch((error: unknown) => {
             // The service's 404 is shared with the Client API; here it names how to find the id.
-            throw error instanceof ApiError && error.code === 'not_found' ? noSchedule(scheduleId) : error;
+            throw error instanceof ServiceError && error.code === 'not_found'
+              ? noSchedule(scheduleId)
+              : error;
           });
         request.log.info({ schedule_id: changed.id, status: changed.status }, `schedule ${action}`);
         return scheduleView(changed);

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { ApiError } from '../../platform/http/errors.ts';
+import { ServiceError } from '../../platform/errors.ts';
 import { ErrorResponse, integrationErrors } from '../../platform/http/schemas.ts';
 import { SessionView, sessionView } from '../schemas.ts';
 
@@ -26,7 +26,7 @@ export const getSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
         : undefined;
       // Another integrator's session answers exactly as an unknown one.
       if (!detail) {
-        throw new ApiError(
+        throw new ServiceError(
           'not_found',
           `No session ${sessionId}. Use a session_id that user-login returned; a session is visible only to the ` +
             'integrator that opened it.',

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { FieldValidationError } from '../../platform/http/errors.ts';
+import { FieldValidationError } from '../../platform/errors.ts';
 import { integrationErrors, optionalBody, Timestamp } from '../../platform/http/schemas.ts';
 import { checkWebhookUrl } from '../address.ts';
 import { type IntegratorEndpoint, SECRET_OVERLAP_MS } from '../service.ts';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { ApiError } from '../../platform/http/errors.ts';
+import { ServiceError } from '../../platform/errors.ts';
 import { ErrorResponse, integrationErrors, pageQuery, Timestamp } from '../../platform/http/schemas.ts';
 import { EVENT_DELIVERY_STATUSES, type EventRow } from '../service.ts';
 
@@ -94,7 +94,7 @@ export const integrationEventRoutes: FastifyPluginAsyncTypebox = async (app) => 
     },
     async (request, reply) => {
       const { event_id } = request.params;
-      const unknown = new ApiError(
+      const unknown = new ServiceError(
         'not_found',
         `No event ${event_id}. List yours with GET /api/third-party/events/.`,
       );

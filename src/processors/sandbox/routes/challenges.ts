@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { ApiError } from '../../../platform/http/errors.ts';
+import { ServiceError } from '../../../platform/errors.ts';
 import { ErrorResponse } from '../../../platform/http/schemas.ts';
 import type { ChallengeKind, SandboxProcessor } from '../processor.ts';
 
@@ -47,7 +47,7 @@ export function sandboxChallengeRoutes(processor: SandboxProcessor): FastifyPlug
           async (request, reply) => {
             const approve = decision === 'authorise';
             const taken = await processor.answerChallenge(request.params.charge_id, kind, approve);
-            if (!taken) throw new ApiError('conflict', challenge.waitingFor);
+            if (!taken) throw new ServiceError('conflict', challenge.waitingFor);
             return reply.code(202).send({ status: approve ? challenge.approved : 'failed' });
           },
         );

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { FieldValidationError } from '../../../platform/http/errors.ts';
+import { FieldValidationError } from '../../../platform/errors.ts';
 import { ErrorResponse, FieldErrorsResponse } from '../../../platform/http/schemas.ts';
 import { cardErrors, type SandboxProcessor } from '../processor.ts';
 

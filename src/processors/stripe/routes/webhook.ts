@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Stripe from 'stripe';
 import { Type } from 'typebox';
 import type { StripeConfig } from '../../../platform/config/config.ts';
-import { ApiError } from '../../../platform/http/errors.ts';
+import { ServiceError } from '../../../platform/errors.ts';
 import { ErrorResponse } from '../../../platform/http/schemas.ts';
 import { enqueueJob } from '../../../platform/jobs/queue.ts';
 import { PAYMENT_NOTIFICATION_JOB } from '../../processor.ts';
@@ -52,8 +52,9 @@ export function stripeWebhookRoute(config: StripeConfig): FastifyPluginAsyncType
       async (request) => {
         const signature = request.headers['stripe-signature'];
         const raw = request.body;
-        if (!signature) throw new ApiError('invalid_signature', 'The Stripe-Signature header is missing.');
-        if (!Buffer.isBuffer(raw)) throw new ApiError('invalid_signature', 'The body is empty.');
+        if (!signature)
+          throw new ServiceError('invalid_signature', 'The Stripe-Signature header is missing.');
+        if (!Buffer.isBuffer(raw)) throw new ServiceError('invalid_signature', 'The body is empty.');
         let event: Stripe.Event;
         try {
           event = Stripe.webhooks.constructEvent(
@@ -63,7 +64,7 @@ export function stripeWebhookRoute(config: StripeConfig): FastifyPluginAsyncType
             SIGNATURE_TOLERANCE_SECONDS,
           );
         } catch (error) {
-          throw new ApiError(
+          throw new ServiceError(
             'invalid_signature',
             `The Stripe signature does not verify (${(error as Error).message.split('\n')[0]}). Check ` +
               'STRIPE_WEBHOOK_SECRET is the signing secret of this endpoint.',
