@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { FREQUENCIES } from '../src/onboarding/schemas.ts';
 import type { Db, Queryable } from '../src/platform/db/db.ts';
+import { FREQUENCIES } from '../src/shared/vocabulary.ts';
 import { UNLIMITED } from './api-client.ts';
 import {
   DEFAULT_BANK_ACCOUNT,

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { FREQUENCIES, TENANCY_TEXT_FIELDS } from '../src/onboarding/schemas.ts';
+import { TENANCY_TEXT_FIELDS } from '../src/onboarding/schemas.ts';
+import { FREQUENCIES } from '../src/shared/vocabulary.ts';
 import { type Answer, type Api, countRows, deletePath, setPath, startIntegration } from './api-client.ts';
 import { tenancyBody, twoInstallmentPlan, userBody, userWithTenancies } from './fixtures.ts';
 import type { TestApp } from './helpers.ts';

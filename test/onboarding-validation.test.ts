@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { FREQUENCIES } from '../src/onboarding/schemas.ts';
+import { FREQUENCIES } from '../src/shared/vocabulary.ts';
 import {
   type Answer,
   type Api,

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FREQUENCIES, type Frequency } from '../src/onboarding/schemas.ts';
 import {
   addDays,
   chargeFor,
@@ -17,6 +16,7 @@ import {
   type ScheduleTerms,
   utcDate,
 } from '../src/schedules/dates.ts';
+import { FREQUENCIES, type Frequency } from '../src/shared/vocabulary.ts';
 
 /** An oracle that shares no code with the module: JavaScript's own calendar (day 0 of the next month is the last). */
 function lastDay(year: number, month: number): number {

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { InstallmentPlan } from '../sessions/service.ts';
+import type { InstallmentPlan } from '../shared/vocabulary.ts';
 import type { Installment, InstallmentPayment, TenancyInput } from './schemas.ts';
 import { numberToPence } from './validate.ts';
 

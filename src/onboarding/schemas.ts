@@ -1,15 +1,5 @@
 import { type Static, Type } from 'typebox';
-
-export const FREQUENCIES = [
-  'every_1_month',
-  'every_2_month',
-  'every_3_month',
-  'every_4_month',
-  'every_5_month',
-  'every_half_year',
-  'every_year',
-] as const;
-export type Frequency = (typeof FREQUENCIES)[number];
+import { FREQUENCIES } from '../shared/vocabulary.ts';
 
 const text = (max: number, description?: string) =>
   Type.String({ minLength: 1, maxLength: max, ...(description ? { description } : {}) });

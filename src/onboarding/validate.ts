@@ -5,6 +5,7 @@ import { numberToPence, parsePence } from '../shared/money.ts';
 
 export { numberToPence };
 
+import { dateProblem, textProblem } from '../platform/http/input-checks.ts';
 import { MAX_USERS_PER_REQUEST, TENANCY_TEXT_FIELDS, User, type UserInput } from './schemas.ts';
 
 const validateUser = compileBodyValidator(User);
@@ -28,21 +29,7 @@ function httpUrlProblem(value: string): string | undefined {
 }
 
 const BLANK = /^\s*$/;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const DATE_MESSAGE = 'Date has wrong format or is not a real date. Use YYYY-MM-DD.';
 const AMOUNT_PATTERN_MESSAGE = 'Enter a valid value.';
-
-/** Text PostgreSQL cannot store (NUL) or that is not Unicode (an unpaired surrogate) is refused, not a 500. */
-export function textProblem(value: string): string | undefined {
-  if (value.includes('\u0000')) return 'Null characters are not allowed.';
-  if (LONE_SURROGATE.test(value)) return 'Enter valid Unicode text.';
-  return undefined;
-}
-
-/** The schema's date format accepts year 0000, which is no calendar year (and PostgreSQL refuses it). */
-export function dateProblem(value: string): string | undefined {
-  return value.startsWith('0000') ? DATE_MESSAGE : undefined;
-}
 
 /** Why a tenancy amount string does not match the schema's pattern, in the words of the contract's rule. */
 function amountProblem(value: string): string {

@@ -1,11 +1,10 @@
 import { type Static, Type } from 'typebox';
 import type { MethodFee } from '../integrators/service.ts';
-import { FREQUENCIES, type Frequency } from '../onboarding/schemas.ts';
 import { paymentAmounts } from '../payments/fees.ts';
 import { Timestamp } from '../platform/http/schemas.ts';
-import type { InstallmentPlan } from '../sessions/service.ts';
 import { formatPence } from '../shared/money.ts';
-import { SCHEDULE_STATUSES, type ScheduleStatus } from '../shared/vocabulary.ts';
+import type { InstallmentPlan } from '../shared/vocabulary.ts';
+import { FREQUENCIES, type Frequency, SCHEDULE_STATUSES, type ScheduleStatus } from '../shared/vocabulary.ts';
 import type { ScheduleEventData } from '../webhooks/event-schemas.ts';
 import { chargeFor, firstDueFrom, type ScheduleTerms } from './dates.ts';
 

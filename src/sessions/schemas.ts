@@ -1,8 +1,8 @@
 import { type Static, Type } from 'typebox';
-import { FREQUENCIES } from '../onboarding/schemas.ts';
 import { PaymentView, paymentView } from '../payments/view.ts';
 import { Timestamp } from '../platform/http/schemas.ts';
 import { formatPence } from '../shared/money.ts';
+import { FREQUENCIES } from '../shared/vocabulary.ts';
 import {
   type DocumentState,
   type SessionDetail,

@@ -6,6 +6,9 @@ import type { Db } from '../platform/db/db.ts';
 import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { newId, randomBase62 } from '../platform/ids.ts';
 import { formatPence } from '../shared/money.ts';
+import type { InstallmentPlan } from '../shared/vocabulary.ts';
+
+export type { InstallmentPlan };
 
 export interface LoginResult {
   token: string;
@@ -75,11 +78,6 @@ export interface SessionDetail {
   };
   documents: DocumentState[];
   payments: PaymentRow[];
-}
-
-export interface InstallmentPlan {
-  total_amount_pence: number | null;
-  installments: { installment_number: number; due_date: string; amount_pence: number }[];
 }
 
 export type SessionStatus = 'active' | 'expired' | 'completed';

@@ -31,3 +31,21 @@ export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
 /** A saved card as the tenant sees it (a deleted one is never shown). */
 export const SAVED_CARD_STATUSES = ['requires_action', 'active', 'failed'] as const;
 export type SavedCardStatus = (typeof SAVED_CARD_STATUSES)[number];
+
+/** How often a tenancy's rent is due. */
+export const FREQUENCIES = [
+  'every_1_month',
+  'every_2_month',
+  'every_3_month',
+  'every_4_month',
+  'every_5_month',
+  'every_half_year',
+  'every_year',
+] as const;
+export type Frequency = (typeof FREQUENCIES)[number];
+
+/** A tenancy's installment plan as stored: amounts in pence, due dates as YYYY-MM-DD. */
+export interface InstallmentPlan {
+  total_amount_pence: number | null;
+  installments: { installment_number: number; due_date: string; amount_pence: number }[];
+}

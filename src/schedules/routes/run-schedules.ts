@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { dateProblem } from '../../onboarding/validate.ts';
 import { FieldValidationError } from '../../platform/errors.ts';
+import { dateProblem } from '../../platform/http/input-checks.ts';
 import { integrationErrors } from '../../platform/http/schemas.ts';
 import { Scheduler } from '../scheduler.ts';
 

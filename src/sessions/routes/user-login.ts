@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { textProblem } from '../../onboarding/validate.ts';
 import { checkPureAmount, PURE_AMOUNT_LIMITS } from '../../payments/fees.ts';
 import { FieldValidationError } from '../../platform/errors.ts';
+import { textProblem } from '../../platform/http/input-checks.ts';
 import { ErrorResponse, integrationErrors, Timestamp } from '../../platform/http/schemas.ts';
 import { AMOUNT_FORMAT_MESSAGE, parsePence } from '../../shared/money.ts';
 import type { SessionAmount } from '../service.ts';
