@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Value } from 'typebox/value';
-import { EVENT_TYPES, webhookBodySchema } from '../src/webhooks/event-schemas.ts';
+import { EVENT_TYPES, webhookBodySchema } from '../src/integration/webhook-events.ts';
 import type { EventType } from '../src/webhooks/record-event.ts';
 import { integrationApi, UNLIMITED } from './api-client.ts';
 import { runJobs, startTestApp, type TestApp, tokenHeader } from './helpers.ts';

@@ -3,9 +3,9 @@ import type { Clock } from '../platform/clock/clock.ts';
 import type { Db } from '../platform/db/db.ts';
 import type { JobHandler } from '../platform/jobs/queue.ts';
 import { type AddressPolicy, type SafeFetchSuccess, safeFetch } from '../platform/net/safe-fetch.ts';
-import type { DocumentEventData } from '../webhooks/event-schemas.ts';
 import { recordEvent } from '../webhooks/record-event.ts';
 import { checkDocumentContent, type DocumentKind } from './content-type.ts';
+import type { DocumentEventData } from './events.ts';
 import { type DocumentStore, documentStorageKey } from './storage.ts';
 
 /** Payload `{document_id, generation}`; enqueued by onboarding in the transaction that writes the row. */

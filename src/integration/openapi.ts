@@ -8,8 +8,8 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import { Type } from 'typebox';
 import { ServiceError } from '../platform/errors.ts';
 import { API_VERSION } from '../platform/http/openapi.ts';
-import { EVENT_TYPES, webhookBodySchema } from '../webhooks/event-schemas.ts';
 import type { EventType } from '../webhooks/record-event.ts';
+import { EVENT_TYPES, webhookBodySchema } from './webhook-events.ts';
 
 export { API_VERSION };
 

@@ -1,8 +1,38 @@
+import { type Static, Type } from 'typebox';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Queryable } from '../platform/db/db.ts';
-import type { PaymentEventData } from '../webhooks/event-schemas.ts';
+import { Timestamp } from '../platform/http/schemas.ts';
+import { EVENT_TENANT_FIELDS } from '../webhooks/event-data.ts';
 import { type EventType, recordEvent } from '../webhooks/record-event.ts';
-import { type PaymentRow, paymentView } from './view.ts';
+import { type PaymentRow, PaymentView, paymentView } from './view.ts';
+
+const Money = Type.String({ pattern: '^\\d+\\.\\d{2}$' });
+
+export const RefundEventView = Type.Object(
+  {
+    refund_id: Type.String(),
+    amount: Money,
+    status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
+    created_at: Timestamp,
+  },
+  { description: 'The refund this event is about (payment_refunded only).' },
+);
+
+export const PaymentEventData = Type.Object(
+  {
+    payment: PaymentView,
+    ...EVENT_TENANT_FIELDS,
+    refund: Type.Optional(RefundEventView),
+    retry_on: Type.Optional(
+      Type.Union([Type.String({ format: 'date' }), Type.Null()], {
+        description:
+          'A recurring charge that failed: the date the schedule tries again, or null when it will not (payment_failed of a schedule only).',
+      }),
+    ),
+  },
+  { title: 'PaymentEventData' },
+);
+export type PaymentEventData = Static<typeof PaymentEventData>;
 
 /** Whom a payment's event names: the integrator's user id, the email and the tenancy's payment reference. */
 export interface PaymentEventUser {

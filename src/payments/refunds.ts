@@ -6,7 +6,7 @@ import { newId } from '../platform/ids.ts';
 import { enqueueJob } from '../platform/jobs/queue.ts';
 import type { PaymentProcessor, RefundOutcome } from '../processors/processor.ts';
 import { formatPence } from '../shared/money.ts';
-import type { RefundEventView } from '../webhooks/event-schemas.ts';
+import type { RefundEventView } from './events.ts';
 import { recordPaymentEvent } from './events.ts';
 import type { PaymentRow } from './view.ts';
 

@@ -5,7 +5,7 @@ import { Timestamp } from '../platform/http/schemas.ts';
 import { formatPence } from '../shared/money.ts';
 import type { InstallmentPlan } from '../shared/vocabulary.ts';
 import { FREQUENCIES, type Frequency, SCHEDULE_STATUSES, type ScheduleStatus } from '../shared/vocabulary.ts';
-import type { ScheduleEventData } from '../webhooks/event-schemas.ts';
+import { EVENT_TENANT_FIELDS } from '../webhooks/event-data.ts';
 import { chargeFor, firstDueFrom, type ScheduleTerms } from './dates.ts';
 
 export type { ScheduleStatus };
@@ -211,3 +211,9 @@ export function nextRentDue(
   });
   return firstDueFrom(terms, tenancy.start_rent_date, today);
 }
+
+export const ScheduleEventData = Type.Object(
+  { schedule: ScheduleView, ...EVENT_TENANT_FIELDS },
+  { title: 'ScheduleEventData' },
+);
+export type ScheduleEventData = Static<typeof ScheduleEventData>;

@@ -1,0 +1,45 @@
+/**
+ * What each event's `data` holds, as schemas: the payload builders of each domain return these types, and the
+ * OpenAPI document's `webhooks` section is generated from them, so the reference and the deliveries cannot drift.
+ */
+
+import { type TSchema, Type } from 'typebox';
+import { DocumentEventData } from '../documents/events.ts';
+import { PaymentEventData } from '../payments/events.ts';
+import { ScheduleEventData } from '../schedules/view.ts';
+import { PingEventData } from '../webhooks/event-data.ts';
+import type { EventType } from '../webhooks/record-event.ts';
+
+/** Every event type: when it is sent and its data. A type without an entry does not compile. */
+export const EVENT_TYPES: Record<EventType, { when: string; data: TSchema }> = {
+  payment_success: { when: 'A payment succeeded.', data: PaymentEventData },
+  payment_failed: {
+    when: 'A payment failed (declined, a failed 3DS or provider step, or an error at the processor).',
+    data: PaymentEventData,
+  },
+  payment_refunded: { when: 'A refund of a payment succeeded, partial or full.', data: PaymentEventData },
+  schedule_created: { when: 'A tenant set up recurring rent.', data: ScheduleEventData },
+  schedule_paused: { when: 'A recurring rent schedule was paused.', data: ScheduleEventData },
+  schedule_resumed: { when: 'A paused schedule was resumed.', data: ScheduleEventData },
+  schedule_canceled: { when: 'A schedule was cancelled.', data: ScheduleEventData },
+  document_failed: { when: 'A document given at onboarding could not be fetched.', data: DocumentEventData },
+  ping: {
+    when: 'You asked for a test event (POST /api/third-party/webhook-endpoint/test/).',
+    data: PingEventData,
+  },
+};
+
+/** The body of a delivery of `type`: `{"type", "timestamp", "data"}`. */
+export function webhookBodySchema(type: EventType): TSchema {
+  return Type.Object(
+    {
+      type: Type.Literal(type),
+      timestamp: Type.String({
+        format: 'date-time',
+        description: 'When the event happened (ISO 8601, UTC).',
+      }),
+      data: EVENT_TYPES[type].data,
+    },
+    { title: `${type} event` },
+  );
+}
