@@ -8,7 +8,7 @@ import {
   SESSION_DECLINE_LIMIT,
   USER_DECLINE_LIMIT,
   USER_DECLINE_WINDOW_MS,
-} from '../src/payments/card-testing.ts';
+} from '../src/cards/card-testing.ts';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 const SESSION = { id: 'ses_this', expires_at: new Date(NOW.getTime() + 20 * 60_000) };

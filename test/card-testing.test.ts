@@ -1,7 +1,7 @@
 /** Card testing through the Client API: decline limits per session and per tenant, and the per-session rate limit. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it, type TestContext } from 'node:test';
-import { SESSION_DECLINE_LIMIT, USER_DECLINE_LIMIT } from '../src/payments/card-testing.ts';
+import { SESSION_DECLINE_LIMIT, USER_DECLINE_LIMIT } from '../src/cards/card-testing.ts';
 import type { PaymentProcessor } from '../src/processors/processor.ts';
 import { type Answer, type Api, assertError, integrationApi, UNLIMITED } from './api-client.ts';
 import { tenancyBody, userBody } from './fixtures.ts';

@@ -1,16 +1,11 @@
 import { hasFeature, type Integrator } from '../integrators/service.ts';
-import {
-  declineOwner,
-  isIssuerDecline,
-  reserveCardAttempt,
-  settleCardAttempt,
-} from '../payments/card-testing.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { newId, sha256Hex } from '../platform/ids.ts';
 import type { PaymentProcessor, ProcessorOutcome } from '../processors/processor.ts';
 import type { ClientContext } from '../sessions/service.ts';
+import { declineOwner, isIssuerDecline, reserveCardAttempt, settleCardAttempt } from './card-testing.ts';
 import type { SavedCardRow } from './view.ts';
 
 export const UNKNOWN_CARD_TOKEN = 'Unknown card token; tokenise the card again.';

@@ -1,3 +1,9 @@
+import {
+  assertCardAttemptsLeft,
+  declineOwner,
+  isCardAttempt,
+  reserveCardAttempt,
+} from '../cards/card-testing.ts';
 import { assertSavedCardsEnabled, type SavedCardService, UNKNOWN_CARD_TOKEN } from '../cards/service.ts';
 import { hasFeature, type Integrator } from '../integrators/service.ts';
 import type { Clock } from '../platform/clock/clock.ts';
@@ -9,7 +15,6 @@ import type { CardDetails, PaymentProcessor } from '../processors/processor.ts';
 import { type ClientContext, checkSessionAmount } from '../sessions/service.ts';
 import { formatPence } from '../shared/money.ts';
 import { APM_METHODS, type PaymentMethod, WALLET_METHODS } from '../shared/vocabulary.ts';
-import { assertCardAttemptsLeft, declineOwner, isCardAttempt, reserveCardAttempt } from './card-testing.ts';
 import { checkPureAmount, type PaymentAmounts, paymentAmounts } from './fees.ts';
 import type { PaymentRow } from './view.ts';
 

@@ -1,3 +1,4 @@
+import { isCardAttempt, isIssuerDecline, settleCardAttempt } from '../cards/card-testing.ts';
 import { SavedCardService } from '../cards/service.ts';
 import type { SavedCardRow } from '../cards/view.ts';
 import type { Clock } from '../platform/clock/clock.ts';
@@ -8,7 +9,6 @@ import {
   type ProcessorOutcome,
   paymentStatusFor,
 } from '../processors/processor.ts';
-import { isCardAttempt, isIssuerDecline, settleCardAttempt } from './card-testing.ts';
 import { type CreatePaymentInput, type CreatePaymentResult, NewPaymentWriter } from './create.ts';
 import { recordPaymentEvent } from './events.ts';
 import { RefundService } from './refunds.ts';
