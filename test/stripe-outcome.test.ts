@@ -1,8 +1,9 @@
 /** Stripe's PaymentIntent statuses and errors as our outcomes: one mapping, every case in a table. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type PaymentStatus, paymentStatusFor } from '../src/processors/processor.ts';
+import { paymentStatusFor } from '../src/processors/processor.ts';
 import { failureOf, outcomeOfIntent } from '../src/processors/stripe/outcome.ts';
+import type { PaymentStatus } from '../src/shared/vocabulary.ts';
 
 const base = { id: 'pi_123', client_secret: 'pi_123_secret_abc', last_payment_error: null };
 

@@ -3,6 +3,7 @@ import { assertNotSuspended } from '../integrators/auth.ts';
 import { SERVER_TOKEN_PREFIX, USER_SESSION_TOKEN_PREFIX } from '../integrators/tokens.ts';
 import { ServiceError } from '../platform/errors.ts';
 import { parseAuthorization } from '../platform/http/auth.ts';
+import { ERROR_STATUS } from '../platform/http/errors.ts';
 import { installApiDocument } from '../platform/http/openapi.ts';
 import { clientScheduleRoutes } from '../schedules/routes/client.ts';
 import type { ClientContext } from '../sessions/service.ts';
@@ -41,10 +42,7 @@ const authenticatedClientRoutes: FastifyPluginAsync = async (app) => {
     try {
       request.client = await app.ctx.sessions.authenticateClient(token);
     } catch (error) {
-      if (
-        error instanceof ServiceError &&
-        (error.code === 'unauthorized' || error.code === 'session_expired')
-      )
+      if (error instanceof ServiceError && ERROR_STATUS[error.code] === 401)
         throw new ServiceError(error.code, error.detail, BEARER);
       throw error;
     }

@@ -11,8 +11,6 @@ import { API_VERSION } from '../platform/http/openapi.ts';
 import type { EventType } from '../webhooks/record-event.ts';
 import { EVENT_TYPES, webhookBodySchema } from './webhook-events.ts';
 
-export { API_VERSION };
-
 /**
  * The OpenAPI document is generated from the same route schemas that validate requests. It describes the
  * Integration API; the Client and Operator APIs have documents of their own (installApiDocument), and internal

@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
+import { numberToPence } from '../shared/money.ts';
 import type { InstallmentPlan } from '../shared/vocabulary.ts';
 import type { Installment, InstallmentPayment, TenancyInput } from './schemas.ts';
-import { numberToPence } from './validate.ts';
 
 /** What is stored of an existing tenancy, for comparing with what onboarding sends for it. */
 export interface StoredTenancy {

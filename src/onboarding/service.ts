@@ -6,10 +6,9 @@ import { type FieldErrors, FieldValidationError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { enqueueJobs, type JobSpec } from '../platform/jobs/queue.ts';
 import { applyTenancyChanges } from '../schedules/service.ts';
-import { parsePence } from '../shared/money.ts';
+import { numberToPence, parsePence } from '../shared/money.ts';
 import { ignoredTenancyFields, type StoredTenancy } from './ignored.ts';
 import type { TenancyInput, UserInput } from './schemas.ts';
-import { numberToPence } from './validate.ts';
 
 const DOCUMENT_FETCH_MAX_ATTEMPTS = 5;
 

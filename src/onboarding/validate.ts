@@ -1,11 +1,8 @@
 import { type FieldErrors, FieldValidationError } from '../platform/errors.ts';
 import { fieldErrorsFromAjv } from '../platform/http/errors.ts';
+import { dateProblem, textProblem } from '../platform/http/input-checks.ts';
 import { compileBodyValidator } from '../platform/http/validation.ts';
 import { numberToPence, parsePence } from '../shared/money.ts';
-
-export { numberToPence };
-
-import { dateProblem, textProblem } from '../platform/http/input-checks.ts';
 import { MAX_USERS_PER_REQUEST, TENANCY_TEXT_FIELDS, User, type UserInput } from './schemas.ts';
 
 const validateUser = compileBodyValidator(User);

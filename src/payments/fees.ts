@@ -2,8 +2,6 @@ import type { MethodFee } from '../integrators/service.ts';
 import { FieldValidationError } from '../platform/errors.ts';
 import { feeOf, formatPence, MAX_PURE_AMOUNT_PENCE, MIN_PURE_AMOUNT_PENCE } from '../shared/money.ts';
 
-export { MAX_PURE_AMOUNT_PENCE, MIN_PURE_AMOUNT_PENCE };
-
 /** "1.00 to 100000.00", for messages. */
 export const PURE_AMOUNT_LIMITS = `${formatPence(MIN_PURE_AMOUNT_PENCE)} to ${formatPence(MAX_PURE_AMOUNT_PENCE)}`;
 

@@ -3,12 +3,8 @@ import { SavedCardService } from '../cards/service.ts';
 import type { SavedCardRow } from '../cards/view.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db } from '../platform/db/db.ts';
-import {
-  type PaymentProcessor,
-  type PaymentStatus,
-  type ProcessorOutcome,
-  paymentStatusFor,
-} from '../processors/processor.ts';
+import { type PaymentProcessor, type ProcessorOutcome, paymentStatusFor } from '../processors/processor.ts';
+import type { PaymentStatus } from '../shared/vocabulary.ts';
 import { type CreatePaymentInput, type CreatePaymentResult, NewPaymentWriter } from './create.ts';
 import { recordPaymentEvent } from './events.ts';
 import { RefundService } from './refunds.ts';

@@ -12,8 +12,6 @@ import type { PaymentMethod } from '../shared/vocabulary.ts';
  */
 export const PAYMENT_NOTIFICATION_JOB = 'payment.notification';
 
-export type { PaymentStatus } from '../shared/vocabulary.ts';
-
 import type { PaymentStatus } from '../shared/vocabulary.ts';
 
 /**

@@ -8,8 +8,6 @@ import { FREQUENCIES, type Frequency, SCHEDULE_STATUSES, type ScheduleStatus } f
 import { EVENT_TENANT_FIELDS } from '../webhooks/event-data.ts';
 import { chargeFor, firstDueFrom, type ScheduleTerms } from './dates.ts';
 
-export type { ScheduleStatus };
-
 /** A schedule with what its view and its charges need from the user, the tenancy and the card. */
 export interface ScheduleDetail {
   id: string;

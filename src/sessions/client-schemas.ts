@@ -9,7 +9,6 @@ import { AMOUNT_FORMAT_MESSAGE, AMOUNT_PATTERN, parsePence } from '../shared/mon
  */
 
 /** The form parsePence reads: pounds, with at most two decimal places ("1200", "1200.5", "1200.50"). */
-export { AMOUNT_PATTERN };
 
 /** An amount in pounds a client sends; anything parsePence would refuse is a field error with its message. */
 export function AmountInput(description: string, example: string) {

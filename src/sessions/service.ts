@@ -8,8 +8,6 @@ import { newId, randomBase62 } from '../platform/ids.ts';
 import { formatPence } from '../shared/money.ts';
 import type { InstallmentPlan } from '../shared/vocabulary.ts';
 
-export type { InstallmentPlan };
-
 export interface LoginResult {
   token: string;
   sessionId: string;

@@ -1,14 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { resolvedFeatures } from '../../integrators/service.ts';
-import { MAX_PURE_AMOUNT_PENCE, MIN_PURE_AMOUNT_PENCE } from '../../payments/fees.ts';
 import { PaymentView, paymentView } from '../../payments/view.ts';
 import { Timestamp } from '../../platform/http/schemas.ts';
 import { utcDate } from '../../schedules/dates.ts';
 import { nextRentDue } from '../../schedules/view.ts';
 import { clientErrors } from '../../sessions/client-schemas.ts';
 import { SessionAmountView, sessionAmountView } from '../../sessions/schemas.ts';
-import { formatBps, formatPence } from '../../shared/money.ts';
+import { formatBps, formatPence, MAX_PURE_AMOUNT_PENCE, MIN_PURE_AMOUNT_PENCE } from '../../shared/money.ts';
 import { PAYMENT_METHODS } from '../../shared/vocabulary.ts';
 
 const Fee = Type.Object({ percent: Type.String(), fixed: Type.String() });
