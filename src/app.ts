@@ -140,7 +140,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   );
   await app.register(sdkFiles());
   if (config.serviceEnv === 'sandbox') await app.register(sandboxDocuments);
-  if (config.serviceEnv === 'sandbox') await app.register(import('./demo/plugin.ts'));
+  if (config.serviceEnv === 'sandbox') {
+    // The example integrator (plain JavaScript beside the service, not part of it) is loaded only here.
+    const [demo, example] = await Promise.all([
+      import('./demo/plugin.ts'),
+      import('../examples/integrator/handler.mjs'),
+    ]);
+    await app.register(demo.default, { createIntegratorHandler: example.createIntegratorHandler });
+  }
   if (config.serviceEnv === 'sandbox' && processor instanceof SandboxProcessor) {
     await app.register(sandboxProcessorRoutes(processor));
   }

@@ -8,6 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import Fastify from 'fastify';
 import type { Page, Response } from 'playwright-core';
+import { createIntegratorHandler } from '../examples/integrator/handler.mjs';
 import demoPlatform, { DEMO_INTEGRATOR_NAME } from '../src/demo/plugin.ts';
 import { FakeClock } from '../src/platform/clock/clock.ts';
 import { UNLIMITED } from './api-client.ts';
@@ -291,7 +292,7 @@ describe('/demo in the app', () => {
   it('is not served outside sandbox, even when registered', async () => {
     const app = Fastify();
     app.decorate('ctx', { config: { serviceEnv: 'production' } } as never);
-    await app.register(demoPlatform);
+    await app.register(demoPlatform, { createIntegratorHandler });
     assert.equal((await app.inject({ method: 'GET', url: '/demo' })).statusCode, 404);
     await app.close();
   });

@@ -1,7 +1,8 @@
 /**
  * The direction of dependencies, checked on every import of src/ and web/ (static and dynamic):
  * platform (plumbing) imports nothing of rentpay's own but platform; shared (vocabulary) only shared; the domains
- * import platform, shared and each other, never a surface (an API, the page, the CLI) or the composition root;
+ * import platform, shared and each other (one way only: no cycles, and never another's routes or job handlers),
+ * never a surface (an API, the page, the CLI) or the composition root;
  * the browser code imports only the shared vocabulary from src.
  */
 import assert from 'node:assert/strict';
@@ -131,7 +132,7 @@ describe('dependency direction', () => {
     );
   });
 
-  it('src imports nothing outside src, except the sandbox demo mounting the example integrator', () => {
+  it('src imports nothing outside src, except the composition root handing the example integrator to the demo', () => {
     const demoExample = path.join('examples', 'integrator', 'handler.mjs');
     assert.deepEqual(
       violations(
@@ -139,7 +140,40 @@ describe('dependency direction', () => {
           from !== 'web' &&
           from !== 'outside' &&
           to === 'outside' &&
-          !(from === 'demo' && imported.to === demoExample),
+          !(from === 'root' && imported.to === demoExample),
+      ),
+      [],
+    );
+  });
+
+  it('no two domains import each other, even through a third: the domains form a hierarchy', () => {
+    const edges = new Map<string, Set<string>>();
+    for (const { from, to } of allImports) {
+      const [source, target] = [partOf(from), partOf(to)];
+      if (source !== target && DOMAINS.includes(source) && DOMAINS.includes(target)) {
+        edges.set(source, (edges.get(source) ?? new Set()).add(target));
+      }
+    }
+    assert.ok(edges.size >= 5, 'the domains do use one another');
+    const cycles: string[] = [];
+    const reach = (start: string, at: string, trail: string[], seen: Set<string>) => {
+      for (const next of edges.get(at) ?? []) {
+        if (next === start) cycles.push([...trail, next].join(' -> '));
+        else if (!seen.has(next)) reach(start, next, [...trail, next], seen.add(next));
+      }
+    };
+    for (const domain of DOMAINS) reach(domain, domain, [domain], new Set());
+    assert.deepEqual(cycles, []);
+  });
+
+  it("a domain uses another's services, schemas and rules, never its routes or job handlers", () => {
+    assert.deepEqual(
+      violations(
+        (from, to, imported) =>
+          DOMAINS.includes(from) &&
+          DOMAINS.includes(to) &&
+          from !== to &&
+          (imported.to.split(path.sep).includes('routes') || path.basename(imported.to) === 'jobs.ts'),
       ),
       [],
     );

@@ -1,13 +1,28 @@
 /**
- * `/demo` (sandbox only): the example integrator of examples/integrator/, mounted inside the service so that
+ * `/demo` (sandbox only): the example integrator of examples/integrator/ (handed in by src/app.ts, so that
+ * nothing here depends on the example), mounted inside the service so that
  * `npm start` shows a platform using rentpay both ways and receiving its webhooks. It is an integrator like any
  * other: its own integrator row, its own server token (kept in this process's memory only; the database holds
  * the hash, as for every token), and it calls the real Integration API, through app.inject, so the token never
  * crosses a network either.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
-import { createIntegratorHandler, type IntegratorHandler } from '../../examples/integrator/handler.mjs';
 import { webhookUrlProblem } from '../webhooks/address.ts';
+
+type IntegratorHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** What the demo mounts: the example integrator's createIntegratorHandler, handed in by the composition root. */
+export interface DemoOptions {
+  createIntegratorHandler(options: {
+    serviceUrl: string;
+    serverToken: string;
+    webhookSecret: string;
+    basePath: string;
+    fetch: (url: string, init: RequestInit) => Promise<Response>;
+    noWebhookUrlNotice: string | undefined;
+  }): IntegratorHandler;
+}
 
 export const DEMO_INTEGRATOR_NAME = 'Demo platform (built-in /demo)';
 export const DEMO_PATH = '/demo';
@@ -71,7 +86,10 @@ async function demoIntegratorId(
   }
 }
 
-async function setUp(app: FastifyInstance): Promise<IntegratorHandler> {
+async function setUp(
+  app: FastifyInstance,
+  { createIntegratorHandler }: DemoOptions,
+): Promise<IntegratorHandler> {
   const { config, integrators } = app.ctx;
   const serviceUrl = publicUrl(app);
   const webhookUrl = `${serviceUrl}${DEMO_PATH}/webhooks`;
@@ -140,14 +158,14 @@ async function setUp(app: FastifyInstance): Promise<IntegratorHandler> {
  * The routes under /demo. Registered in sandbox only (src/app.ts), and refusing to do anything elsewhere all
  * the same: a demo integrator never exists in production.
  */
-export default async function demoPlatform(app: FastifyInstance): Promise<void> {
+export default async function demoPlatform(app: FastifyInstance, options: DemoOptions): Promise<void> {
   if (app.ctx.config.serviceEnv !== 'sandbox') return;
   // The handler reads bodies itself: a webhook's signature covers its raw bytes.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
   let handler: Promise<IntegratorHandler> | undefined;
   const serve = async (request: FastifyRequest, reply: FastifyReply) => {
-    handler ??= setUp(app).catch((error) => {
+    handler ??= setUp(app, options).catch((error) => {
       handler = undefined;
       throw error;
     });

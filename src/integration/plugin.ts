@@ -7,10 +7,10 @@ import { integrationPaymentRoutes } from '../payments/routes/integration.ts';
 import { ServiceError } from '../platform/errors.ts';
 import { integrationScheduleRoutes } from '../schedules/routes/integration.ts';
 import { runSchedulesRoute } from '../schedules/routes/run-schedules.ts';
-import { getSessionRoute } from '../sessions/routes/get-session.ts';
 import { userLoginRoute } from '../sessions/routes/user-login.ts';
 import { integrationWebhookEndpointRoutes } from '../webhooks/routes/integration-endpoint.ts';
 import { integrationEventRoutes } from '../webhooks/routes/integration-events.ts';
+import { getSessionRoute } from './routes/get-session.ts';
 
 /**
  * The Integration API under /api/third-party. Every route here needs a server token and counts against the

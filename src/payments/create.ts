@@ -12,10 +12,10 @@ import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { enqueueJob } from '../platform/jobs/queue.ts';
 import type { CardDetails, PaymentProcessor } from '../processors/processor.ts';
-import { type ClientContext, checkSessionAmount } from '../sessions/service.ts';
+import { type ClientContext, checkPureAmount, checkSessionAmount } from '../sessions/service.ts';
 import { formatPence } from '../shared/money.ts';
 import { APM_METHODS, type PaymentMethod, WALLET_METHODS } from '../shared/vocabulary.ts';
-import { checkPureAmount, type PaymentAmounts, paymentAmounts } from './fees.ts';
+import { type PaymentAmounts, paymentAmounts } from './fees.ts';
 import type { PaymentRow } from './view.ts';
 
 /** Payload `{payment_id}`: re-asks the processor about a payment left `processing` (a crash, a timeout). */

@@ -88,6 +88,13 @@ export class PaymentService {
     return row;
   }
 
+  /** Every payment made in a session, oldest first. */
+  inSession(sessionId: string): Promise<PaymentRow[]> {
+    return this.db.query<PaymentRow>('SELECT * FROM payments WHERE session_id = $1 ORDER BY created_at, id', [
+      sessionId,
+    ]);
+  }
+
   async get(sessionId: string, paymentId: string): Promise<PaymentRow | undefined> {
     const [row] = await this.db.query<PaymentRow>(
       'SELECT * FROM payments WHERE id = $1 AND session_id = $2',

@@ -1,11 +1,10 @@
 import { paymentEventData } from '../payments/events.ts';
-import { amountInRange, PURE_AMOUNT_LIMITS } from '../payments/fees.ts';
 import type { PaymentRow } from '../payments/view.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { newId } from '../platform/ids.ts';
 import type { PaymentProcessor, ProcessorOutcome } from '../processors/processor.ts';
-import { formatPence } from '../shared/money.ts';
+import { amountInRange, formatPence, PURE_AMOUNT_LIMITS } from '../shared/money.ts';
 import { recordEvents } from '../webhooks/record-event.ts';
 import {
   type AttemptRequest,

@@ -1,11 +1,11 @@
 import { hasFeature, type Integrator } from '../integrators/service.ts';
-import { amountInRange, checkPureAmount, PURE_AMOUNT_LIMITS } from '../payments/fees.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import type { ClientContext } from '../sessions/service.ts';
-import { formatPence } from '../shared/money.ts';
+import { checkPureAmount } from '../sessions/service.ts';
+import { amountInRange, formatPence, PURE_AMOUNT_LIMITS } from '../shared/money.ts';
 import type { SchedulePreview } from '../shared/schedule-preview.ts';
 import { type EventType, recordEvent } from '../webhooks/record-event.ts';
 import {

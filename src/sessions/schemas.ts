@@ -1,5 +1,4 @@
 import { type Static, Type } from 'typebox';
-import { PaymentView, paymentView } from '../payments/view.ts';
 import { Timestamp } from '../platform/http/schemas.ts';
 import { formatPence } from '../shared/money.ts';
 import { FREQUENCIES } from '../shared/vocabulary.ts';
@@ -105,9 +104,11 @@ export const SessionView = Type.Object(
       account_number: Type.String(),
       account_name: Type.String(),
     }),
-    payments: Type.Array(PaymentView, { description: 'Payments made in this session, oldest first.' }),
   },
-  { title: 'Session' },
+  {
+    title: 'SessionWithoutPayments',
+    description: 'The session query without its payments, which the Integration API adds.',
+  },
 );
 export type SessionView = Static<typeof SessionView>;
 
@@ -121,7 +122,7 @@ function documentView(doc: DocumentState | undefined): Static<typeof DocumentVie
 }
 
 export function sessionView(detail: SessionDetail, now: Date): SessionView {
-  const { session, user, tenancy, documents, payments } = detail;
+  const { session, user, tenancy, documents } = detail;
   const status: SessionStatus = sessionStatus(session, now);
   const plan = tenancy.installment_plan;
   const kycDocuments: Record<string, Static<typeof DocumentView>> = {};
@@ -183,6 +184,5 @@ export function sessionView(detail: SessionDetail, now: Date): SessionView {
       account_number: String(tenancy.recipient_bank_account_number),
       account_name: String(tenancy.recipient_bank_account_name),
     },
-    payments: payments.map(paymentView),
   };
 }

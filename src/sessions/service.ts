@@ -1,11 +1,10 @@
 import type { Integrator } from '../integrators/service.ts';
 import { hashToken, USER_SESSION_TOKEN_PREFIX } from '../integrators/tokens.ts';
-import type { PaymentRow } from '../payments/view.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db } from '../platform/db/db.ts';
 import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { newId, randomBase62 } from '../platform/ids.ts';
-import { formatPence } from '../shared/money.ts';
+import { amountInRange, formatPence, PURE_AMOUNT_LIMITS } from '../shared/money.ts';
 import type { InstallmentPlan } from '../shared/vocabulary.ts';
 
 export interface LoginResult {
@@ -45,6 +44,13 @@ export function fixedAmountPence(session: AmountFields): number | undefined {
     : undefined;
 }
 
+/** 400 on `pure_amount` unless the amount is within the payment limits. */
+export function checkPureAmount(purePence: number): void {
+  if (!amountInRange(purePence)) {
+    throw new FieldValidationError({ pure_amount: [`Enter an amount from ${PURE_AMOUNT_LIMITS}.`] });
+  }
+}
+
 /** 400 on `pure_amount` when the session's amount is fixed and this is another one. */
 export function checkSessionAmount(session: AmountFields, purePence: number): void {
   const fixed = fixedAmountPence(session);
@@ -75,7 +81,6 @@ export interface SessionDetail {
     installment_plan: InstallmentPlan | null;
   };
   documents: DocumentState[];
-  payments: PaymentRow[];
 }
 
 export type SessionStatus = 'active' | 'expired' | 'completed';
@@ -192,14 +197,13 @@ export class SessionService {
     return { token, sessionId, tokenExpiresAt, sessionExpiresAt };
   }
 
-  /** The session with everything the session query shows, if it belongs to this integrator. */
+  /** The session with its user, tenancy and documents, if it belongs to this integrator. */
   async detail(integratorId: string, sessionId: string): Promise<SessionDetail | undefined> {
     const [row] = await this.db.query<{
       session: SessionRow;
       usr: SessionDetail['user'];
       tenancy: SessionDetail['tenancy'];
       documents: DocumentState[] | null;
-      payments: PaymentRow[] | null;
     }>(
       `SELECT to_jsonb(s) AS session,
               to_jsonb(u) || jsonb_build_object('date_of_birth', u.date_of_birth::text) AS usr,
@@ -208,9 +212,7 @@ export class SessionService {
               (SELECT jsonb_agg(jsonb_build_object('kind', d.kind, 'state', d.state, 'sha256', d.sha256,
                                                    'size_bytes', d.size_bytes, 'failure_reason', d.failure_reason))
                  FROM documents d
-                WHERE d.tenancy_id = t.id OR (d.user_id = u.id AND d.kind <> 'agreement')) AS documents,
-              (SELECT jsonb_agg(to_jsonb(p) ORDER BY p.created_at, p.id)
-                 FROM payments p WHERE p.session_id = s.id) AS payments
+                WHERE d.tenancy_id = t.id OR (d.user_id = u.id AND d.kind <> 'agreement')) AS documents
          FROM sessions s
          JOIN users u ON u.id = s.user_id
          JOIN tenancies t ON t.id = s.tenancy_id
@@ -223,7 +225,6 @@ export class SessionService {
       user: row.usr,
       tenancy: row.tenancy,
       documents: row.documents ?? [],
-      payments: row.payments ?? [],
     };
   }
 

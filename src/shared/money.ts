@@ -74,3 +74,11 @@ export function feeOf(
 /** The amount the tenant pays for (before the fee) is between these, in pence. */
 export const MIN_PURE_AMOUNT_PENCE = 100;
 export const MAX_PURE_AMOUNT_PENCE = 10_000_000;
+
+/** "1.00 to 100000.00", for messages. */
+export const PURE_AMOUNT_LIMITS = `${formatPence(MIN_PURE_AMOUNT_PENCE)} to ${formatPence(MAX_PURE_AMOUNT_PENCE)}`;
+
+/** Whether a pure amount is within the payment limits. */
+export function amountInRange(purePence: number): boolean {
+  return purePence >= MIN_PURE_AMOUNT_PENCE && purePence <= MAX_PURE_AMOUNT_PENCE;
+}

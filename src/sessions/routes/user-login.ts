@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { checkPureAmount, PURE_AMOUNT_LIMITS } from '../../payments/fees.ts';
 import { FieldValidationError } from '../../platform/errors.ts';
 import { textProblem } from '../../platform/http/input-checks.ts';
 import { ErrorResponse, integrationErrors, Timestamp } from '../../platform/http/schemas.ts';
-import { AMOUNT_FORMAT_MESSAGE, parsePence } from '../../shared/money.ts';
+import { AMOUNT_FORMAT_MESSAGE, PURE_AMOUNT_LIMITS, parsePence } from '../../shared/money.ts';
 import type { SessionAmount } from '../service.ts';
+import { checkPureAmount } from '../service.ts';
 
 /** The session's amount from user-login's pure_amount and amount_editable; field errors for what cannot be. */
 function sessionAmount(pureAmount: string | undefined, editable: boolean | undefined): SessionAmount {
