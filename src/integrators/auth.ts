@@ -2,12 +2,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceEnv } from '../platform/config/config.ts';
 import { ServiceError } from '../platform/errors.ts';
 import { parseAuthorization, unauthorized } from '../platform/http/auth.ts';
-import type { Integrator, IntegratorService } from './service.ts';
+import type { AuthenticatedIntegrator, Integrator, IntegratorService } from './service.ts';
 import { SERVER_TOKEN_PREFIX, USER_SESSION_TOKEN_PREFIX } from './tokens.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    integrator: Integrator;
+    integrator: AuthenticatedIntegrator;
     serverTokenId: string;
   }
 }

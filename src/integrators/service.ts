@@ -62,8 +62,11 @@ export const DEFAULT_RATE_LIMIT_BURST = 200;
 export const MAX_GRACE_PERIOD_SECONDS = 604_800;
 export const DEFAULT_GRACE_PERIOD_SECONDS = 86_400;
 
-const INTEGRATOR_COLUMNS = `i.id, i.name, i.environment, i.status, i.webhook_url, i.webhook_secret, i.allowed_origins, i.fees,
-  i.features, i.rate_limit_per_second, i.rate_limit_burst, i.created_at, i.updated_at`;
+/** What a server token's request knows of its integrator: everything but the webhook secret. */
+export type AuthenticatedIntegrator = Omit<Integrator, 'webhook_secret'>;
+const AUTHENTICATED_INTEGRATOR_COLUMNS = `i.id, i.name, i.environment, i.status, i.webhook_url, i.allowed_origins,
+  i.fees, i.features, i.rate_limit_per_second, i.rate_limit_burst, i.created_at, i.updated_at`;
+const INTEGRATOR_COLUMNS = `${AUTHENTICATED_INTEGRATOR_COLUMNS}, i.webhook_secret`;
 
 export function generateWebhookSecret(): string {
   return `whsec_${randomBytes(24).toString('base64')}`;
@@ -84,8 +87,12 @@ export const AUTH_CACHE_TTL_MS = 2_000;
 export const AUTH_CHANGES_CHANNEL = 'integrator_auth_changed';
 const AUTH_CACHE_MAX_ENTRIES = 10_000;
 
+/**
+ * A cached answer holds no webhook secret: the secret changes without the auth-change notification (webhooks
+ * rotate it), so a request must never read it from here.
+ */
 interface AuthResult {
-  integrator: Integrator;
+  integrator: AuthenticatedIntegrator;
   tokenId: string;
   expiresAt: Date | null;
 }
@@ -185,7 +192,9 @@ export class IntegratorService {
   }
 
   /** The integrator a valid server token belongs to; undefined for an unknown or expired token. */
-  async authenticate(token: string): Promise<{ integrator: Integrator; tokenId: string } | undefined> {
+  async authenticate(
+    token: string,
+  ): Promise<{ integrator: AuthenticatedIntegrator; tokenId: string } | undefined> {
     const tokenHash = hashToken(token);
     const now = this.clock.now().getTime();
     const cached = this.#authCache.get(tokenHash);
@@ -201,9 +210,9 @@ export class IntegratorService {
   async #readToken(tokenHash: string, now: number): Promise<AuthResult | undefined> {
     const generation = this.#authGeneration;
     const [row] = await this.db.query<
-      Integrator & { token_id: string; token_hash: string; expires_at: Date | null }
+      AuthenticatedIntegrator & { token_id: string; token_hash: string; expires_at: Date | null }
     >(
-      `SELECT ${INTEGRATOR_COLUMNS}, t.id AS token_id, t.token_hash, t.expires_at
+      `SELECT ${AUTHENTICATED_INTEGRATOR_COLUMNS}, t.id AS token_id, t.token_hash, t.expires_at
          FROM server_tokens t JOIN integrators i ON i.id = t.integrator_id
         WHERE t.token_hash = $1`,
       [tokenHash],
