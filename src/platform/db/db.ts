@@ -256,6 +256,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Db> {
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 20,
+      // A database that does not answer a connection at all fails the request (503) instead of holding it.
+      connectionTimeoutMillis: 5_000,
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
           oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as never,

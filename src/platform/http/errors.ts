@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { type ErrorCode, type FieldErrors, FieldValidationError, ServiceError } from '../errors.ts';
 
 export type { ErrorCode, FieldErrors };
@@ -159,6 +160,9 @@ function decodePointer(segment: string): string {
   return segment.replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
+/** What a 503 unavailable asks the caller to wait before trying again. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
 function errorBody(code: ErrorCode, detail: string) {
   return { error: code, detail };
 }
@@ -228,6 +232,20 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
       return reply.code(error.statusCode).send(errorBody('invalid_request', error.message));
+    }
+    if (isDatabaseUnavailable(error)) {
+      // An outage, not a bug: every request fails alike until the database is back, so one warn each.
+      request.log.warn({ err: error.message }, 'database unavailable');
+      return reply
+        .code(503)
+        .header('retry-after', String(UNAVAILABLE_RETRY_AFTER_SECONDS))
+        .send(
+          errorBody(
+            'unavailable',
+            `The service cannot reach its database just now. Retry after ${UNAVAILABLE_RETRY_AFTER_SECONDS} s (Retry-After); ` +
+              'a request with an Idempotency-Key is safe to repeat with the same key.',
+          ),
+        );
     }
     request.log.error({ err: error }, 'unhandled error');
     return reply

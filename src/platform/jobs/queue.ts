@@ -2,6 +2,7 @@ import os from 'node:os';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock/clock.ts';
 import type { Db, Queryable } from '../db/db.ts';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { newId, randomBase62 } from '../ids.ts';
 
 export interface EnqueueOptions {
@@ -344,7 +345,9 @@ export class Worker {
       try {
         await this.drain();
       } catch (error) {
-        this.#log.error({ err: error }, 'job worker poll failed');
+        if (isDatabaseUnavailable(error))
+          this.#log.warn({ err: (error as Error).message }, 'job worker: database unavailable');
+        else this.#log.error({ err: error }, 'job worker poll failed');
       }
       if (!this.#running) break;
       await this.#pause().wait;
