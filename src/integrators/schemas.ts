@@ -2,7 +2,7 @@ import { type Static, Type } from 'typebox';
 import { Timestamp } from '../platform/http/schemas.ts';
 import { formatBps, formatPence } from '../shared/money.ts';
 import { FEATURES, PAYMENT_METHODS } from '../shared/vocabulary.ts';
-import { type AuthenticatedIntegrator, type Integrator, resolvedFeatures } from './service.ts';
+import { type AuthenticatedIntegrator, resolvedFeatures } from './service.ts';
 
 export const MethodFeeInput = Type.Object(
   {

@@ -1,11 +1,11 @@
 import { generateWebhookSecret } from '../integrators/service.ts';
 import type { Clock } from '../platform/clock/clock.ts';
-import type { Db, Queryable, SqlParam } from '../platform/db/db.ts';
+import type { Db, SqlParam } from '../platform/db/db.ts';
 import { ServiceError } from '../platform/errors.ts';
-import { enqueueJob, enqueueJobs, JOBS_CHANNEL, type JobHandler } from '../platform/jobs/queue.ts';
+import { enqueueJob, type JobHandler } from '../platform/jobs/queue.ts';
 import type { AttemptOutcome } from './metrics.ts';
 import { recordEvent } from './record-event.ts';
-import { WEBHOOK_DELIVER_JOB } from './schedule.ts';
+import { redeliverEvent, redeliverFailed, retryPending } from './redelivery.ts';
 
 /** A delivery's status as the operator sees it; `not_sent`: the integrator had no webhook URL when it happened. */
 export const EVENT_DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'not_sent'] as const;
@@ -75,19 +75,7 @@ export interface EventFilter {
 const EVENT_COLUMNS = `e.id, e.integrator_id, e.type, e.data, e.created_at, d.status, d.attempts, d.round_attempts,
   d.next_attempt_at, d.last_attempt_at, d.last_status_code, d.last_error, d.delivered_at, d.failed_at`;
 
-/**
- * Starts a new round for deliveries (listed as `[{event_id, job_id}]` in $1): pending, due now ($2), with the job
- * that may attempt them next.
- */
-const NEW_ROUND = `
-  UPDATE webhook_deliveries d SET status = 'pending', round_attempts = 0, next_attempt_at = $2, pending_since = $2,
-         failed_at = NULL, job_id = x.job_id, updated_at = $2
-    FROM jsonb_to_recordset($1::jsonb) AS x(event_id text, job_id text)
-   WHERE d.event_id = x.event_id`;
-
 /** The operator's view of webhooks: the delivery log, redelivery, and each integrator's endpoint and secret. */
-const REDELIVERY_BATCH = 1_000;
-
 export class WebhookService {
   constructor(
     private readonly db: Db,
@@ -148,107 +136,19 @@ export class WebhookService {
     return { event, attempts };
   }
 
-  /**
-   * Sends one event again, with the same webhook-id, to the integrator's current URL: a new round of the schedule
-   * (an event that never had a delivery gets one). A delivery still pending has its next attempt brought forward to
-   * now, unless that attempt is under way.
-   */
-  async redeliver(eventId: string): Promise<void> {
-    const now = this.clock.now();
-    await this.db.transaction(async (tx) => {
-      const [event] = await tx.query<{
-        integrator_id: string;
-        webhook_url: string | null;
-        disabled: boolean;
-      }>(
-        `SELECT e.integrator_id, i.webhook_url, w.disabled_url IS NOT NULL AND w.disabled_url = i.webhook_url AS disabled
-           FROM events e JOIN integrators i ON i.id = e.integrator_id
-           LEFT JOIN webhook_endpoints w ON w.integrator_id = i.id
-          WHERE e.id = $1`,
-        [eventId],
-      );
-      if (!event) throw new ServiceError('not_found', `No event ${eventId}.`);
-      if (event.webhook_url === null) {
-        throw new ServiceError(
-          'conflict',
-          `Integrator ${event.integrator_id} has no webhook URL; set one first.`,
-        );
-      }
-      if (event.disabled) {
-        throw new ServiceError(
-          'conflict',
-          `The webhook endpoint of integrator ${event.integrator_id} is disabled (it answered 410 Gone); enable it or set another URL first.`,
-        );
-      }
-      await tx.query(
-        `INSERT INTO webhook_deliveries (event_id, integrator_id, status, round_attempts, created_at, updated_at)
-         VALUES ($1, $2, 'failed', 0, $3, $3) ON CONFLICT (event_id) DO NOTHING`,
-        [eventId, event.integrator_id, now],
-      );
-      // The row lock serialises this with the worker's recording of an attempt, and with other redeliveries.
-      const [delivery] = await tx.query<{ status: string; job_id: string | null }>(
-        'SELECT status, job_id FROM webhook_deliveries WHERE event_id = $1 FOR UPDATE',
-        [eventId],
-      );
-      if (delivery!.status === 'pending') {
-        const [job] = await tx.query<{ status: string }>('SELECT status FROM jobs WHERE id = $1 FOR UPDATE', [
-          delivery!.job_id,
-        ]);
-        // An attempt under way decides what comes next; a redelivery now would send the event twice at once.
-        if (job?.status === 'running') {
-          throw new ServiceError(
-            'conflict',
-            `An attempt to deliver ${eventId} is under way (at most 15 s); redeliver again once it has ended.`,
-          );
-        }
-        if (job?.status === 'pending') {
-          await tx.query('UPDATE jobs SET run_at = $2, updated_at = $2 WHERE id = $1', [
-            delivery!.job_id,
-            now,
-          ]);
-          await tx.query(
-            'UPDATE webhook_deliveries SET next_attempt_at = $2, updated_at = $2 WHERE event_id = $1',
-            [eventId, now],
-          );
-          await notifyWorkers(tx);
-          return;
-        }
-        // Its job is gone or failed (the queue gave up on it): a new round repairs the delivery.
-      }
-      await newRounds(tx, this.clock, [eventId]);
-    });
+  /** See redeliverEvent. */
+  redeliver(eventId: string): Promise<void> {
+    return redeliverEvent(this.db, this.clock, eventId);
   }
 
-  /**
-   * Sends again every failed delivery that failed at or after `since` (of one integrator, or all), for integrators
-   * whose endpoint is set and enabled. Returns how many are now pending. Works in committed batches, so a large
-   * backlog neither holds one long transaction nor builds one huge statement.
-   */
-  async redeliverFailed(since: Date, integratorId?: string): Promise<number> {
-    let redelivered = 0;
-    for (;;) {
-      const batch = await this.db.transaction(async (tx) => {
-        const rows = await tx.query<{ event_id: string }>(
-          `SELECT d.event_id
-             FROM webhook_deliveries d
-             JOIN integrators i ON i.id = d.integrator_id
-             LEFT JOIN webhook_endpoints w ON w.integrator_id = i.id
-            WHERE d.status = 'failed' AND d.failed_at >= $1 AND ($2::text IS NULL OR d.integrator_id = $2)
-              AND i.webhook_url IS NOT NULL AND (w.disabled_url IS NULL OR w.disabled_url <> i.webhook_url)
-            LIMIT $3
-            FOR UPDATE OF d SKIP LOCKED`,
-          [since, integratorId ?? null, REDELIVERY_BATCH],
-        );
-        await newRounds(
-          tx,
-          this.clock,
-          rows.map((row) => row.event_id),
-        );
-        return rows.length;
-      });
-      redelivered += batch;
-      if (batch < REDELIVERY_BATCH) return redelivered;
-    }
+  /** See redeliverFailed. */
+  redeliverFailed(since: Date, integratorId?: string): Promise<number> {
+    return redeliverFailed(this.db, this.clock, since, integratorId);
+  }
+
+  /** See retryPending. */
+  retryPending(integratorId?: string): Promise<number> {
+    return retryPending(this.db, this.clock, integratorId);
   }
 
   async endpoint(integratorId: string): Promise<EndpointRow> {
@@ -371,22 +271,3 @@ export const webhookSecretEraseHandler: JobHandler = async ({ job, db, clock }) 
     [String(job.payload.integrator_id), clock.now()],
   );
 };
-
-/** For each event: a delivery job due now, a new round naming it, and a wake-up for workers once this commits. */
-async function newRounds(tx: Queryable, clock: Clock, eventIds: string[]): Promise<void> {
-  if (eventIds.length === 0) return;
-  const jobIds = await enqueueJobs(
-    tx,
-    clock,
-    eventIds.map((eventId) => ({ kind: WEBHOOK_DELIVER_JOB, payload: { event_id: eventId } })),
-  );
-  await tx.query(NEW_ROUND, [
-    eventIds.map((eventId, i) => ({ event_id: eventId, job_id: jobIds[i] })),
-    clock.now(),
-  ]);
-  await notifyWorkers(tx);
-}
-
-async function notifyWorkers(tx: Queryable): Promise<void> {
-  await tx.notifyOnCommit(JOBS_CHANNEL, WEBHOOK_DELIVER_JOB);
-}

@@ -219,6 +219,22 @@ export function registerWebhookCommands(program: Command): void {
   });
 
   withOperatorOptions(
+    webhooks
+      .command('retry-pending')
+      .description('Attempt every pending delivery now (after a receiver’s outage), same webhook-id')
+      .option('--integrator <integrator_id>', 'only this integrator’s deliveries'),
+  ).action(async (options) => {
+    const result = await operatorClient(options).request<{ count: number }>(
+      'POST',
+      '/webhooks/retry-pending',
+      {
+        integrator_id: options.integrator,
+      },
+    );
+    print(options.json, result, () => `Attempting ${result.count} pending deliveries now.`);
+  });
+
+  withOperatorOptions(
     webhooks.command('endpoint <integrator_id>').description('Show an integrator’s webhook endpoint'),
   ).action(async (integratorId: string, options) => {
     const endpoint = await operatorClient(options).request<EndpointOut>(

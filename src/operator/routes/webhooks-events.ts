@@ -164,4 +164,40 @@ export const webhookEventRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(202).send({ redelivered });
     },
   );
+
+  app.post(
+    '/webhooks/retry-pending',
+    {
+      schema: {
+        operationId: 'retryPendingWebhooks',
+        summary: 'Send every pending delivery now',
+        description:
+          'After a receiver’s outage: every delivery waiting for its next scheduled attempt (of one integrator, or ' +
+          'of all) is attempted now, with the same `webhook-id`, instead of after the rest of its retry schedule. ' +
+          'An attempt already under way is left to end. Endpoints without a URL or disabled by a 410 are skipped.',
+        tags: ['Webhooks'],
+        body: Type.Object(
+          {
+            integrator_id: Type.Optional(
+              Type.String({ minLength: 1, maxLength: 64, description: 'Only this integrator’s deliveries.' }),
+            ),
+          },
+          // An unknown member (a misspelt integrator_id) must not widen the retry to every integrator.
+          { additionalProperties: false, examples: [{ integrator_id: 'int_3fQx8LmN2pRs7TvW9yZb1C' }, {}] },
+        ),
+        response: {
+          202: Type.Object({
+            count: Type.Integer({ description: 'Deliveries whose next attempt is now.' }),
+          }),
+          ...operatorErrors({ 400: BadRequest, 404: NotFound }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { integrator_id } = request.body;
+      const count = await webhooks.retryPending(integrator_id);
+      request.log.info({ integrator_id, count }, 'pending webhooks retried now');
+      return reply.code(202).send({ count });
+    },
+  );
 };
