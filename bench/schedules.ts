@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { jobHandlers } from '../src/jobs.ts';
 import { systemClock } from '../src/platform/clock/clock.ts';
-import { Worker } from '../src/platform/jobs/queue.ts';
+import { Worker } from '../src/platform/jobs/worker.ts';
 import { utcDate } from '../src/schedules/dates.ts';
 import { type ScheduleTicker, startScheduleTicker } from '../src/schedules/jobs.ts';
 

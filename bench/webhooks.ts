@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { Worker } from '../src/platform/jobs/queue.ts';
+import type { Worker } from '../src/platform/jobs/worker.ts';
 import { serviceWorker } from '../src/runtime.ts';
 import { recordEvent } from '../src/webhooks/record-event.ts';
 

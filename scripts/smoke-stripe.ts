@@ -12,7 +12,7 @@ import { buildApp } from '../src/app.ts';
 import { jobHandlers } from '../src/jobs.ts';
 import { systemClock } from '../src/platform/clock/clock.ts';
 import { loadConfig } from '../src/platform/config/config.ts';
-import { Worker } from '../src/platform/jobs/queue.ts';
+import { Worker } from '../src/platform/jobs/worker.ts';
 import { createLogger } from '../src/platform/log/logger.ts';
 import { stripeClient } from '../src/processors/stripe/processor.ts';
 

@@ -18,7 +18,7 @@ import {
 import { jobHandlers } from '../src/jobs.ts';
 import type { FakeClock } from '../src/platform/clock/clock.ts';
 import type { Config } from '../src/platform/config/config.ts';
-import { Worker } from '../src/platform/jobs/queue.ts';
+import { Worker } from '../src/platform/jobs/worker.ts';
 import { createLogger } from '../src/platform/log/logger.ts';
 import { type Answer, type Api, integrationApi, send, UNLIMITED } from './api-client.ts';
 import { tenancyBody, userBody } from './fixtures.ts';

@@ -12,13 +12,8 @@ import { DOCUMENT_FETCH_JOB, documentFetchHandler } from '../src/documents/fetch
 import { FileDocumentStore, InvalidStorageKeyError } from '../src/documents/storage.ts';
 import { jobHandlers } from '../src/jobs.ts';
 import { newId } from '../src/platform/ids.ts';
-import {
-  enqueueJob,
-  type JobHandler,
-  type JobRow,
-  RETRY_DELAYS_MS,
-  Worker,
-} from '../src/platform/jobs/queue.ts';
+import { enqueueJob, type JobHandler, type JobRow, RETRY_DELAYS_MS } from '../src/platform/jobs/queue.ts';
+import { Worker } from '../src/platform/jobs/worker.ts';
 import { createLogger } from '../src/platform/log/logger.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 

@@ -12,7 +12,7 @@ import { FakeClock } from '../src/platform/clock/clock.ts';
 import { type Config, loadConfig } from '../src/platform/config/config.ts';
 import { type Db, openDatabase } from '../src/platform/db/db.ts';
 import { randomBase62 } from '../src/platform/ids.ts';
-import { Worker } from '../src/platform/jobs/queue.ts';
+import { Worker } from '../src/platform/jobs/worker.ts';
 import { createLogger } from '../src/platform/log/logger.ts';
 
 /** Set by .ci/run for the second pass: the same suites then run on the real PostgreSQL. */

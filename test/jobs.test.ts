@@ -5,13 +5,12 @@ import type { Db } from '../src/platform/db/db.ts';
 import { migrate } from '../src/platform/db/migrate.ts';
 import {
   enqueueJob,
-  JOB_LEASE_MS,
   type JobHandler,
   type JobRow,
   queueStats,
   RETRY_DELAYS_MS,
-  Worker,
 } from '../src/platform/jobs/queue.ts';
+import { JOB_LEASE_MS, Worker } from '../src/platform/jobs/worker.ts';
 import { createLogger } from '../src/platform/log/logger.ts';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from './helpers.ts';
 
@@ -302,6 +301,48 @@ describe('job queue', () => {
     assert.equal(runs, 1);
     const [row] = await db.query<{ status: string; attempts: number }>('SELECT status, attempts FROM jobs');
     assert.deepEqual(row, { status: 'succeeded', attempts: 2 });
+  });
+
+  it('a live worker renews the lease of a job that runs longer than the lease, so nobody takes it over', async () => {
+    await clearJobs();
+    let runs = 0;
+    let finish: () => void = () => undefined;
+    let markStarted: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => {
+      markStarted = resolve;
+    });
+    const handlers = {
+      'test.long': async () => {
+        runs += 1;
+        markStarted();
+        await new Promise<void>((resolve) => {
+          finish = resolve;
+        });
+      },
+    };
+    const busy = new Worker({ db, clock, log: silent, handlers, name: 'busy', heartbeatMs: 10 });
+    await enqueueJob(db, clock, 'test.long', {});
+    const draining = busy.drain();
+    await started;
+    const leasedUntil = async () =>
+      new Date(
+        (await db.query<{ locked_until: Date }>('SELECT locked_until FROM jobs'))[0]!.locked_until,
+      ).getTime();
+    // The handler has now outlived its first lease; the next heartbeat renews it from the clock's time.
+    clock.advance(JOB_LEASE_MS + 1);
+    const deadline = Date.now() + 10_000;
+    while ((await leasedUntil()) <= clock.now().getTime()) {
+      assert.ok(Date.now() < deadline, 'the lease was never renewed');
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    assert.equal((await leasedUntil()) - clock.now().getTime(), JOB_LEASE_MS);
+    const survivor = new Worker({ db: otherDb, clock, log: silent, handlers, name: 'survivor' });
+    assert.equal(await survivor.drain(), 0, 'a renewed lease is not taken over');
+    finish();
+    assert.equal(await draining, 1);
+    assert.equal(runs, 1);
+    const [row] = await db.query<{ status: string; attempts: number }>('SELECT status, attempts FROM jobs');
+    assert.deepEqual(row, { status: 'succeeded', attempts: 1 });
   });
 
   it('only claims the kinds it has handlers for', async () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { jobHandlers } from '../src/jobs.ts';
 import { FakeClock } from '../src/platform/clock/clock.ts';
-import { Worker } from '../src/platform/jobs/queue.ts';
+import { Worker } from '../src/platform/jobs/worker.ts';
 import { createLogger } from '../src/platform/log/logger.ts';
 import { addDays } from '../src/schedules/dates.ts';
 import { enqueueSchedulerRun, SCHEDULER_TICK_MS } from '../src/schedules/jobs.ts';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Worker } from '../src/platform/jobs/queue.ts';
+import { Worker } from '../src/platform/jobs/worker.ts';
 import { createLogger } from '../src/platform/log/logger.ts';
 import { WEBHOOK_DELIVER_JOB, webhookDeliveryHandler } from '../src/webhooks/delivery-job.ts';
 import { recordEvent } from '../src/webhooks/record-event.ts';

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Db } from '../src/platform/db/db.ts';
-import { enqueueJob, Worker } from '../src/platform/jobs/queue.ts';
+import { enqueueJob } from '../src/platform/jobs/queue.ts';
+import { Worker } from '../src/platform/jobs/worker.ts';
 import { createLogger } from '../src/platform/log/logger.ts';
 import { WEBHOOK_DELIVER_JOB, webhookDeliveryHandler } from '../src/webhooks/delivery-job.ts';
 import { type EventType, recordEvent } from '../src/webhooks/record-event.ts';

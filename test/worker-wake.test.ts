@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { FakeClock } from '../src/platform/clock/clock.ts';
 import type { Db } from '../src/platform/db/db.ts';
 import { migrate } from '../src/platform/db/migrate.ts';
-import { enqueueJob, JOBS_CHANNEL, Worker } from '../src/platform/jobs/queue.ts';
+import { enqueueJob, JOBS_CHANNEL } from '../src/platform/jobs/queue.ts';
+import { Worker } from '../src/platform/jobs/worker.ts';
 import { createLogger } from '../src/platform/log/logger.ts';
 import { createTestDatabase, type TestDatabase } from './helpers.ts';
 

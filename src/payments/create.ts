@@ -23,7 +23,7 @@ export const PAYMENT_RECONCILE_JOB = 'payment.reconcile';
 /** Payload `{payment_id}`: at its session's expiry, withdraws a payment still waiting for the customer. */
 export const PAYMENT_EXPIRE_JOB = 'payment.expire';
 /** How long a payment may stay `processing` before the reconciliation job asks the processor again. */
-export const RECONCILE_AFTER_MS = 2 * 60_000;
+export const RECONCILE_AFTER_MS = 30_000;
 
 /**
  * What pays: a new card's token or a saved card (method card), a wallet sheet's token (apple_pay,

@@ -1,0 +1,270 @@
+import os from 'node:os';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock/clock.ts';
+import type { Db, Queryable } from '../db/db.ts';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
+import { randomBase62 } from '../ids.ts';
+import { type JobHandler, type JobRow, retryDelayMs, succeedJobStatement } from './queue.ts';
+
+const SUCCEED_JOB = succeedJobStatement('$1', '$2', '$3');
+
+/**
+ * How long a claimed job stays locked to its worker before another may take it over, unless the worker renews it:
+ * while a handler runs, its worker renews the lease every JOB_HEARTBEAT_MS, so only a dead worker (killed, or cut
+ * off from the database) loses its jobs, and they are taken over within about one lease.
+ */
+export const JOB_LEASE_MS = 30_000;
+export const JOB_HEARTBEAT_MS = 10_000;
+
+export interface WorkerOptions {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  handlers: Record<string, JobHandler>;
+  concurrency?: number;
+  pollIntervalMs?: number;
+  name?: string;
+  /** LISTEN on this channel (JOBS_CHANNEL) and look for jobs at once on each notification. */
+  wakeChannel?: string;
+  /** JOB_LEASE_MS and JOB_HEARTBEAT_MS unless given (tests shorten them). */
+  leaseMs?: number;
+  heartbeatMs?: number;
+}
+
+export class Worker {
+  readonly name: string;
+  readonly #db: Db;
+  readonly #clock: Clock;
+  readonly #log: Logger;
+  readonly #handlers: Record<string, JobHandler>;
+  /** The kinds this worker claims, as a PostgreSQL text[] literal (our own constant names, no quoting needed). */
+  readonly #kinds: string;
+  readonly #concurrency: number;
+  readonly #pollIntervalMs: number;
+  readonly #wakeChannel: string | undefined;
+  readonly #leaseMs: number;
+  readonly #heartbeatMs: number;
+  #running = false;
+  #stopping = false;
+  #loop: Promise<void> | undefined;
+  #wake: (() => void) | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  /** Set by nudge(): a wake-up that came while the worker was busy is not lost. */
+  #nudged = false;
+  #unlisten: Promise<(() => Promise<void>) | undefined> | undefined;
+
+  constructor(options: WorkerOptions) {
+    this.#db = options.db;
+    this.#clock = options.clock;
+    this.#log = options.log;
+    this.#handlers = options.handlers;
+    this.#kinds = `{${Object.keys(options.handlers)
+      .map((kind) => `"${kind}"`)
+      .join(',')}}`;
+    this.#concurrency = options.concurrency ?? 8;
+    this.#pollIntervalMs = options.pollIntervalMs ?? 500;
+    this.#wakeChannel = options.wakeChannel;
+    this.#leaseMs = options.leaseMs ?? JOB_LEASE_MS;
+    this.#heartbeatMs = options.heartbeatMs ?? JOB_HEARTBEAT_MS;
+    this.name = options.name ?? `${os.hostname()}:${process.pid}:${randomBase62(6)}`;
+  }
+
+  /**
+   * Claims up to `limit` due jobs. SKIP LOCKED lets several workers claim at once without waiting
+   * on each other or taking the same row; an expired lease (a crashed worker) makes a job claimable again.
+   */
+  async claim(limit = this.#concurrency): Promise<JobRow[]> {
+    const now = this.#clock.now();
+    return this.#db.query<JobRow>(
+      // Two index scans that stop after $4 rows each (expired leases first, then due jobs oldest first): one scan
+      // with an OR would read and sort every due job, which costs as much as the backlog is long.
+      `WITH expired AS (
+         SELECT id FROM jobs
+          WHERE status = 'running' AND locked_until < $3 AND kind = ANY($5::text[])
+          ORDER BY locked_until
+          LIMIT $4
+          FOR UPDATE SKIP LOCKED),
+       due AS (
+         SELECT id FROM jobs
+          WHERE status = 'pending' AND run_at <= $3 AND kind = ANY($5::text[])
+          ORDER BY run_at
+          LIMIT $4
+          FOR UPDATE SKIP LOCKED),
+       picked AS (SELECT id FROM expired UNION ALL SELECT id FROM due LIMIT $4)
+       UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_by = $1,
+              locked_until = $2, updated_at = $3
+        WHERE id IN (SELECT id FROM picked)
+        RETURNING id, kind, payload, attempts, max_attempts`,
+      [this.name, new Date(now.getTime() + this.#leaseMs), now, limit, this.#kinds],
+    );
+  }
+
+  async #execute(job: JobRow): Promise<void> {
+    const handler = this.#handlers[job.kind];
+    const log = this.#log.child({ job_id: job.id, job_kind: job.kind, attempt: job.attempts });
+    try {
+      if (!handler) throw new Error(`No handler for job kind "${job.kind}"`);
+      let completed = false;
+      const complete = async (tx: Queryable) => {
+        await tx.query(SUCCEED_JOB, [job.id, this.name, this.#clock.now()]);
+        completed = true;
+      };
+      const lease = {
+        worker: this.name,
+        completed: () => {
+          completed = true;
+        },
+      };
+      const heartbeat = this.#keepLeased(job, log);
+      try {
+        await handler({ job, db: this.#db, clock: this.#clock, log, complete, lease });
+      } finally {
+        clearInterval(heartbeat);
+      }
+      if (!completed) await this.#db.query(SUCCEED_JOB, [job.id, this.name, this.#clock.now()]);
+      log.info('job succeeded');
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const now = this.#clock.now();
+      const final = job.attempts >= job.max_attempts;
+      log.warn({ err: message, final }, final ? 'job failed for the last time' : 'job failed; will retry');
+      await this.#db.query(
+        `UPDATE jobs SET status = $3, locked_by = NULL, locked_until = NULL, last_error = $4,
+                run_at = $5, updated_at = $6, finished_at = $7
+          WHERE id = $1 AND locked_by = $2`,
+        [
+          job.id,
+          this.name,
+          final ? 'failed' : 'pending',
+          message.slice(0, 2000),
+          final ? now : new Date(now.getTime() + retryDelayMs(job.attempts)),
+          now,
+          final ? now : null,
+        ],
+      );
+    }
+  }
+
+  /**
+   * Renews the job's lease every heartbeat while its handler runs. A renewal that finds the job no longer ours (its
+   * lease ran out while this process was stalled, and another worker took it) stops; the handler's outcome is then
+   * not recorded by this worker either (every write of it requires locked_by = this worker).
+   */
+  #keepLeased(job: JobRow, log: Logger): NodeJS.Timeout {
+    const timer: NodeJS.Timeout = setInterval(() => {
+      const now = this.#clock.now();
+      this.#db
+        .query<{ id: string }>(
+          `UPDATE jobs SET locked_until = $3, updated_at = $4
+            WHERE id = $1 AND locked_by = $2 AND status = 'running' RETURNING id`,
+          [job.id, this.name, new Date(now.getTime() + this.#leaseMs), now],
+        )
+        .then((rows) => {
+          if (rows.length === 0) clearInterval(timer);
+        })
+        .catch((error) => log.warn({ err: (error as Error).message }, 'job lease not renewed'));
+    }, this.#heartbeatMs);
+    timer.unref();
+    return timer;
+  }
+
+  /**
+   * Claims and runs due jobs until none are left; returns how many ran. Used by tests and the poll loop. Up to
+   * `concurrency` jobs run at once and a slot is refilled as soon as its job ends, so one slow job (a webhook
+   * endpoint that takes its whole timeout) does not hold up the others.
+   */
+  async drain(): Promise<number> {
+    let total = 0;
+    const inHand = new Set<Promise<void>>();
+    for (;;) {
+      // Once stop() is called, finish the jobs in hand and claim no more.
+      const free = this.#stopping ? 0 : this.#concurrency - inHand.size;
+      // Claims come in batches, once half the slots are free (or all are), so they cost fewer commits.
+      const batch = inHand.size === 0 || free * 2 >= this.#concurrency ? free : 0;
+      this.#nudged = false;
+      const jobs = batch > 0 ? await this.claim(batch) : [];
+      for (const job of jobs) {
+        const run: Promise<void> = this.#execute(job)
+          .catch((error) => this.#log.error({ err: error, job_id: job.id }, 'job outcome not recorded'))
+          .finally(() => inHand.delete(run));
+        inHand.add(run);
+      }
+      total += jobs.length;
+      if (inHand.size === 0) return total;
+      if (this.#stopping || batch === 0 || inHand.size >= this.#concurrency) {
+        await Promise.race(inHand);
+        continue;
+      }
+      // A slot is free but nothing else was due: look again when a job ends, on a nudge, or after a poll interval.
+      const pause = this.#pause();
+      await Promise.race([...inHand, pause.wait]);
+      pause.end();
+    }
+  }
+
+  /** Waits the poll interval, or less on nudge() or stop(); end() lets go of the timer. */
+  #pause(): { wait: Promise<void>; end: () => void } {
+    if (this.#nudged || this.#stopping) return { wait: Promise.resolve(), end: () => undefined };
+    let end: () => void = () => undefined;
+    const wait = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => end(), this.#pollIntervalMs);
+      end = () => {
+        clearTimeout(timer);
+        if (this.#wake === end) this.#wake = undefined;
+        resolve();
+      };
+      this.#timer = timer;
+      this.#wake = end;
+    });
+    return { wait, end };
+  }
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    if (this.#wakeChannel) {
+      this.#unlisten = this.#db
+        .listen(this.#wakeChannel, () => this.nudge())
+        .catch((error) => {
+          this.#log.warn({ err: error }, 'job worker cannot listen for wake-ups; polling only');
+          return undefined;
+        });
+    }
+    this.#loop = this.#run();
+  }
+
+  /** Resolves once the worker listens on its wake channel (at once without one, or when listening failed). */
+  async listening(): Promise<void> {
+    await this.#unlisten;
+  }
+
+  /** Wakes the poll loop now, e.g. after enqueuing a job that should run at once. */
+  nudge(): void {
+    this.#nudged = true;
+    this.#wake?.();
+  }
+
+  async #run(): Promise<void> {
+    while (this.#running) {
+      try {
+        await this.drain();
+      } catch (error) {
+        if (isDatabaseUnavailable(error))
+          this.#log.warn({ err: (error as Error).message }, 'job worker: database unavailable');
+        else this.#log.error({ err: error }, 'job worker poll failed');
+      }
+      if (!this.#running) break;
+      await this.#pause().wait;
+    }
+  }
+
+  /** Stops polling and waits for the jobs in hand to finish. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.#stopping = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#wake?.();
+    await this.#loop;
+    await (await this.#unlisten)?.();
+  }
+}
