@@ -6,9 +6,10 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { jobHandlers } from '../src/jobs.ts';
 import { systemClock } from '../src/platform/clock/clock.ts';
+import { type PeriodicTicker, startPeriodicJob } from '../src/platform/jobs/periodic.ts';
 import { Worker } from '../src/platform/jobs/worker.ts';
 import { utcDate } from '../src/schedules/dates.ts';
-import { type ScheduleTicker, startScheduleTicker } from '../src/schedules/jobs.ts';
+import { schedulerRunJob } from '../src/schedules/jobs.ts';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -68,7 +69,7 @@ export async function seedDueSchedules(
 export function installBenchSchedulerRoutes(app: FastifyInstance): void {
   const workers: Worker[] = [];
   const processes: ChildProcess[] = [];
-  let ticker: ScheduleTicker | undefined;
+  let ticker: PeriodicTicker | undefined;
   process.on('exit', () => {
     for (const child of processes) child.kill('SIGKILL');
   });
@@ -87,7 +88,7 @@ export function installBenchSchedulerRoutes(app: FastifyInstance): void {
         workers.push(worker);
         worker.start();
       }
-      ticker = startScheduleTicker(app.ctx.db, systemClock, app.log as unknown as Logger);
+      ticker = startPeriodicJob(app.ctx.db, systemClock, app.log as unknown as Logger, schedulerRunJob());
       return { started: 'in-process' };
     }
     for (let i = 0; i < count; i++) {

@@ -12,6 +12,7 @@ import {
 import { PAYMENT_REFUND_JOB } from './payments/refunds.ts';
 import type { Config } from './platform/config/config.ts';
 import type { JobHandler } from './platform/jobs/queue.ts';
+import { JOBS_PRUNE_JOB, jobsPruneHandler } from './platform/jobs/retention.ts';
 import { PAYMENT_NOTIFICATION_JOB } from './processors/processor.ts';
 import { sandboxSampleDocument } from './sandbox/sample-documents.ts';
 import { scheduleChargeHandler, schedulesRunHandler } from './schedules/jobs.ts';
@@ -39,5 +40,6 @@ export function jobHandlers(config: Config, services: Services): Record<string, 
     [SCHEDULE_CHARGE_JOB]: scheduleChargeHandler(services.scheduler),
     [WEBHOOK_DELIVER_JOB]: webhookDeliveryHandler({ allowPrivate: config.allowPrivateWebhookHosts }),
     [WEBHOOK_SECRET_ERASE_JOB]: webhookSecretEraseHandler,
+    [JOBS_PRUNE_JOB]: jobsPruneHandler(config.jobRetentionDays * 86_400_000),
   };
 }

@@ -7,10 +7,12 @@ import { systemClock } from './platform/clock/clock.ts';
 import type { Config } from './platform/config/config.ts';
 import { type Db, openDatabase } from './platform/db/db.ts';
 import { migrate } from './platform/db/migrate.ts';
+import { type PeriodicTicker, startPeriodicJob } from './platform/jobs/periodic.ts';
 import { JOBS_CHANNEL } from './platform/jobs/queue.ts';
+import { JOBS_PRUNE_EVERY_MS, JOBS_PRUNE_JOB } from './platform/jobs/retention.ts';
 import { Worker } from './platform/jobs/worker.ts';
 import { createLogger } from './platform/log/logger.ts';
-import { type ScheduleTicker, startScheduleTicker } from './schedules/jobs.ts';
+import { schedulerRunJob } from './schedules/jobs.ts';
 import { createServices, type Services } from './services.ts';
 
 export interface Running {
@@ -33,16 +35,29 @@ export function serviceWorker(config: Config, db: Db, log: Logger, services: Ser
   });
 }
 
+/** Beside every job worker: the scheduler run every 10 minutes and the prune of finished jobs every hour. */
+function startTickers(db: Db, log: Logger): PeriodicTicker {
+  const tickers = [
+    startPeriodicJob(db, systemClock, log, schedulerRunJob()),
+    startPeriodicJob(db, systemClock, log, {
+      kind: JOBS_PRUNE_JOB,
+      everyMs: JOBS_PRUNE_EVERY_MS,
+      payload: () => ({}),
+    }),
+  ];
+  return { stop: async () => void (await Promise.all(tickers.map((ticker) => ticker.stop()))) };
+}
+
 /** `rentpay serve`: HTTP, plus the job worker in the same process unless withWorker is false. */
 export async function serve(config: Config, withWorker: boolean): Promise<Running> {
   const app = await buildApp(config);
   const secrets = await bootstrapDeployment(app);
   let worker: Worker | undefined;
-  let ticker: ScheduleTicker | undefined;
+  let ticker: PeriodicTicker | undefined;
   if (withWorker) {
     worker = serviceWorker(config, app.ctx.db, app.log as unknown as Logger, app.ctx);
     worker.start();
-    ticker = startScheduleTicker(app.ctx.db, systemClock, app.log as unknown as Logger);
+    ticker = startTickers(app.ctx.db, app.log as unknown as Logger);
   }
   await app.listen({ port: config.port, host: config.host });
   return {
@@ -64,7 +79,7 @@ export async function runWorker(config: Config): Promise<Running> {
   await migrate(db);
   const worker = serviceWorker(config, db, log, createServices(config, db, systemClock));
   worker.start();
-  const ticker = startScheduleTicker(db, systemClock, log);
+  const ticker = startTickers(db, log);
   log.info({ worker: worker.name }, 'worker started');
   return {
     worker,

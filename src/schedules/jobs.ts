@@ -1,7 +1,7 @@
-import type { Logger } from 'pino';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Queryable } from '../platform/db/db.ts';
-import { enqueueJob, type JobHandler } from '../platform/jobs/queue.ts';
+import { enqueuePeriodicJob, type PeriodicJob } from '../platform/jobs/periodic.ts';
+import type { JobHandler } from '../platform/jobs/queue.ts';
 import type { AttemptRequest } from './charge-rules.ts';
 import { utcDate } from './dates.ts';
 import { SCHEDULES_RUN_JOB, type Scheduler } from './scheduler.ts';
@@ -9,54 +9,23 @@ import { SCHEDULES_RUN_JOB, type Scheduler } from './scheduler.ts';
 /** How often each worker process enqueues a scheduler run; all of them together make one run per period. */
 export const SCHEDULER_TICK_MS = 10 * 60_000;
 
-/**
- * Enqueues the scheduler run of the current period. The job's dedupe key is the period, so any number of nodes
- * ticking in the same period (at any phase) enqueue it once. Periods align with midnight UTC, so a run's `as_of`
- * (today) is the same whichever node enqueued it.
- */
+/** The scheduler run of each period (`as_of`: that day), enqueued once per period whatever the number of nodes. */
+export function schedulerRunJob(tickMs = SCHEDULER_TICK_MS): PeriodicJob {
+  return {
+    kind: SCHEDULES_RUN_JOB,
+    everyMs: tickMs,
+    payload: (now) => ({ as_of: utcDate(now) }),
+    maxAttempts: 3,
+  };
+}
+
+/** Enqueues the scheduler run of the current period (periods align with midnight UTC, so `as_of` is the same whichever node enqueued it). */
 export function enqueueSchedulerRun(
   db: Queryable,
   clock: Clock,
   tickMs = SCHEDULER_TICK_MS,
 ): Promise<string> {
-  const now = clock.now();
-  const period = new Date(Math.floor(now.getTime() / tickMs) * tickMs).toISOString();
-  return enqueueJob(
-    db,
-    clock,
-    SCHEDULES_RUN_JOB,
-    { as_of: utcDate(now) },
-    { dedupeKey: `${SCHEDULES_RUN_JOB}:${period}`, maxAttempts: 3 },
-  );
-}
-
-export interface ScheduleTicker {
-  /** Stops ticking and waits for a tick in progress. */
-  stop(): Promise<void>;
-}
-
-/** Beside a job worker (`serve`, `worker`): a scheduler run now and then every period. */
-export function startScheduleTicker(
-  db: Queryable,
-  clock: Clock,
-  log: Logger,
-  tickMs = SCHEDULER_TICK_MS,
-): ScheduleTicker {
-  let inFlight: Promise<unknown> = Promise.resolve();
-  const tick = () => {
-    inFlight = enqueueSchedulerRun(db, clock, tickMs).catch((error) =>
-      log.warn({ err: error }, 'could not enqueue the scheduler run'),
-    );
-  };
-  tick();
-  const timer = setInterval(tick, tickMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await inFlight;
-    },
-  };
+  return enqueuePeriodicJob(db, clock, schedulerRunJob(tickMs));
 }
 
 /** Payload `{as_of?}`: every due date reached up to as_of (default today), and each due charge's attempt enqueued. */
