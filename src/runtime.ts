@@ -30,6 +30,7 @@ export function serviceWorker(config: Config, db: Db, log: Logger, services: Ser
     log,
     handlers: jobHandlers(config, services),
     concurrency: config.workerConcurrency,
+    perKey: config.workerConcurrencyPerIntegrator,
     pollIntervalMs: config.workerPollIntervalMs,
     wakeChannel: JOBS_CHANNEL,
   });

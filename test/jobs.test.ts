@@ -345,6 +345,39 @@ describe('job queue', () => {
     assert.deepEqual(row, { status: 'succeeded', attempts: 1 });
   });
 
+  it('claims fairly: at most perKey running jobs of one fair key, across workers, and the rest for others', async () => {
+    await clearJobs();
+    const handlers = { 'test.fair': async () => undefined };
+    const at = (ms: number) => ({ runAt: new Date(clock.now().getTime() - 60_000 + ms) });
+    // Integrator A's ten jobs are the oldest; B's three and two unkeyed ones come after them.
+    for (let i = 0; i < 10; i++)
+      await enqueueJob(db, clock, 'test.fair', { n: `a${i}` }, { ...at(i), fairKey: 'int_A' });
+    for (let i = 0; i < 3; i++)
+      await enqueueJob(db, clock, 'test.fair', { n: `b${i}` }, { ...at(100 + i), fairKey: 'int_B' });
+    for (let i = 0; i < 2; i++) await enqueueJob(db, clock, 'test.fair', { n: `u${i}` }, at(200 + i));
+    const first = new Worker({ db, clock, log: silent, handlers, name: 'first', concurrency: 8, perKey: 3 });
+    const names = (jobs: { payload: Record<string, unknown> }[]) =>
+      jobs.map((job) => String(job.payload.n)).sort();
+    assert.deepEqual(names(await first.claim(8)), ['a0', 'a1', 'a2', 'b0', 'b1', 'b2', 'u0', 'u1']);
+    // A's three (and B's three) still run on the first worker, so a second worker takes none of theirs.
+    const second = new Worker({
+      db: otherDb,
+      clock,
+      log: silent,
+      handlers,
+      name: 'second',
+      concurrency: 8,
+      perKey: 3,
+    });
+    assert.deepEqual(names(await second.claim(8)), []);
+    // Once one of A's ends, one more of A's (the oldest left) may run.
+    await db.query(
+      "UPDATE jobs SET status = 'succeeded', locked_by = NULL, locked_until = NULL, finished_at = $1 WHERE payload->>'n' = 'a0'",
+      [clock.now()],
+    );
+    assert.deepEqual(names(await second.claim(8)), ['a3']);
+  });
+
   it('only claims the kinds it has handlers for', async () => {
     await clearJobs();
     await enqueueJob(db, clock, 'test.other', {});

@@ -207,7 +207,8 @@ describe('migrations', () => {
         assert.equal(/^CREATE UNIQUE INDEX/.test(index.definition), unique, index.definition);
       }
       // What the job queue's SQL relies on, spelled out: ON CONFLICT (dedupe_key) needs a unique index, and the
-      // claim's two scans use the partial indexes of due and leased jobs.
+      // claim's scans use the partial indexes of due jobs (without and with a fair key), running keyed ones and
+      // leased ones.
       const definitionsOn = (table: string) =>
         Object.values(actual.indexes)
           .filter((index) => index.table === table)
@@ -217,12 +218,13 @@ describe('migrations', () => {
         jobs.some((d) => /^CREATE UNIQUE INDEX \S+ ON jobs USING btree \(dedupe_key\)$/.test(d)),
         jobs.join('\n'),
       );
-      assert.ok(
-        jobs.includes(
-          "CREATE INDEX jobs_due_idx ON jobs USING btree (run_at) WHERE (status = 'pending'::text)",
-        ),
-        jobs.join('\n'),
-      );
+      for (const definition of [
+        "CREATE INDEX jobs_due_idx ON jobs USING btree (run_at) WHERE ((status = 'pending'::text) AND (fair_key IS NULL))",
+        "CREATE INDEX jobs_due_keyed_idx ON jobs USING btree (fair_key, run_at) WHERE ((status = 'pending'::text) AND (fair_key IS NOT NULL))",
+        "CREATE INDEX jobs_running_keyed_idx ON jobs USING btree (fair_key) WHERE ((status = 'running'::text) AND (fair_key IS NOT NULL))",
+      ]) {
+        assert.ok(jobs.includes(definition), jobs.join('\n'));
+      }
       assert.ok(
         jobs.includes(
           "CREATE INDEX jobs_lease_idx ON jobs USING btree (locked_until) WHERE (status = 'running'::text)",

@@ -232,7 +232,7 @@ export class OnboardingService {
              FROM jsonb_to_recordset($1::jsonb) AS x(id text, user_id text, tenancy_id text, kind text, source_url text)`,
           [documentInserts, integratorId, now],
         );
-        for (const doc of documentInserts) jobs.push(fetchJob(String(doc.id), 1));
+        for (const doc of documentInserts) jobs.push(fetchJob(integratorId, String(doc.id), 1));
       }
       // Files of documents being replaced or cleared are deleted once this commits (see document.purge).
       const replacedFiles = await tx.query<{ storage_key: string }>(
@@ -252,7 +252,7 @@ export class OnboardingService {
             RETURNING d.id, d.generation`,
           [documentChanges, now],
         );
-        for (const doc of changed) jobs.push(fetchJob(doc.id, doc.generation));
+        for (const doc of changed) jobs.push(fetchJob(integratorId, doc.id, doc.generation));
       }
       if (documentDeletes.length > 0) {
         await tx.query(
@@ -267,12 +267,14 @@ export class OnboardingService {
   }
 }
 
-function fetchJob(documentId: string, generation: number): JobSpec {
+/** Fair per integrator: one integrator's slow document hosts take only a share of the workers. */
+function fetchJob(integratorId: string, documentId: string, generation: number): JobSpec {
   return {
     kind: DOCUMENT_FETCH_JOB,
     payload: { document_id: documentId, generation },
     dedupeKey: `${DOCUMENT_FETCH_JOB}:${documentId}:${generation}`,
     maxAttempts: DOCUMENT_FETCH_MAX_ATTEMPTS,
+    fairKey: integratorId,
   };
 }
 

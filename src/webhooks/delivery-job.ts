@@ -176,7 +176,7 @@ async function recordAttempt(
           clock,
           WEBHOOK_DELIVER_JOB,
           { event_id: delivery.event_id },
-          { runAt: settled.nextAttemptAt },
+          { runAt: settled.nextAttemptAt, fairKey: delivery.integrator_id },
         )
       : null;
     const [row] = await tx.query<{ attempts: number }>(UPDATE_DELIVERY, [...deliveryParams, nextJob]);

@@ -64,8 +64,8 @@ export async function recordEvents(tx: Queryable, clock: Clock, events: EventRec
        SELECT e.id, e.integrator_id, 'pending', $2, $2, x.job_id, $2, $2
          FROM e JOIN x ON x.id = e.id JOIN integrators i ON i.id = e.integrator_id
         WHERE i.webhook_url IS NOT NULL
-       RETURNING event_id, job_id),
-     j AS (${insertJobsSql({ from: 'd', id: 'd.job_id', kind: '$3', payload: "jsonb_build_object('event_id', d.event_id)", now: '$2' })})
+       RETURNING event_id, integrator_id, job_id),
+     j AS (${insertJobsSql({ from: 'd', id: 'd.job_id', kind: '$3', payload: "jsonb_build_object('event_id', d.event_id)", now: '$2', fairKey: 'd.integrator_id' })})
      SELECT count(*)::int AS jobs FROM j`,
     [rows, clock.now(), WEBHOOK_DELIVER_JOB],
   );

@@ -84,7 +84,7 @@ export async function redeliverEvent(db: Db, clock: Clock, eventId: string): Pro
       }
       // Its job is gone or failed (the queue gave up on it): a new round repairs the delivery.
     }
-    await newRounds(tx, clock, [eventId]);
+    await newRounds(tx, clock, [{ event_id: eventId, integrator_id: event.integrator_id }]);
   });
 }
 
@@ -102,8 +102,8 @@ export async function redeliverFailed(
   let redelivered = 0;
   for (;;) {
     const batch = await db.transaction(async (tx) => {
-      const rows = await tx.query<{ event_id: string }>(
-        `SELECT d.event_id
+      const rows = await tx.query<{ event_id: string; integrator_id: string }>(
+        `SELECT d.event_id, d.integrator_id
            FROM webhook_deliveries d
            JOIN integrators i ON i.id = d.integrator_id
            LEFT JOIN webhook_endpoints w ON w.integrator_id = i.id
@@ -113,11 +113,7 @@ export async function redeliverFailed(
           FOR UPDATE OF d SKIP LOCKED`,
         [since, integratorId ?? null, REDELIVERY_BATCH],
       );
-      await newRounds(
-        tx,
-        clock,
-        rows.map((row) => row.event_id),
-      );
+      await newRounds(tx, clock, rows);
       return rows.length;
     });
     redelivered += batch;
@@ -176,15 +172,23 @@ export async function retryPending(db: Db, clock: Clock, integratorId?: string):
 }
 
 /** For each event: a delivery job due now, a new round naming it, and a wake-up for workers once this commits. */
-async function newRounds(tx: Queryable, clock: Clock, eventIds: string[]): Promise<void> {
-  if (eventIds.length === 0) return;
+async function newRounds(
+  tx: Queryable,
+  clock: Clock,
+  events: { event_id: string; integrator_id: string }[],
+): Promise<void> {
+  if (events.length === 0) return;
   const jobIds = await enqueueJobs(
     tx,
     clock,
-    eventIds.map((eventId) => ({ kind: WEBHOOK_DELIVER_JOB, payload: { event_id: eventId } })),
+    events.map((event) => ({
+      kind: WEBHOOK_DELIVER_JOB,
+      payload: { event_id: event.event_id },
+      fairKey: event.integrator_id,
+    })),
   );
   await tx.query(NEW_ROUND, [
-    eventIds.map((eventId, i) => ({ event_id: eventId, job_id: jobIds[i] })),
+    events.map((event, i) => ({ event_id: event.event_id, job_id: jobIds[i] })),
     clock.now(),
   ]);
   await notifyWorkers(tx);

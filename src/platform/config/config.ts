@@ -47,6 +47,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   workerPollIntervalMs: number;
   workerConcurrency: number;
+  /** How many jobs of one integrator (webhook deliveries, document fetches) may run at once; the rest wait. */
+  workerConcurrencyPerIntegrator: number;
   /** Finished (succeeded or failed) jobs are deleted this many days after they finished. */
   jobRetentionDays: number;
   /** The Client API's request limit per payment session: `burst` requests per window (a steady burst/window rate). */
@@ -253,6 +255,8 @@ export function loadConfig(env: Env = process.env): Config {
     // Most jobs wait on someone else's server (a webhook endpoint may take 15 s), not on our CPU: with 8, eight
     // slow endpoints held every slot and a 20,000-event backlog drained at 633/s instead of 1,083/s.
     workerConcurrency: readInt(env, 'WORKER_CONCURRENCY', 32, 1, 256),
+    // Half the default slots: one integrator's endpoint that never answers holds at most that many of them.
+    workerConcurrencyPerIntegrator: readInt(env, 'WORKER_CONCURRENCY_PER_INTEGRATOR', 16, 1, 256),
     jobRetentionDays: readInt(env, 'JOB_RETENTION_DAYS', 7, 1, 3_650),
     // 20 per second sustained: a page polls and retries, but a script trying cards does far more.
     clientRateLimit: { burst: 40, windowMs: 2_000 },

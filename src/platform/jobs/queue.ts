@@ -8,6 +8,11 @@ export interface EnqueueOptions {
   /** A second enqueue with the same key is a no-op while the first row exists. */
   dedupeKey?: string;
   maxAttempts?: number;
+  /**
+   * Whose work this is (e.g. an integrator's id): a worker runs only a share of its slots for one key at a time, so
+   * one key's slow jobs cannot hold up everyone else's. Jobs without a key are not limited.
+   */
+  fairKey?: string;
 }
 
 export interface JobRow {
@@ -80,10 +85,19 @@ export async function enqueueJob(
   const now = clock.now();
   const id = newId('job');
   await tx.query(
-    `INSERT INTO jobs (id, kind, payload, dedupe_key, run_at, max_attempts, created_at, updated_at)
-     VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $7)
+    `INSERT INTO jobs (id, kind, payload, dedupe_key, run_at, max_attempts, fair_key, created_at, updated_at)
+     VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8, $8)
      ON CONFLICT (dedupe_key) DO NOTHING`,
-    [id, kind, payload, options.dedupeKey ?? null, options.runAt ?? now, options.maxAttempts ?? 10, now],
+    [
+      id,
+      kind,
+      payload,
+      options.dedupeKey ?? null,
+      options.runAt ?? now,
+      options.maxAttempts ?? 10,
+      options.fairKey ?? null,
+      now,
+    ],
   );
   return id;
 }
@@ -99,10 +113,11 @@ export function insertJobsSql(columns: {
   kind: string;
   payload: string;
   now: string;
+  fairKey?: string;
 }): string {
-  const { from, id, kind, payload, now } = columns;
-  return `INSERT INTO jobs (id, kind, payload, run_at, created_at, updated_at)
-       SELECT ${id}, ${kind}, ${payload}, ${now}, ${now}, ${now} FROM ${from}
+  const { from, id, kind, payload, now, fairKey = 'NULL' } = columns;
+  return `INSERT INTO jobs (id, kind, payload, fair_key, run_at, created_at, updated_at)
+       SELECT ${id}, ${kind}, ${payload}, ${fairKey}, ${now}, ${now}, ${now} FROM ${from}
        RETURNING id`;
 }
 
@@ -120,10 +135,12 @@ export async function enqueueJobs(tx: Queryable, clock: Clock, jobs: JobSpec[]):
   const now = clock.now();
   const ids = jobs.map(() => newId('job'));
   await tx.query(
-    `INSERT INTO jobs (id, kind, payload, dedupe_key, run_at, max_attempts, created_at, updated_at)
-     SELECT x.id, x.kind, x.payload, x.dedupe_key, COALESCE(x.run_at, $2), COALESCE(x.max_attempts, 10), $2, $2
+    `INSERT INTO jobs (id, kind, payload, dedupe_key, run_at, max_attempts, fair_key, created_at, updated_at)
+     SELECT x.id, x.kind, x.payload, x.dedupe_key, COALESCE(x.run_at, $2), COALESCE(x.max_attempts, 10), x.fair_key,
+            $2, $2
        FROM jsonb_to_recordset($1::jsonb)
-            AS x(id text, kind text, payload jsonb, dedupe_key text, run_at timestamptz, max_attempts integer)
+            AS x(id text, kind text, payload jsonb, dedupe_key text, run_at timestamptz, max_attempts integer,
+                 fair_key text)
      ON CONFLICT (dedupe_key) DO NOTHING`,
     [
       jobs.map((job, i) => ({
@@ -133,6 +150,7 @@ export async function enqueueJobs(tx: Queryable, clock: Clock, jobs: JobSpec[]):
         dedupe_key: job.dedupeKey ?? null,
         run_at: job.runAt?.toISOString() ?? null,
         max_attempts: job.maxAttempts ?? null,
+        fair_key: job.fairKey ?? null,
       })),
       now,
     ],

@@ -26,6 +26,11 @@ export interface WorkerOptions {
   name?: string;
   /** LISTEN on this channel (JOBS_CHANNEL) and look for jobs at once on each notification. */
   wakeChannel?: string;
+  /**
+   * How many jobs of one fair key may run at once (on all workers together, see claim()); default half the
+   * concurrency, so one key never holds more than half a worker's slots.
+   */
+  perKey?: number;
   /** JOB_LEASE_MS and JOB_HEARTBEAT_MS unless given (tests shorten them). */
   leaseMs?: number;
   heartbeatMs?: number;
@@ -43,6 +48,7 @@ export class Worker {
   readonly #pollIntervalMs: number;
   readonly #wakeChannel: string | undefined;
   readonly #leaseMs: number;
+  readonly #perKey: number;
   readonly #heartbeatMs: number;
   #running = false;
   #stopping = false;
@@ -65,6 +71,7 @@ export class Worker {
     this.#pollIntervalMs = options.pollIntervalMs ?? 500;
     this.#wakeChannel = options.wakeChannel;
     this.#leaseMs = options.leaseMs ?? JOB_LEASE_MS;
+    this.#perKey = options.perKey ?? Math.max(1, Math.ceil(this.#concurrency / 2));
     this.#heartbeatMs = options.heartbeatMs ?? JOB_HEARTBEAT_MS;
     this.name = options.name ?? `${os.hostname()}:${process.pid}:${randomBase62(6)}`;
   }
@@ -72,30 +79,59 @@ export class Worker {
   /**
    * Claims up to `limit` due jobs. SKIP LOCKED lets several workers claim at once without waiting
    * on each other or taking the same row; an expired lease (a crashed worker) makes a job claimable again.
+   *
+   * Fairness: of the jobs that name a fair key, at most `perKey` may run at once for one key (those running on any
+   * worker count). The keys with pending jobs are found by a loose index scan (one probe per key, however long each
+   * key's backlog), then each key's oldest due jobs up to its room; the claim takes the oldest of those and of the
+   * unkeyed due jobs. Two workers claiming at the same instant may each fill a key's room, so a key can briefly hold
+   * up to `perKey` per claiming worker.
    */
   async claim(limit = this.#concurrency): Promise<JobRow[]> {
     const now = this.#clock.now();
     return this.#db.query<JobRow>(
-      // Two index scans that stop after $4 rows each (expired leases first, then due jobs oldest first): one scan
-      // with an OR would read and sort every due job, which costs as much as the backlog is long.
-      `WITH expired AS (
-         SELECT id FROM jobs
+      // Index scans that stop after $4 rows each: one scan with an OR would read and sort every due job, which costs
+      // as much as the backlog is long.
+      `WITH RECURSIVE keys (fair_key) AS (
+         (SELECT fair_key FROM jobs WHERE status = 'pending' AND fair_key IS NOT NULL ORDER BY fair_key LIMIT 1)
+         UNION ALL
+         SELECT (SELECT j.fair_key FROM jobs j
+                  WHERE j.status = 'pending' AND j.fair_key IS NOT NULL AND j.fair_key > keys.fair_key
+                  ORDER BY j.fair_key LIMIT 1)
+           FROM keys WHERE keys.fair_key IS NOT NULL),
+       running AS (
+         SELECT fair_key, count(*)::int AS n FROM jobs
+          WHERE status = 'running' AND fair_key IS NOT NULL GROUP BY fair_key),
+       expired AS (
+         SELECT id, locked_until AS at FROM jobs
           WHERE status = 'running' AND locked_until < $3 AND kind = ANY($5::text[])
           ORDER BY locked_until
           LIMIT $4
           FOR UPDATE SKIP LOCKED),
-       due AS (
-         SELECT id FROM jobs
-          WHERE status = 'pending' AND run_at <= $3 AND kind = ANY($5::text[])
+       keyed AS (
+         SELECT picked.id, picked.run_at AS at FROM keys
+          CROSS JOIN LATERAL (
+            SELECT j.id, j.run_at FROM jobs j
+             WHERE j.status = 'pending' AND j.fair_key = keys.fair_key AND j.run_at <= $3 AND j.kind = ANY($5::text[])
+             ORDER BY j.run_at
+             LIMIT LEAST($4, GREATEST(0, $6 - COALESCE((SELECT n FROM running r WHERE r.fair_key = keys.fair_key), 0)))
+             FOR UPDATE SKIP LOCKED) picked
+          WHERE keys.fair_key IS NOT NULL),
+       unkeyed AS (
+         SELECT id, run_at AS at FROM jobs
+          WHERE status = 'pending' AND fair_key IS NULL AND run_at <= $3 AND kind = ANY($5::text[])
           ORDER BY run_at
           LIMIT $4
           FOR UPDATE SKIP LOCKED),
-       picked AS (SELECT id FROM expired UNION ALL SELECT id FROM due LIMIT $4)
+       picked AS (
+         SELECT id FROM expired
+         UNION ALL
+         (SELECT id FROM (SELECT id, at FROM keyed UNION ALL SELECT id, at FROM unkeyed) due ORDER BY at LIMIT $4)
+         LIMIT $4)
        UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_by = $1,
               locked_until = $2, updated_at = $3
         WHERE id IN (SELECT id FROM picked)
         RETURNING id, kind, payload, attempts, max_attempts`,
-      [this.name, new Date(now.getTime() + this.#leaseMs), now, limit, this.#kinds],
+      [this.name, new Date(now.getTime() + this.#leaseMs), now, limit, this.#kinds, this.#perKey],
     );
   }
 
