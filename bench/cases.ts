@@ -2,6 +2,7 @@ import { gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { chromium } from 'playwright-core';
 import { SandboxProcessor } from '../src/processors/sandbox/processor.ts';
+import { webhooksFairnessCase } from './fairness.ts';
 import { chargeDueSchedules, installBenchSchedulerRoutes, seedDueSchedules } from './schedules.ts';
 import { installBenchWorkerRoutes, recordBacklog, startBenchReceiver } from './webhooks.ts';
 
@@ -450,4 +451,5 @@ export const CASES: readonly BenchCase[] = [
     batch: (baseUrl, data) =>
       chargeDueSchedules(baseUrl, Number(required(data, 'count')), Number(required(data, 'workerProcesses'))),
   },
+  webhooksFairnessCase,
 ];
