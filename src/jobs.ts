@@ -1,6 +1,5 @@
 import { DOCUMENT_FETCH_JOB, documentFetchHandler } from './documents/fetch-job.ts';
 import { DOCUMENT_PURGE_JOB, documentPurgeHandler } from './documents/purge-job.ts';
-import { FileDocumentStore } from './documents/storage.ts';
 import { RETIRE_SERVER_TOKEN_JOB, retireServerToken } from './integrators/server-tokens.ts';
 import { PAYMENT_EXPIRE_JOB, PAYMENT_RECONCILE_JOB } from './payments/create.ts';
 import {
@@ -23,7 +22,7 @@ import { WEBHOOK_SECRET_ERASE_JOB, webhookSecretEraseHandler } from './webhooks/
 
 /** Every job kind the service knows and its handler, on the process's services. Workers claim only these kinds. */
 export function jobHandlers(config: Config, services: Services): Record<string, JobHandler> {
-  const store = new FileDocumentStore(config.documentsDir);
+  const store = services.documents.store;
   return {
     [RETIRE_SERVER_TOKEN_JOB]: retireServerToken,
     [DOCUMENT_FETCH_JOB]: documentFetchHandler({

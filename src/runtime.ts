@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import { type BootstrapSecrets, bootstrapDeployment } from './bootstrap.ts';
+import { FileDocumentStore } from './documents/storage.ts';
 import { jobHandlers } from './jobs.ts';
 import { systemClock } from './platform/clock/clock.ts';
 import type { Config } from './platform/config/config.ts';
@@ -53,6 +54,10 @@ function startTickers(db: Db, log: Logger): PeriodicTicker {
 export async function serve(config: Config, withWorker: boolean): Promise<Running> {
   const app = await buildApp(config);
   const secrets = await bootstrapDeployment(app);
+  await app.ctx.documents.moveFromDisk(
+    new FileDocumentStore(config.documentsDir),
+    app.log as unknown as Logger,
+  );
   let worker: Worker | undefined;
   let ticker: PeriodicTicker | undefined;
   if (withWorker) {
@@ -78,7 +83,9 @@ export async function runWorker(config: Config): Promise<Running> {
   const log = createLogger(config.logLevel);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await migrate(db);
-  const worker = serviceWorker(config, db, log, createServices(config, db, systemClock));
+  const services = createServices(config, db, systemClock);
+  await services.documents.moveFromDisk(new FileDocumentStore(config.documentsDir), log);
+  const worker = serviceWorker(config, db, log, services);
   worker.start();
   const ticker = startTickers(db, log);
   log.info({ worker: worker.name }, 'worker started');

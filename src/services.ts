@@ -1,3 +1,6 @@
+import { documentCipherFor } from './documents/keys.ts';
+import { DocumentService } from './documents/service.ts';
+import { DatabaseDocumentStore } from './documents/storage.ts';
 import { IntegratorService } from './integrators/service.ts';
 import { OnboardingService } from './onboarding/service.ts';
 import { PaymentService } from './payments/service.ts';
@@ -13,6 +16,7 @@ import { WebhookService } from './webhooks/service.ts';
 
 /** The domain services, built once per process and shared by its routes and its job handlers. */
 export interface Services {
+  documents: DocumentService;
   integrators: IntegratorService;
   onboarding: OnboardingService;
   sessions: SessionService;
@@ -27,6 +31,7 @@ export interface Services {
 export function createServices(config: Config, db: Db, clock: Clock, processor?: PaymentProcessor): Services {
   const paymentProcessor = processor ?? createPaymentProcessor(config, db, clock);
   return {
+    documents: new DocumentService(db, new DatabaseDocumentStore(db, clock, documentCipherFor(config))),
     integrators: new IntegratorService(db, clock, config.serviceEnv),
     onboarding: new OnboardingService(db, clock),
     sessions: new SessionService(db, clock, config.userTokenTtlSeconds, config.sessionTtlSeconds),

@@ -32,7 +32,13 @@ export const ONE_USER_UPDATED = {
 };
 
 /** A document the service has not fetched yet, as the session query shows it. */
-export const PENDING_DOCUMENT = { state: 'pending', sha256: null, size_bytes: null, failure_reason: null };
+export const PENDING_DOCUMENT = {
+  document_id: null,
+  state: 'pending',
+  sha256: null,
+  size_bytes: null,
+  failure_reason: null,
+};
 
 export interface Answer {
   status: number;

@@ -19,7 +19,11 @@ const TEST_STRIPE = {
   STRIPE_PUBLISHABLE_KEY: 'pk_test_51abc',
   STRIPE_WEBHOOK_SECRET: 'whsec_abc',
 };
+/** 32 bytes in base64: the document encryption key production requires. */
+const DOCUMENT_KEY = Buffer.alloc(32, 7).toString('base64');
+
 const LIVE_STRIPE = {
+  DOCUMENT_ENCRYPTION_KEY: DOCUMENT_KEY,
   PAYMENT_PROCESSOR: 'stripe',
   STRIPE_SECRET_KEY: 'rk_live_51abc',
   STRIPE_PUBLISHABLE_KEY: 'pk_live_51abc',
@@ -63,6 +67,30 @@ describe('configuration', () => {
     assert.equal(config.operatorToken, 'a-long-operator-token-of-32-chars!');
     assert.equal(config.allowPrivateDocumentHosts, true);
     assert.equal(config.allowPrivateWebhookHosts, true);
+  });
+
+  it('production needs DOCUMENT_ENCRYPTION_KEY: 32 bytes in base64; previous keys are read as a list', () => {
+    const { DOCUMENT_ENCRYPTION_KEY: _key, ...withoutKey } = LIVE_STRIPE;
+    assert.throws(
+      () => loadConfig({ SERVICE_ENV: 'production', ...withoutKey }),
+      /DOCUMENT_ENCRYPTION_KEY is required in production: 32 random bytes in base64/,
+    );
+    for (const bad of ['short', Buffer.alloc(31).toString('base64'), `${DOCUMENT_KEY}!`]) {
+      assert.throws(
+        () => loadConfig({ SERVICE_ENV: 'production', ...LIVE_STRIPE, DOCUMENT_ENCRYPTION_KEY: bad }),
+        /DOCUMENT_ENCRYPTION_KEY must be 32 bytes in base64/,
+        bad,
+      );
+    }
+    const previous = Buffer.alloc(32, 9).toString('base64');
+    const config = loadConfig({
+      SERVICE_ENV: 'production',
+      ...LIVE_STRIPE,
+      DOCUMENT_ENCRYPTION_PREVIOUS_KEYS: ` ${previous} , ${DOCUMENT_KEY}`,
+    });
+    assert.deepEqual(config.documentEncryptionKey, Buffer.alloc(32, 7));
+    assert.deepEqual(config.documentEncryptionPreviousKeys, [Buffer.alloc(32, 9), Buffer.alloc(32, 7)]);
+    assert.equal(loadConfig({ SERVICE_ENV: 'sandbox' }).documentEncryptionKey, undefined);
   });
 
   it('production with Stripe live keys loads, with Stripe’s own endpoints by default', () => {

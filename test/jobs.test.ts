@@ -345,21 +345,23 @@ describe('job queue', () => {
     assert.deepEqual(row, { status: 'succeeded', attempts: 1 });
   });
 
-  it('claims fairly: at most perKey running jobs of one fair key, across workers, and the rest for others', async () => {
+  it('claims fairly: each worker runs at most perKey jobs of one fair key, and gives its other slots to others', async () => {
     await clearJobs();
     const handlers = { 'test.fair': async () => undefined };
     const at = (ms: number) => ({ runAt: new Date(clock.now().getTime() - 60_000 + ms) });
-    // Integrator A's ten jobs are the oldest; B's three and two unkeyed ones come after them.
+    // Integrator A's ten jobs are the oldest; B's four and two unkeyed ones come after them.
     for (let i = 0; i < 10; i++)
       await enqueueJob(db, clock, 'test.fair', { n: `a${i}` }, { ...at(i), fairKey: 'int_A' });
-    for (let i = 0; i < 3; i++)
+    for (let i = 0; i < 4; i++)
       await enqueueJob(db, clock, 'test.fair', { n: `b${i}` }, { ...at(100 + i), fairKey: 'int_B' });
     for (let i = 0; i < 2; i++) await enqueueJob(db, clock, 'test.fair', { n: `u${i}` }, at(200 + i));
     const first = new Worker({ db, clock, log: silent, handlers, name: 'first', concurrency: 8, perKey: 3 });
     const names = (jobs: { payload: Record<string, unknown> }[]) =>
       jobs.map((job) => String(job.payload.n)).sort();
     assert.deepEqual(names(await first.claim(8)), ['a0', 'a1', 'a2', 'b0', 'b1', 'b2', 'u0', 'u1']);
-    // A's three (and B's three) still run on the first worker, so a second worker takes none of theirs.
+    // A's three and B's three run on the first worker: it takes no more of theirs, even with slots free.
+    assert.deepEqual(names(await first.claim(8)), []);
+    // Another worker has its own share of each.
     const second = new Worker({
       db: otherDb,
       clock,
@@ -369,13 +371,13 @@ describe('job queue', () => {
       concurrency: 8,
       perKey: 3,
     });
-    assert.deepEqual(names(await second.claim(8)), []);
-    // Once one of A's ends, one more of A's (the oldest left) may run.
+    assert.deepEqual(names(await second.claim(8)), ['a3', 'a4', 'a5', 'b3']);
+    // Once one of A's ends on the first worker, that worker may run one more of A's (the oldest left).
     await db.query(
       "UPDATE jobs SET status = 'succeeded', locked_by = NULL, locked_until = NULL, finished_at = $1 WHERE payload->>'n' = 'a0'",
       [clock.now()],
     );
-    assert.deepEqual(names(await second.claim(8)), ['a3']);
+    assert.deepEqual(names(await first.claim(8)), ['a6']);
   });
 
   it('only claims the kinds it has handlers for', async () => {

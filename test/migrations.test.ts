@@ -221,7 +221,7 @@ describe('migrations', () => {
       for (const definition of [
         "CREATE INDEX jobs_due_idx ON jobs USING btree (run_at) WHERE ((status = 'pending'::text) AND (fair_key IS NULL))",
         "CREATE INDEX jobs_due_keyed_idx ON jobs USING btree (fair_key, run_at) WHERE ((status = 'pending'::text) AND (fair_key IS NOT NULL))",
-        "CREATE INDEX jobs_running_keyed_idx ON jobs USING btree (fair_key) WHERE ((status = 'running'::text) AND (fair_key IS NOT NULL))",
+        "CREATE INDEX jobs_running_keyed_idx ON jobs USING btree (locked_by, fair_key) WHERE ((status = 'running'::text) AND (fair_key IS NOT NULL))",
       ]) {
         assert.ok(jobs.includes(definition), jobs.join('\n'));
       }

@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { tenancyBody, userBody } from './fixtures.ts';
 import { runJobs, startTestApp, type TestApp, tokenHeader } from './helpers.ts';
@@ -30,6 +28,9 @@ describe('first tenant, end to end', () => {
 
   const post = (path: string, body: unknown) =>
     fetch(`${baseUrl}/api/third-party${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+  /** Whether the document store (the database) holds a file under this key. */
+  const inStore = async (storageKey: string) =>
+    (await t.db.query('SELECT 1 FROM document_files WHERE storage_key = $1', [storageKey])).length === 1;
   const getSession = async (sessionId: string) =>
     (await fetch(`${baseUrl}/api/third-party/session/${sessionId}/`, { headers })).json();
 
@@ -73,13 +74,20 @@ describe('first tenant, end to end', () => {
     assert.equal(await runJobs(t), 2, 'the agreement and the KYC photo are fetched');
     const session = await getSession(session_id);
     assert.equal(session.status, 'active');
+    const agreementId = session.tenancy.agreement_document.document_id;
+    assert.match(agreementId, /^doc_/);
     assert.deepEqual(session.tenancy.agreement_document, {
+      document_id: agreementId,
       state: 'stored',
       sha256: createHash('sha256').update(samplePdf).digest('hex'),
       size_bytes: samplePdf.length,
       failure_reason: null,
     });
     assert.equal(session.user.kyc_documents.photo.state, 'stored');
+    const download = await fetch(`${baseUrl}/api/third-party/documents/${agreementId}/`, { headers });
+    assert.equal(download.status, 200);
+    assert.equal(download.headers.get('content-type'), 'application/pdf');
+    assert.deepEqual(Buffer.from(await download.arrayBuffer()), samplePdf);
     assert.deepEqual(session.tenancy.installment_payment, {
       total_amount: 2400,
       installments: [
@@ -135,8 +143,8 @@ describe('first tenant, end to end', () => {
       `SELECT d.storage_key FROM documents d JOIN users u ON u.id = d.user_id
         WHERE u.external_id = 503 AND d.kind = 'photo'`,
     );
-    const oldFile = path.join(t.config.documentsDir, stored!.storage_key);
-    assert.ok(fs.existsSync(oldFile));
+    const oldFile = stored!.storage_key;
+    assert.ok(await inStore(oldFile));
 
     const updated = await post('/onboarding/', user(`${baseUrl}/healthz?photo=2`));
     assert.deepEqual(await updated.json(), {
@@ -158,7 +166,7 @@ describe('first tenant, end to end', () => {
       'failed',
       'the new URL was fetched (and is not an image)',
     );
-    assert.ok(!fs.existsSync(oldFile), 'the replaced KYC file is deleted');
+    assert.ok(!(await inStore(oldFile)), 'the replaced KYC file is deleted');
   });
 
   it('a cleared KYC link deletes its stored file once the purge job runs', async () => {
@@ -176,12 +184,12 @@ describe('first tenant, end to end', () => {
       `SELECT d.storage_key FROM documents d JOIN users u ON u.id = d.user_id
         WHERE u.external_id = 504 AND d.kind = 'pii_front'`,
     );
-    const file = path.join(t.config.documentsDir, stored!.storage_key);
-    assert.ok(fs.existsSync(file));
+    const file = stored!.storage_key;
+    assert.ok(await inStore(file));
     assert.equal((await post('/onboarding/', user(null))).status, 201);
-    assert.ok(fs.existsSync(file), 'kept until the purge job runs after commit');
+    assert.ok(await inStore(file), 'kept until the purge job runs after commit');
     await runJobs(t);
-    assert.ok(!fs.existsSync(file));
+    assert.ok(!(await inStore(file)));
     const [purge] = await t.db.query<{ status: string }>(
       `SELECT status FROM jobs WHERE kind = 'document.purge' AND payload->>'storage_key' = $1`,
       [stored!.storage_key],

@@ -52,6 +52,7 @@ before(async () => {
     env: {
       PATH: process.env.PATH,
       SERVICE_ENV: 'production',
+      DOCUMENT_ENCRYPTION_KEY: Buffer.alloc(32, 5).toString('base64'),
       PORT: '0',
       DATA_DIR: path.join(dir, 'data'),
       OPERATOR_TOKEN: OPERATOR,

@@ -12,6 +12,8 @@ export function stripeConfig(stand: StripeStandIn, serviceEnv: ServiceEnv = 'san
   const mode = serviceEnv === 'production' ? 'live' : 'test';
   return {
     serviceEnv,
+    // Production requires one; sandbox would generate one.
+    documentEncryptionKey: Buffer.alloc(32, 3),
     paymentProcessor: 'stripe',
     stripe: {
       secretKey: `sk_${mode}_rentpay_standin`,

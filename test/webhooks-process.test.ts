@@ -52,8 +52,10 @@ function startWorker(options: DatabaseOptions): WorkerProcess {
     err += chunk;
   });
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // Complete lines only: a chunk can end in the middle of one.
   const lines = () =>
     out
+      .slice(0, out.lastIndexOf('\n') + 1)
       .split('\n')
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as Record<string, unknown>);

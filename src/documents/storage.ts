@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { Clock } from '../platform/clock/clock.ts';
+import type { Queryable } from '../platform/db/db.ts';
+import type { DocumentCipher } from './cipher.ts';
 
 /** Where fetched documents live. Keys are relative paths like `<integrator_id>/<document_id>-<sha256>.bin`. */
 export interface DocumentStore {
@@ -37,6 +40,43 @@ export function checkStorageKey(key: string): string[] {
   return segments;
 }
 
+/**
+ * The store every node shares: encrypted files in the database (document_files). A key is written once per
+ * content (its name carries the SHA-256), so a second put of the same key is a no-op.
+ */
+export class DatabaseDocumentStore implements DocumentStore {
+  constructor(
+    private readonly db: Queryable,
+    private readonly clock: Clock,
+    private readonly cipher: DocumentCipher,
+  ) {}
+
+  async put(key: string, bytes: Uint8Array): Promise<void> {
+    checkStorageKey(key);
+    const sealed = this.cipher.encrypt(key, bytes);
+    await this.db.query(
+      `INSERT INTO document_files (storage_key, key_id, bytes, created_at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (storage_key) DO NOTHING`,
+      [key, sealed.keyId, sealed.bytes, this.clock.now()],
+    );
+  }
+
+  async get(key: string): Promise<Buffer | undefined> {
+    checkStorageKey(key);
+    const [row] = await this.db.query<{ key_id: string; bytes: Uint8Array }>(
+      'SELECT key_id, bytes FROM document_files WHERE storage_key = $1',
+      [key],
+    );
+    return row && this.cipher.decrypt(key, row.key_id, row.bytes);
+  }
+
+  async delete(key: string): Promise<void> {
+    checkStorageKey(key);
+    await this.db.query('DELETE FROM document_files WHERE storage_key = $1', [key]);
+  }
+}
+
+/** Where releases before the database store kept documents (DOCUMENTS_DIR): read once, to move them in. */
 export class FileDocumentStore implements DocumentStore {
   readonly root: string;
 

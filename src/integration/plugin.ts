@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { getDocumentRoute } from '../documents/routes/get-document.ts';
 import { serverTokenAuth } from '../integrators/auth.ts';
 import { getIntegratorRoute } from '../integrators/routes/get-integrator.ts';
 import { rotateTokenRoute } from '../integrators/routes/rotate-token.ts';
@@ -43,6 +44,7 @@ export const integrationApi: FastifyPluginAsync = async (app) => {
   await app.register(onboardRoute);
   await app.register(userLoginRoute);
   await app.register(getSessionRoute);
+  await app.register(getDocumentRoute);
   await app.register(integrationScheduleRoutes);
   await app.register(integrationPaymentRoutes);
   await app.register(integrationWebhookEndpointRoutes);

@@ -15,6 +15,12 @@ const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T)
 
 export const DocumentView = Type.Object(
   {
+    document_id: Nullable(
+      Type.String({
+        description:
+          'Set once stored: GET /api/third-party/documents/{document_id}/ returns the stored bytes.',
+      }),
+    ),
     state: Type.Union([Type.Literal('pending'), Type.Literal('stored'), Type.Literal('failed')]),
     sha256: Nullable(Type.String()),
     size_bytes: Nullable(Type.Integer()),
@@ -114,6 +120,7 @@ export type SessionView = Static<typeof SessionView>;
 
 function documentView(doc: DocumentState | undefined): Static<typeof DocumentView> {
   return {
+    document_id: doc?.document_id ?? null,
     state: doc?.state ?? 'pending',
     sha256: doc?.sha256 ?? null,
     size_bytes: doc?.size_bytes ?? null,

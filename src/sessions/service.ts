@@ -65,6 +65,8 @@ export function checkSessionAmount(session: AmountFields, purePence: number): vo
 
 export interface DocumentState {
   kind: string;
+  /** Set once stored: GET /api/third-party/documents/{document_id}/ returns the bytes. */
+  document_id: string | null;
   state: 'pending' | 'stored' | 'failed';
   sha256: string | null;
   size_bytes: number | null;
@@ -210,6 +212,7 @@ export class SessionService {
               to_jsonb(t) || jsonb_build_object('start_rent_date', t.start_rent_date::text,
                                                 'end_rent_date', t.end_rent_date::text) AS tenancy,
               (SELECT jsonb_agg(jsonb_build_object('kind', d.kind, 'state', d.state, 'sha256', d.sha256,
+                                                   'document_id', CASE WHEN d.state = 'stored' THEN d.id END,
                                                    'size_bytes', d.size_bytes, 'failure_reason', d.failure_reason))
                  FROM documents d
                 WHERE d.tenancy_id = t.id OR (d.user_id = u.id AND d.kind <> 'agreement')) AS documents

@@ -40,6 +40,13 @@ export interface Config {
   stripe: StripeConfig | undefined;
   /** Where fetched documents are stored; default DATA_DIR/documents (a temp folder when DATA_DIR is memory://). */
   documentsDir: string;
+  /**
+   * DOCUMENT_ENCRYPTION_KEY (32 bytes, base64): stored documents are encrypted under it. Required in production; in
+   * sandbox, when unset, one is generated and kept under DATA_DIR.
+   */
+  documentEncryptionKey: Buffer | undefined;
+  /** DOCUMENT_ENCRYPTION_PREVIOUS_KEYS (comma-separated base64): keys rotated out, still read, never written. */
+  documentEncryptionPreviousKeys: Buffer[];
   /** User session token and payment session lifetimes (spec: 15 and 30 minutes). */
   userTokenTtlSeconds: number;
   sessionTtlSeconds: number;
@@ -121,6 +128,20 @@ function readPaymentProcessor(env: Env, serviceEnv: ServiceEnv): PaymentProcesso
     throw new ConfigError('PAYMENT_PROCESSOR', `must be "sandbox" or "stripe" (got "${raw}")`);
   }
   return raw;
+}
+
+/** A 32-byte key given in base64; undefined when unset. */
+function readEncryptionKey(name: string, raw: string | undefined): Buffer | undefined {
+  const value = raw?.trim();
+  if (!value) return undefined;
+  const key = /^[A-Za-z0-9+/]+={0,2}$/.test(value) ? Buffer.from(value, 'base64') : Buffer.alloc(0);
+  if (key.length !== 32) {
+    throw new ConfigError(
+      name,
+      'must be 32 bytes in base64 (44 characters), e.g. the output of "openssl rand -base64 32"',
+    );
+  }
+  return key;
 }
 
 /** A Stripe key of the right kind for the environment: live keys in production, test keys in sandbox. */
@@ -219,6 +240,18 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const paymentProcessor = readPaymentProcessor(env, serviceEnv);
   const stripe = paymentProcessor === 'stripe' ? readStripe(env, serviceEnv) : undefined;
+  const documentEncryptionKey = readEncryptionKey('DOCUMENT_ENCRYPTION_KEY', env.DOCUMENT_ENCRYPTION_KEY);
+  if (serviceEnv === 'production' && !documentEncryptionKey) {
+    throw new ConfigError(
+      'DOCUMENT_ENCRYPTION_KEY',
+      'is required in production: 32 random bytes in base64 (e.g. the output of "openssl rand -base64 32"), the same on every node',
+    );
+  }
+  const documentEncryptionPreviousKeys = (env.DOCUMENT_ENCRYPTION_PREVIOUS_KEYS ?? '')
+    .split(',')
+    .map((value) => value.trim())
+    .filter((value) => value !== '')
+    .map((value) => readEncryptionKey('DOCUMENT_ENCRYPTION_PREVIOUS_KEYS', value)!);
   const userTokenTtlSeconds = readInt(env, 'USER_TOKEN_TTL_SECONDS', 900, 60, 86_400);
   const sessionTtlSeconds = readInt(env, 'SESSION_TTL_SECONDS', 1800, 60, 86_400);
   if (userTokenTtlSeconds > sessionTtlSeconds) {
@@ -242,6 +275,8 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     paymentProcessor,
     stripe,
+    documentEncryptionKey,
+    documentEncryptionPreviousKeys,
     documentsDir: env.DOCUMENTS_DIR?.trim()
       ? path.resolve(env.DOCUMENTS_DIR.trim())
       : dataDir.startsWith('memory://')

@@ -11,6 +11,7 @@ export type SqlParam =
   | Date
   | null
   | undefined
+  | Uint8Array
   | Record<string, unknown>
   | unknown[];
 
@@ -83,12 +84,14 @@ const INT8_OID = 20;
 
 /**
  * JSON values travel as text so both drivers encode them the same way
- * (node-postgres would turn a JS array into a PostgreSQL array literal).
+ * (node-postgres would turn a JS array into a PostgreSQL array literal). Bytes (bytea) travel as they are.
  */
 function encodeParams(params: readonly SqlParam[] = []): unknown[] {
   return params.map((p) => {
     if (p === undefined) return null;
-    if (p !== null && typeof p === 'object' && !(p instanceof Date)) return JSON.stringify(p);
+    if (p !== null && typeof p === 'object' && !(p instanceof Date) && !(p instanceof Uint8Array)) {
+      return JSON.stringify(p);
+    }
     return p;
   });
 }

@@ -27,8 +27,8 @@ export interface WorkerOptions {
   /** LISTEN on this channel (JOBS_CHANNEL) and look for jobs at once on each notification. */
   wakeChannel?: string;
   /**
-   * How many jobs of one fair key may run at once (on all workers together, see claim()); default half the
-   * concurrency, so one key never holds more than half a worker's slots.
+   * How many jobs of one fair key this worker runs at once (see claim()); default half the concurrency, so one key
+   * never holds more than half of a worker's slots.
    */
   perKey?: number;
   /** JOB_LEASE_MS and JOB_HEARTBEAT_MS unless given (tests shorten them). */
@@ -80,11 +80,11 @@ export class Worker {
    * Claims up to `limit` due jobs. SKIP LOCKED lets several workers claim at once without waiting
    * on each other or taking the same row; an expired lease (a crashed worker) makes a job claimable again.
    *
-   * Fairness: of the jobs that name a fair key, at most `perKey` may run at once for one key (those running on any
-   * worker count). The keys with pending jobs are found by a loose index scan (one probe per key, however long each
-   * key's backlog), then each key's oldest due jobs up to its room; the claim takes the oldest of those and of the
-   * unkeyed due jobs. Two workers claiming at the same instant may each fill a key's room, so a key can briefly hold
-   * up to `perKey` per claiming worker.
+   * Fairness: of the jobs that name a fair key, this worker runs at most `perKey` at once for one key, so a key holds
+   * at most that share of each worker, and the rest of every worker stays free for other keys whatever one key's
+   * backlog. (A cap over all workers together would also cap a lone integrator's throughput at one worker's share.)
+   * The keys with pending jobs are found by a loose index scan (one probe per key, however long each key's backlog),
+   * then each key's oldest due jobs up to its room; the claim takes the oldest of those and of the unkeyed due jobs.
    */
   async claim(limit = this.#concurrency): Promise<JobRow[]> {
     const now = this.#clock.now();
@@ -100,7 +100,7 @@ export class Worker {
            FROM keys WHERE keys.fair_key IS NOT NULL),
        running AS (
          SELECT fair_key, count(*)::int AS n FROM jobs
-          WHERE status = 'running' AND fair_key IS NOT NULL GROUP BY fair_key),
+          WHERE status = 'running' AND fair_key IS NOT NULL AND locked_by = $1 GROUP BY fair_key),
        expired AS (
          SELECT id, locked_until AS at FROM jobs
           WHERE status = 'running' AND locked_until < $3 AND kind = ANY($5::text[])

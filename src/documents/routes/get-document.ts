@@ -1,0 +1,59 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { ServiceError } from '../../platform/errors.ts';
+import { ErrorResponse, integrationErrors } from '../../platform/http/schemas.ts';
+
+const DOCUMENT_ID = /^doc_[A-Za-z0-9]{1,60}$/;
+
+export const getDocumentRoute: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/documents/:document_id/',
+    {
+      schema: {
+        operationId: 'getDocument',
+        summary: 'Download a stored document (agreement or KYC file)',
+        description:
+          'The bytes rentpay fetched and stored from a document link, with their content type (`application/pdf`, ' +
+          '`image/jpeg` or `image/png`) and `ETag` (their SHA-256). The `document_id` is in the session query ' +
+          '(`tenancy.agreement_document`, `user.kyc_documents`) once the document is `stored`. Any node serves any ' +
+          'document.',
+        tags: ['Documents'],
+        params: Type.Object({ document_id: Type.String({ examples: ['doc_4kVq2mT9xR7pL3sN8wYb1Z'] }) }),
+        response: {
+          200: {
+            description: 'The stored bytes.',
+            content: {
+              'application/pdf': { schema: { type: 'string', format: 'binary' } },
+              'image/jpeg': { schema: { type: 'string', format: 'binary' } },
+              'image/png': { schema: { type: 'string', format: 'binary' } },
+            },
+          },
+          ...integrationErrors({ 404: ErrorResponse }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { document_id: documentId } = request.params;
+      const stored = DOCUMENT_ID.test(documentId)
+        ? await app.ctx.documents.read(request.integrator.id, documentId)
+        : undefined;
+      // Another integrator's document answers exactly as an unknown one.
+      if (!stored) {
+        throw new ServiceError(
+          'not_found',
+          `No stored document ${documentId}. Use a document_id from the session query; it is set once the ` +
+            'document is stored, and a document is visible only to the integrator that onboarded it.',
+        );
+      }
+      return (
+        reply
+          .type(stored.contentType)
+          .header('etag', `"${stored.sha256}"`)
+          .header('cache-control', 'private, no-store')
+          .header('x-content-type-options', 'nosniff')
+          // Bytes go out as they are (Fastify serialises objects only); the type provider reads the binary schema as a string.
+          .send(stored.bytes as unknown as string)
+      );
+    },
+  );
+};

@@ -1,0 +1,53 @@
+import type { Logger } from 'pino';
+import type { Db } from '../platform/db/db.ts';
+import type { DocumentStore } from './storage.ts';
+
+export interface StoredDocument {
+  bytes: Buffer;
+  contentType: string;
+  sha256: string;
+}
+
+/** Reading stored documents back, and moving files an older release kept on a node's disk into the shared store. */
+export class DocumentService {
+  constructor(
+    private readonly db: Db,
+    readonly store: DocumentStore,
+  ) {}
+
+  /** A stored document of this integrator; undefined for an unknown one, another integrator's, or one not stored. */
+  async read(integratorId: string, documentId: string): Promise<StoredDocument | undefined> {
+    const [row] = await this.db.query<{ storage_key: string; content_type: string; sha256: string }>(
+      `SELECT storage_key, content_type, sha256 FROM documents
+        WHERE id = $1 AND integrator_id = $2 AND state = 'stored' AND storage_key IS NOT NULL`,
+      [documentId, integratorId],
+    );
+    if (!row) return undefined;
+    const bytes = await this.store.get(row.storage_key);
+    return bytes && { bytes, contentType: row.content_type, sha256: row.sha256 };
+  }
+
+  /**
+   * Moves every stored document whose file is only on this node's disk (`legacy`, DOCUMENTS_DIR) into the store,
+   * then deletes the file. Safe on every start and on several nodes at once (a put of a key already there is a
+   * no-op); a file this node does not have is left for the node that does. Returns how many moved.
+   */
+  async moveFromDisk(legacy: DocumentStore, log: Logger): Promise<number> {
+    const rows = await this.db.query<{ storage_key: string }>(
+      `SELECT DISTINCT d.storage_key FROM documents d
+        WHERE d.storage_key IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM document_files f WHERE f.storage_key = d.storage_key)`,
+    );
+    let moved = 0;
+    for (const { storage_key: key } of rows) {
+      const bytes = await legacy.get(key);
+      if (!bytes) continue;
+      await this.store.put(key, bytes);
+      await legacy.delete(key);
+      moved += 1;
+    }
+    if (rows.length > 0)
+      log.info({ moved, missing: rows.length - moved }, 'documents moved from disk into the database');
+    return moved;
+  }
+}
