@@ -7,7 +7,6 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -17,6 +16,7 @@ import { openDatabase } from '../src/platform/db/db.ts';
 import { migrate } from '../src/platform/db/migrate.ts';
 import { tenancyBody, userBody } from './fixtures.ts';
 import { createTestDatabase, RENTPAY_BIN, type TestDatabase } from './helpers.ts';
+import { freePort } from './pg-cluster.ts';
 import { Receiver, verify } from './webhook-receiver.ts';
 
 const WAIT_MS = 60_000;
@@ -43,14 +43,6 @@ class Output {
       });
     }
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 let database: TestDatabase;

@@ -19,7 +19,8 @@ function binDir(): string {
   return path.join(root, versions[0]!, 'bin');
 }
 
-async function freePort(): Promise<number> {
+/** A TCP port nothing listens on now (on 127.0.0.1). */
+export async function freePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;
