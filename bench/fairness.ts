@@ -10,6 +10,7 @@ import type { Worker } from '../src/platform/jobs/worker.ts';
 import { serviceWorker } from '../src/runtime.ts';
 import { recordEvent } from '../src/webhooks/record-event.ts';
 import type { BenchCase } from './cases.ts';
+import { percentile } from './percentile.ts';
 import { recordBacklog, startBenchReceiver } from './webhooks.ts';
 
 /** A host that takes the connection and the request and never says a word. */
@@ -92,11 +93,6 @@ async function call(baseUrl: string, method: 'GET' | 'POST', path: string, body?
   return response.json();
 }
 
-function p99(values: number[]): number {
-  const sorted = [...values].sort((x, y) => x - y);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)] ?? 0;
-}
-
 export const webhooksFairnessCase: BenchCase = {
   name: 'webhooks-fairness',
   description: `integrator A: ${A_BACKLOG} webhooks to an endpoint that never answers; integrator B: ${B_EVENTS} to a fast one, recorded one by one while A's attempts hold their slots (in-process worker, default settings). Latencies: B's, from commit to arrival; B alone first, as the reference (p99_b_alone_ms)`,
@@ -136,8 +132,8 @@ export const webhooksFairnessCase: BenchCase = {
         seconds,
         latenciesMs: contended,
         extra: {
-          p99_b_alone_ms: p99(alone),
-          p99_b_with_a_ms: p99(contended),
+          p99_b_alone_ms: percentile(alone, 0.99),
+          p99_b_with_a_ms: percentile(contended, 0.99),
           a_attempts_in_flight: stillHeld,
         },
       };

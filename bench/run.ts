@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { type BenchCase, type BenchRequest, CASES } from './cases.ts';
+import { percentile } from './percentile.ts';
 import { killAllServers, type ServerProcess, startServer } from './servers.ts';
 
 const USAGE = `Usage: npm run bench -- [options]
@@ -195,9 +196,7 @@ async function measureBatch(
   referenceRps: number,
 ): Promise<Figures> {
   const result = await benchCase.batch!(`http://127.0.0.1:${server.port}`, server.data);
-  const sorted = [...result.latenciesMs].sort((a, b) => a - b);
-  const at = (q: number) =>
-    Math.round(sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? 0);
+  const at = (q: number) => percentile(result.latenciesMs, q);
   const rate = result.units / result.seconds;
   return {
     case: benchCase.name,
