@@ -50,6 +50,9 @@ export class Worker {
   readonly #leaseMs: number;
   readonly #perKey: number;
   readonly #heartbeatMs: number;
+  /** The jobs whose handlers run now, whose leases #renewLeases keeps alive. */
+  readonly #held = new Set<string>();
+  #renewals: NodeJS.Timeout | undefined;
   #running = false;
   #stopping = false;
   #loop: Promise<void> | undefined;
@@ -151,11 +154,11 @@ export class Worker {
           completed = true;
         },
       };
-      const heartbeat = this.#keepLeased(job, log);
+      this.#hold(job.id);
       try {
         await handler({ job, db: this.#db, clock: this.#clock, log, complete, lease });
       } finally {
-        clearInterval(heartbeat);
+        this.#release(job.id);
       }
       if (!completed) await this.#db.query(SUCCEED_JOB, [job.id, this.name, this.#clock.now()]);
       log.info('job succeeded');
@@ -182,26 +185,42 @@ export class Worker {
   }
 
   /**
-   * Renews the job's lease every heartbeat while its handler runs. A renewal that finds the job no longer ours (its
-   * lease ran out while this process was stalled, and another worker took it) stops; the handler's outcome is then
-   * not recorded by this worker either (every write of it requires locked_by = this worker).
+   * While handlers run, one timer renews the leases of all the jobs they hold, in one statement every heartbeat. A
+   * job the renewal no longer finds ours (its lease ran out while this process was stalled, and another worker took
+   * it) is dropped from the renewals; its handler's outcome is then not recorded by this worker either (every write
+   * of it requires locked_by = this worker).
    */
-  #keepLeased(job: JobRow, log: Logger): NodeJS.Timeout {
-    const timer: NodeJS.Timeout = setInterval(() => {
-      const now = this.#clock.now();
-      this.#db
-        .query<{ id: string }>(
-          `UPDATE jobs SET locked_until = $3, updated_at = $4
-            WHERE id = $1 AND locked_by = $2 AND status = 'running' RETURNING id`,
-          [job.id, this.name, new Date(now.getTime() + this.#leaseMs), now],
-        )
-        .then((rows) => {
-          if (rows.length === 0) clearInterval(timer);
-        })
-        .catch((error) => log.warn({ err: (error as Error).message }, 'job lease not renewed'));
-    }, this.#heartbeatMs);
-    timer.unref();
-    return timer;
+  #hold(jobId: string): void {
+    this.#held.add(jobId);
+    if (this.#renewals) return;
+    this.#renewals = setInterval(() => void this.#renewLeases(), this.#heartbeatMs);
+    this.#renewals.unref();
+  }
+
+  #release(jobId: string): void {
+    this.#held.delete(jobId);
+    if (this.#held.size === 0 && this.#renewals) {
+      clearInterval(this.#renewals);
+      this.#renewals = undefined;
+    }
+  }
+
+  async #renewLeases(): Promise<void> {
+    const ids = [...this.#held];
+    if (ids.length === 0) return;
+    const now = this.#clock.now();
+    try {
+      const renewed = await this.#db.query<{ id: string }>(
+        `UPDATE jobs SET locked_until = $3, updated_at = $4
+          WHERE id IN (SELECT jsonb_array_elements_text($1::jsonb)) AND locked_by = $2 AND status = 'running'
+          RETURNING id`,
+        [ids, this.name, new Date(now.getTime() + this.#leaseMs), now],
+      );
+      const ours = new Set(renewed.map((row) => row.id));
+      for (const id of ids) if (!ours.has(id)) this.#held.delete(id);
+    } catch (error) {
+      this.#log.warn({ err: (error as Error).message }, 'job leases not renewed');
+    }
   }
 
   /**
