@@ -18,6 +18,9 @@ const USAGE = `Usage: npm run bench -- [options]
   --connections <n>        concurrent connections (default 50)
   --db <pglite|postgres|both>  databases to run the cases on (default both)
   --case <name>            run only this case (repeatable); cases: ${CASES.map((c) => c.name).join(', ')}
+  --rounds <n>             measure every case n times, interleaved (odd rounds in the given order, even rounds
+                           reversed); the table shows each case's median round and the median of the per-round
+                           ratios to its yardstick (default 1)
   -h, --help
 
 Environment: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test),
@@ -36,6 +39,7 @@ interface Options {
   duration: number;
   warmup: number;
   connections: number;
+  rounds: number;
   dbs: DbKind[];
   cases: BenchCase[];
   dbExplicit: boolean;
@@ -50,6 +54,7 @@ function parseOptions(argv: string[]): Options | undefined {
       connections: { type: 'string', default: '50' },
       db: { type: 'string' },
       case: { type: 'string', multiple: true },
+      rounds: { type: 'string', default: '1' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -75,6 +80,7 @@ function parseOptions(argv: string[]): Options | undefined {
     duration: int('duration', values.duration, 1, 3600),
     warmup: int('warmup', values.warmup, 0, 600),
     connections: int('connections', values.connections, 1, 10_000),
+    rounds: int('rounds', values.rounds, 1, 50),
     dbs: db === 'both' ? ['pglite', 'postgres'] : [db],
     cases,
     dbExplicit: values.db !== undefined,
@@ -95,7 +101,9 @@ interface Figures {
   non_2xx: number;
   ratio_to_reference: number | null;
   /** Against the case's own yardstick (a hand-written equivalent) measured on the same database in this run. */
-  vs_yardstick?: { case: string; ratio: number; p99_ms: number };
+  vs_yardstick?: { case: string; ratio: number; p99_ms: number; round_ratios?: number[] };
+  /** With --rounds: every round's rate, in the order measured; the row's figures are the median round's. */
+  round_rates?: number[];
   extra?: Record<string, number>;
 }
 
@@ -300,6 +308,7 @@ function table(reference: Figures, rows: Figures[], failures: Failure[]): string
     f.ratio_to_reference === null ? '-' : `${fmt(f.ratio_to_reference, 3)}x`,
     [
       ...(f.vs_yardstick ? [`${fmt(f.vs_yardstick.ratio, 3)}x ${f.vs_yardstick.case}`] : []),
+      ...(f.round_rates ? [`rounds ${f.round_rates.map((rate) => fmt(rate)).join(' / ')}`] : []),
       ...Object.entries(f.extra ?? {}).map(([key, value]) => `${key}=${value}`),
     ].join(' '),
   ];
@@ -315,6 +324,30 @@ function table(reference: Figures, rows: Figures[], failures: Failure[]): string
       .join('  ');
   const rule = widths.map((w) => '-'.repeat(w)).join('  ');
   return [render(header), rule, ...body.slice(1).map(render)].join('\n');
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? 0)
+    : Number((((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2).toFixed(3));
+}
+
+/** One row per case and database: the round with the median rate, with every round's rate beside it. */
+function medianRows(rounds: Figures[][], cases: BenchCase[], dbs: DbKind[], failures: Failure[]): Figures[] {
+  const rows: Figures[] = [];
+  for (const db of dbs) {
+    for (const benchCase of cases) {
+      if (failures.some((f) => f.case === benchCase.name && f.db === db)) continue;
+      const runs = rounds.flatMap((round) => round.filter((r) => r.case === benchCase.name && r.db === db));
+      if (runs.length === 0) continue;
+      const byRate = [...runs].sort((a, b) => a.requests_per_second - b.requests_per_second);
+      const row = byRate[Math.floor((byRate.length - 1) / 2)]!;
+      rows.push(runs.length > 1 ? { ...row, round_rates: runs.map((r) => r.requests_per_second) } : row);
+    }
+  }
+  return rows;
 }
 
 function gitCommit(): string | null {
@@ -340,7 +373,7 @@ async function main(): Promise<number> {
     return 0;
   }
 
-  const runs = options.dbs.length * options.cases.length + 1;
+  const runs = options.dbs.length * options.cases.length * options.rounds + 1;
   // Generous per run (start-up, migrations, warm-up, shutdown), but the bench must always end by itself.
   const watchdog = setTimeout(
     () => {
@@ -387,62 +420,87 @@ async function main(): Promise<number> {
 
   reference.ratio_to_reference = 1;
 
-  const rows: Figures[] = [];
   const failures: Failure[] = [];
-  for (const db of dbs) {
-    for (const benchCase of options.cases) {
-      log(`bench: ${benchCase.name} on ${db} ...`);
-      let prepared: PreparedDb | undefined;
-      let server: ServerProcess | undefined;
-      try {
-        prepared = await prepareDatabase(db, postgresUrl);
-        pendingCleanup = prepared.cleanup;
-        server = await startServer(
-          benchCase.server ?? 'app-server.ts',
-          serverEnv({ ...prepared.env, BENCH_CASE: benchCase.name }),
-          `${benchCase.name}/${db}`,
-        );
-        const figures = benchCase.batch
-          ? await measureBatch(benchCase, db, server, reference.requests_per_second)
-          : await measure(
-              benchCase.name,
-              db,
-              server,
-              benchCase.request!(server.data),
-              options,
-              reference.requests_per_second,
-            );
-        rows.push(figures);
-        log(
-          `bench:   ${fmt(figures.requests_per_second)} ${figures.unit}/s, p99 ${figures.p99_ms} ms, ` +
-            `${figures.ratio_to_reference ?? '-'}x the reference`,
-        );
-        if (figures.errors + figures.non_2xx > 0) {
-          log(`bench:   WARNING: ${figures.errors} errors and ${figures.non_2xx} non-2xx responses`);
-        }
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        log(`bench:   FAILED: ${message}`);
-        failures.push({ case: benchCase.name, db, error: message });
-      } finally {
-        await server?.stop();
-        pendingCleanup = undefined;
-        await prepared?.cleanup().catch((error: unknown) => log(`bench: cleanup failed: ${String(error)}`));
+  const measured: Figures[][] = [];
+  const runCase = async (benchCase: BenchCase, db: DbKind): Promise<Figures | undefined> => {
+    log(`bench: ${benchCase.name} on ${db} ...`);
+    let prepared: PreparedDb | undefined;
+    let server: ServerProcess | undefined;
+    try {
+      prepared = await prepareDatabase(db, postgresUrl);
+      pendingCleanup = prepared.cleanup;
+      server = await startServer(
+        benchCase.server ?? 'app-server.ts',
+        serverEnv({ ...prepared.env, BENCH_CASE: benchCase.name }),
+        `${benchCase.name}/${db}`,
+      );
+      const figures = benchCase.batch
+        ? await measureBatch(benchCase, db, server, reference.requests_per_second)
+        : await measure(
+            benchCase.name,
+            db,
+            server,
+            benchCase.request!(server.data),
+            options,
+            reference.requests_per_second,
+          );
+      log(
+        `bench:   ${fmt(figures.requests_per_second)} ${figures.unit}/s, p99 ${figures.p99_ms} ms, ` +
+          `${figures.ratio_to_reference ?? '-'}x the reference`,
+      );
+      if (figures.errors + figures.non_2xx > 0) {
+        log(`bench:   WARNING: ${figures.errors} errors and ${figures.non_2xx} non-2xx responses`);
       }
+      return figures;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      log(`bench:   FAILED: ${message}`);
+      failures.push({ case: benchCase.name, db, error: message });
+      return undefined;
+    } finally {
+      await server?.stop();
+      pendingCleanup = undefined;
+      await prepared?.cleanup().catch((error: unknown) => log(`bench: cleanup failed: ${String(error)}`));
+    }
+  };
+  for (const db of dbs) {
+    for (let round = 1; round <= options.rounds; round++) {
+      if (options.rounds > 1) log(`bench: round ${round} of ${options.rounds} on ${db}`);
+      // Even rounds run the cases in reverse, so no case always runs first (or last) on a warming database.
+      const order = round % 2 === 1 ? options.cases : [...options.cases].reverse();
+      const figures: Figures[] = [];
+      for (const benchCase of order) {
+        if (failures.some((f) => f.case === benchCase.name && f.db === db)) continue;
+        const result = await runCase(benchCase, db);
+        if (result) figures.push(result);
+      }
+      measured.push(figures);
     }
   }
+  const rows = medianRows(measured, options.cases, dbs, failures);
 
   for (const row of rows) {
     const yardstick = options.cases.find((c) => c.name === row.case)?.yardstick;
-    const measured = rows.find((r) => r.case === yardstick && r.db === row.db);
-    if (!yardstick || !measured || measured.requests_per_second <= 0) continue;
+    if (!yardstick) continue;
+    // Each round's ratio pairs runs made minutes apart, not a slow round of one with a fast round of the other.
+    const roundRatios = measured.flatMap((round) => {
+      const own = round.find((r) => r.case === row.case && r.db === row.db);
+      const other = round.find((r) => r.case === yardstick && r.db === row.db);
+      return own && other && other.requests_per_second > 0
+        ? [Number((own.requests_per_second / other.requests_per_second).toFixed(3))]
+        : [];
+    });
+    const other = rows.find((r) => r.case === yardstick && r.db === row.db);
+    if (roundRatios.length === 0 || !other) continue;
     row.vs_yardstick = {
       case: yardstick,
-      ratio: Number((row.requests_per_second / measured.requests_per_second).toFixed(3)),
-      p99_ms: measured.p99_ms,
+      ratio: median(roundRatios),
+      p99_ms: other.p99_ms,
+      ...(options.rounds > 1 ? { round_ratios: roundRatios } : {}),
     };
     log(
-      `bench: ${row.case} on ${row.db}: ${row.vs_yardstick.ratio}x ${yardstick} (p99 ${row.p99_ms} vs ${measured.p99_ms} ms)`,
+      `bench: ${row.case} on ${row.db}: ${row.vs_yardstick.ratio}x ${yardstick} (p99 ${row.p99_ms} vs ${other.p99_ms} ms)` +
+        (options.rounds > 1 ? `; median of the rounds' ratios ${roundRatios.join(', ')}` : ''),
     );
   }
 
@@ -455,6 +513,7 @@ async function main(): Promise<number> {
     duration_s: options.duration,
     warmup_s: options.warmup,
     connections: options.connections,
+    rounds: options.rounds,
     rate_limit_store: process.env.BENCH_REDIS_URL ? 'redis' : 'memory',
     reference,
     cases: rows,
