@@ -227,7 +227,14 @@ async function main(): Promise<void> {
       round3.every((s) => s > 0),
       `round 3, receiver down: ${round3.filter((s) => s > 0).length}/${TENANTS - 23} payments answered`,
     );
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    // Every event so far has had its first attempt refused (or delivered before the outage), so retry-pending has
+    // deliveries waiting out their schedule to bring forward.
+    await until('a first attempt of every webhook', async () => {
+      const { rows } = await db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending' AND attempts = 0",
+      );
+      return rows[0]?.n === 0 ? true : undefined;
+    });
     receiver.state.down = false;
     const retried = await call(
       urls[1]!,

@@ -89,6 +89,38 @@ describe('webhooks retry-pending', () => {
     assert.equal(up.received.length, 1);
   });
 
+  it('an attempt under way when it runs is not moved, but if it fails its next attempt is made at once', async () => {
+    let answer: (status: number) => void = () => undefined;
+    down.respond = () =>
+      new Promise((resolve) => {
+        answer = (status) => resolve({ status, body: 'still down' });
+      });
+    const event = await record(a.id);
+    const attempt = runJobs(t);
+    await down.waitFor(down.received.length + 1);
+    const during = await operator({ integrator_id: a.id });
+    assert.deepEqual(during.json(), { count: 1 }, 'the delivery under way is counted');
+    const arrived = down.received.length;
+    down.respond = () => ({ status: 503, body: 'down again' });
+    answer(503);
+    assert.equal(
+      await attempt,
+      2,
+      'the attempt under way failed, and its next attempt was due at once (the clock stands still)',
+    );
+    assert.equal(down.received.length, arrived + 1);
+    const [delivery] = await t.db.query<{ next_attempt_at: Date; retry_requested_at: Date | null }>(
+      'SELECT next_attempt_at, retry_requested_at FROM webhook_deliveries WHERE event_id = $1',
+      [event],
+    );
+    assert.ok(delivery!.next_attempt_at > t.clock.now(), 'after the immediate retry, the schedule again');
+    assert.equal(delivery?.retry_requested_at, null, 'the mark is used once');
+    down.respond = () => ({ status: 200, body: 'ok' });
+    assert.deepEqual((await operator({ integrator_id: a.id })).json(), { count: 1 });
+    assert.equal(await runJobs(t), 1);
+    assert.deepEqual(await pendingOf(a.id), []);
+  });
+
   it('without an integrator, every pending delivery; nothing pending counts 0', async () => {
     up.respond = () => ({ status: 200, body: 'ok' });
     const all = await operator({});

@@ -117,7 +117,7 @@ const UPDATE_DELIVERY = `
          next_attempt_at = $4, job_id = $9, last_attempt_at = $5, last_status_code = $6, last_error = $7,
          pending_since = CASE WHEN $3 = 'pending' THEN pending_since END,
          delivered_at = CASE WHEN $3 = 'delivered' THEN $8 ELSE delivered_at END,
-         failed_at = CASE WHEN $3 = 'failed' THEN $8 END, updated_at = $8
+         failed_at = CASE WHEN $3 = 'failed' THEN $8 END, retry_requested_at = NULL, updated_at = $8
    WHERE event_id = $1 AND job_id = $2
    RETURNING attempts`;
 
@@ -170,6 +170,17 @@ async function recordAttempt(
     return;
   }
   await ctx.db.transaction(async (tx) => {
+    if (settled.nextAttemptAt) {
+      // retry-pending ran while this attempt was under way (the receiver is back, says the operator): next attempt now.
+      const [marked] = await tx.query<{ retry_requested_at: Date | null }>(
+        'SELECT retry_requested_at FROM webhook_deliveries WHERE event_id = $1 AND job_id = $2 FOR UPDATE',
+        [delivery.event_id, job.id],
+      );
+      if (marked?.retry_requested_at) {
+        settled.nextAttemptAt = now;
+        deliveryParams[3] = now;
+      }
+    }
     const nextJob = settled.nextAttemptAt
       ? await enqueueJob(
           tx,

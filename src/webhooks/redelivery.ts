@@ -124,7 +124,8 @@ export async function redeliverFailed(
 /**
  * Brings every pending delivery's next attempt forward to now (of one integrator, or all), for endpoints that are
  * set and enabled: after a receiver's outage the operator need not wait out the retry schedule. An attempt already
- * under way is left to end. Returns how many deliveries were brought forward. In committed batches, walking the
+ * under way is left to end and marked: if it fails, its next attempt is made at once instead of on the schedule.
+ * Returns how many deliveries were brought forward or marked. In committed batches, walking the
  * deliveries in event id order, so a large backlog holds no long transaction.
  */
 export async function retryPending(db: Db, clock: Clock, integratorId?: string): Promise<number> {
@@ -154,8 +155,10 @@ export async function retryPending(db: Db, clock: Clock, integratorId?: string):
             WHERE j.id = p.job_id AND j.status = 'pending'
             RETURNING j.id),
          brought AS (
-           UPDATE webhook_deliveries d SET next_attempt_at = $3, updated_at = $3
-             FROM picked p JOIN due ON due.id = p.job_id
+           UPDATE webhook_deliveries d
+              SET next_attempt_at = CASE WHEN due.id IS NULL THEN d.next_attempt_at ELSE $3 END,
+                  retry_requested_at = CASE WHEN due.id IS NULL THEN $3 ELSE NULL END, updated_at = $3
+             FROM picked p LEFT JOIN due ON due.id = p.job_id
             WHERE d.event_id = p.event_id
             RETURNING d.event_id)
          SELECT p.event_id, EXISTS (SELECT 1 FROM brought b WHERE b.event_id = p.event_id) AS moved

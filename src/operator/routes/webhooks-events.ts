@@ -174,7 +174,8 @@ export const webhookEventRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'After a receiver’s outage: every delivery waiting for its next scheduled attempt (of one integrator, or ' +
           'of all) is attempted now, with the same `webhook-id`, instead of after the rest of its retry schedule. ' +
-          'An attempt already under way is left to end. Endpoints without a URL or disabled by a 410 are skipped.',
+          'An attempt already under way is left to end; if it fails, its next attempt is made at once instead of on the ' +
+          'schedule. Endpoints without a URL or disabled by a 410 are skipped.',
         tags: ['Webhooks'],
         body: Type.Object(
           {
@@ -187,7 +188,10 @@ export const webhookEventRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ),
         response: {
           202: Type.Object({
-            count: Type.Integer({ description: 'Deliveries whose next attempt is now.' }),
+            count: Type.Integer({
+              description:
+                'Deliveries whose next attempt is now, and attempts under way that will retry at once.',
+            }),
           }),
           ...operatorErrors({ 400: BadRequest, 404: NotFound }),
         },
