@@ -2,6 +2,7 @@ import { documentCipherFor } from './documents/keys.ts';
 import { DocumentService } from './documents/service.ts';
 import { DatabaseDocumentStore } from './documents/storage.ts';
 import { IntegratorService } from './integrators/service.ts';
+import { LedgerService } from './ledger/service.ts';
 import { OnboardingService } from './onboarding/service.ts';
 import { PaymentService } from './payments/service.ts';
 import type { Clock } from './platform/clock/clock.ts';
@@ -18,6 +19,7 @@ import { WebhookService } from './webhooks/service.ts';
 export interface Services {
   documents: DocumentService;
   integrators: IntegratorService;
+  ledger: LedgerService;
   onboarding: OnboardingService;
   sessions: SessionService;
   processor: PaymentProcessor;
@@ -33,6 +35,7 @@ export function createServices(config: Config, db: Db, clock: Clock, processor?:
   return {
     documents: new DocumentService(db, new DatabaseDocumentStore(db, clock, documentCipherFor(config))),
     integrators: new IntegratorService(db, clock, config.serviceEnv),
+    ledger: new LedgerService(db, clock),
     onboarding: new OnboardingService(db, clock),
     sessions: new SessionService(db, clock, config.userTokenTtlSeconds, config.sessionTtlSeconds),
     processor: paymentProcessor,

@@ -3,6 +3,7 @@ import { getDocumentRoute } from '../documents/routes/get-document.ts';
 import { serverTokenAuth } from '../integrators/auth.ts';
 import { getIntegratorRoute } from '../integrators/routes/get-integrator.ts';
 import { rotateTokenRoute } from '../integrators/routes/rotate-token.ts';
+import { getLedgerRoute } from '../ledger/routes/get-ledger.ts';
 import { onboardRoute } from '../onboarding/routes/onboard.ts';
 import { integrationPaymentRoutes } from '../payments/routes/integration.ts';
 import { ServiceError } from '../platform/errors.ts';
@@ -45,6 +46,7 @@ export const integrationApi: FastifyPluginAsync = async (app) => {
   await app.register(userLoginRoute);
   await app.register(getSessionRoute);
   await app.register(getDocumentRoute);
+  await app.register(getLedgerRoute);
   await app.register(integrationScheduleRoutes);
   await app.register(integrationPaymentRoutes);
   await app.register(integrationWebhookEndpointRoutes);

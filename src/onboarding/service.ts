@@ -5,6 +5,7 @@ import type { Db, Queryable } from '../platform/db/db.ts';
 import { type FieldErrors, FieldValidationError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { enqueueJobs, type JobSpec } from '../platform/jobs/queue.ts';
+import { utcDate } from '../schedules/dates.ts';
 import { applyTenancyChanges } from '../schedules/service.ts';
 import { numberToPence, parsePence } from '../shared/money.ts';
 import { ignoredTenancyFields, type StoredTenancy } from './ignored.ts';
@@ -209,6 +210,7 @@ export class OnboardingService {
       await upsertUsers(tx, integratorId, userRows, now);
       if (newTenancies.length > 0) await insertTenancies(tx, integratorId, newTenancies, now);
       if (tenancyUpdates.length > 0) {
+        await recordTermsChanges(tx, tenancyUpdates, now);
         await tx.query(
           `UPDATE tenancies t SET end_rent_date = x.end_rent_date, amount_pence = x.amount_pence,
                   frequency = x.frequency, updated_at = $2
@@ -318,5 +320,31 @@ async function insertTenancies(
             recipient_bank_sort_code text, recipient_bank_account_number text, recipient_bank_account_name text,
             agreement_url text, installment_plan jsonb)`,
     [rows, integratorId, now],
+  );
+  // The first terms apply from the start (or from today, for a tenancy that starts later and changes before then).
+  await tx.query(
+    `INSERT INTO tenancy_terms (tenancy_id, effective_on, amount_pence, frequency, created_at)
+     SELECT x.id, LEAST(x.start_rent_date, $2::date), x.amount_pence, x.frequency, $3
+       FROM jsonb_to_recordset($1::jsonb) AS x(id text, start_rent_date date, amount_pence bigint, frequency text)`,
+    [rows, utcDate(now), now],
+  );
+}
+
+/**
+ * A changed amount or frequency applies from today's due dates on: a terms row effective today (one per day, the
+ * last change of the day wins). Unchanged terms add nothing.
+ */
+async function recordTermsChanges(tx: Queryable, updates: Record<string, unknown>[], now: Date) {
+  await tx.query(
+    `INSERT INTO tenancy_terms (tenancy_id, effective_on, amount_pence, frequency, created_at)
+     SELECT x.id, $2::date, x.amount_pence, x.frequency, $3
+       FROM jsonb_to_recordset($1::jsonb) AS x(id text, amount_pence bigint, frequency text)
+      WHERE NOT EXISTS (
+        SELECT 1 FROM (SELECT amount_pence, frequency FROM tenancy_terms c WHERE c.tenancy_id = x.id
+                        ORDER BY effective_on DESC LIMIT 1) current
+         WHERE current.amount_pence = x.amount_pence AND current.frequency = x.frequency)
+     ON CONFLICT (tenancy_id, effective_on)
+       DO UPDATE SET amount_pence = EXCLUDED.amount_pence, frequency = EXCLUDED.frequency, created_at = EXCLUDED.created_at`,
+    [updates, utcDate(now), now],
   );
 }

@@ -1,0 +1,120 @@
+import type { Clock } from '../platform/clock/clock.ts';
+import type { Db } from '../platform/db/db.ts';
+import { utcDate } from '../schedules/dates.ts';
+import type { Frequency, InstallmentPlan } from '../shared/vocabulary.ts';
+import { buildLedger, type Ledger, type LedgerPayment, type LedgerPayout } from './balance.ts';
+import { dueThrough, type TenancyDueTerms } from './due-dates.ts';
+
+/** A tenancy with everything its ledger is made of, read in one statement. */
+export interface TenancyLedgerInput {
+  tenancy_id: string;
+  user_id: string;
+  payment_reference: string;
+  is_active: boolean;
+  due: TenancyDueTerms;
+  payments: LedgerPayment[];
+  payouts: LedgerPayout[];
+}
+
+interface InputRow {
+  id: string;
+  user_id: string;
+  payment_reference: string;
+  is_active: boolean;
+  start_rent_date: string;
+  end_rent_date: string;
+  rent_due_day: number;
+  installment_plan: InstallmentPlan | null;
+  terms: { effective_on: string; amount_pence: number; frequency: Frequency }[];
+  payments: {
+    payment_id: string;
+    date: string;
+    pure_amount_pence: number;
+    refunds: { date: string; amount_pence: number }[];
+  }[];
+}
+
+// Days are UTC calendar days: each instant is turned into its UTC date in SQL, whatever the session's time zone.
+const LEDGER_INPUT = `
+  SELECT t.id, t.user_id, t.payment_reference, t.is_active, t.start_rent_date::text AS start_rent_date,
+         t.end_rent_date::text AS end_rent_date, t.rent_due_day, t.installment_plan,
+         COALESCE((SELECT json_agg(json_build_object('effective_on', c.effective_on, 'amount_pence', c.amount_pence,
+                                                     'frequency', c.frequency) ORDER BY c.effective_on)
+                     FROM tenancy_terms c WHERE c.tenancy_id = t.id), '[]') AS terms,
+         COALESCE((SELECT json_agg(json_build_object(
+                     'payment_id', p.id, 'date', (p.created_at AT TIME ZONE 'UTC')::date,
+                     'pure_amount_pence', p.pure_amount_pence,
+                     'refunds', COALESCE((SELECT json_agg(json_build_object(
+                                  'date', (r.created_at AT TIME ZONE 'UTC')::date, 'amount_pence', r.amount_pence)
+                                  ORDER BY r.created_at, r.id)
+                                FROM refunds r WHERE r.payment_id = p.id AND r.status = 'succeeded'), '[]'))
+                     ORDER BY p.created_at, p.id)
+                     FROM payments p WHERE p.tenancy_id = t.id AND p.status = 'succeeded'), '[]') AS payments
+    FROM tenancies t
+   WHERE t.integrator_id = $1 AND t.payment_reference = $2`;
+
+function toInput(row: InputRow): TenancyLedgerInput {
+  const installments = row.installment_plan?.installments.length
+    ? [...row.installment_plan.installments].sort((a, b) => a.due_date.localeCompare(b.due_date))
+    : null;
+  return {
+    tenancy_id: row.id,
+    user_id: row.user_id,
+    payment_reference: row.payment_reference,
+    is_active: row.is_active,
+    due: {
+      start_rent_date: row.start_rent_date,
+      end_rent_date: row.end_rent_date,
+      rent_due_day: row.rent_due_day,
+      terms: row.terms.map((t) => ({ ...t, amount_pence: Number(t.amount_pence) })),
+      installments,
+    },
+    payments: row.payments.map((p) => ({
+      ...p,
+      pure_amount_pence: Number(p.pure_amount_pence),
+      refunds: p.refunds.map((r) => ({ ...r, amount_pence: Number(r.amount_pence) })),
+    })),
+    payouts: [],
+  };
+}
+
+export interface TenancyLedger extends Ledger {
+  payment_reference: string;
+  as_of: string;
+}
+
+/** Per tenancy: what fell due, what was paid, refunded and paid out, the balance and the arrears. */
+export class LedgerService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Today as the ledger counts days: the UTC calendar date. */
+  today(): string {
+    return utcDate(this.clock.now());
+  }
+
+  async input(integratorId: string, paymentReference: string): Promise<TenancyLedgerInput | undefined> {
+    const [row] = await this.db.query<InputRow>(LEDGER_INPUT, [integratorId, paymentReference], {
+      prepare: 'ledger-input',
+    });
+    return row ? toInput(row) : undefined;
+  }
+
+  /** The ledger of one of the integrator's tenancies as of a day (default today); undefined: no such tenancy. */
+  async ledger(
+    integratorId: string,
+    paymentReference: string,
+    asOf = this.today(),
+  ): Promise<TenancyLedger | undefined> {
+    const input = await this.input(integratorId, paymentReference);
+    if (!input) return undefined;
+    const { due, next } = dueThrough(input.due, asOf);
+    return {
+      payment_reference: input.payment_reference,
+      as_of: asOf,
+      ...buildLedger(due, next, input.payments, input.payouts, asOf),
+    };
+  }
+}
