@@ -23,7 +23,8 @@ CREATE TABLE rent_reminders (
   due_date date NOT NULL,
   kind text NOT NULL CHECK (kind IN ('rent_due_soon', 'rent_overdue')),
   days_after_due integer NOT NULL,
-  event_id text NOT NULL REFERENCES events (id),
+  -- Set in the same transaction, once the event is recorded.
+  event_id text REFERENCES events (id),
   created_at timestamptz NOT NULL,
   PRIMARY KEY (tenancy_id, due_date, kind, days_after_due)
 );

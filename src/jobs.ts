@@ -1,6 +1,7 @@
 import { DOCUMENT_FETCH_JOB, documentFetchHandler } from './documents/fetch-job.ts';
 import { DOCUMENT_PURGE_JOB, documentPurgeHandler } from './documents/purge-job.ts';
 import { RETIRE_SERVER_TOKEN_JOB, retireServerToken } from './integrators/server-tokens.ts';
+import { RENT_REMINDERS_JOB, rentRemindersHandler } from './ledger/reminders.ts';
 import { PAYMENT_EXPIRE_JOB, PAYMENT_RECONCILE_JOB } from './payments/create.ts';
 import {
   paymentExpireHandler,
@@ -39,6 +40,7 @@ export function jobHandlers(config: Config, services: Services): Record<string, 
     [SCHEDULE_CHARGE_JOB]: scheduleChargeHandler(services.scheduler),
     [WEBHOOK_DELIVER_JOB]: webhookDeliveryHandler({ allowPrivate: config.allowPrivateWebhookHosts }),
     [WEBHOOK_SECRET_ERASE_JOB]: webhookSecretEraseHandler,
+    [RENT_REMINDERS_JOB]: rentRemindersHandler(services.reminders),
     [JOBS_PRUNE_JOB]: jobsPruneHandler(config.jobRetentionDays * 86_400_000),
   };
 }

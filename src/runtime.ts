@@ -4,6 +4,7 @@ import { buildApp } from './app.ts';
 import { type BootstrapSecrets, bootstrapDeployment } from './bootstrap.ts';
 import { FileDocumentStore } from './documents/storage.ts';
 import { jobHandlers } from './jobs.ts';
+import { RENT_REMINDERS_EVERY_MS, RENT_REMINDERS_JOB } from './ledger/reminders.ts';
 import { systemClock } from './platform/clock/clock.ts';
 import type { Config } from './platform/config/config.ts';
 import { type Db, openDatabase } from './platform/db/db.ts';
@@ -44,6 +45,11 @@ function startTickers(db: Db, log: Logger): PeriodicTicker {
     startPeriodicJob(db, systemClock, log, {
       kind: JOBS_PRUNE_JOB,
       everyMs: JOBS_PRUNE_EVERY_MS,
+      payload: () => ({}),
+    }),
+    startPeriodicJob(db, systemClock, log, {
+      kind: RENT_REMINDERS_JOB,
+      everyMs: RENT_REMINDERS_EVERY_MS,
       payload: () => ({}),
     }),
   ];

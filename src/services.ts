@@ -2,6 +2,7 @@ import { documentCipherFor } from './documents/keys.ts';
 import { DocumentService } from './documents/service.ts';
 import { DatabaseDocumentStore } from './documents/storage.ts';
 import { IntegratorService } from './integrators/service.ts';
+import { ReminderService } from './ledger/reminders.ts';
 import { LedgerService } from './ledger/service.ts';
 import { OnboardingService } from './onboarding/service.ts';
 import { PaymentService } from './payments/service.ts';
@@ -23,6 +24,7 @@ export interface Services {
   onboarding: OnboardingService;
   sessions: SessionService;
   processor: PaymentProcessor;
+  reminders: ReminderService;
   payments: PaymentService;
   schedules: ScheduleService;
   scheduler: Scheduler;
@@ -39,6 +41,7 @@ export function createServices(config: Config, db: Db, clock: Clock, processor?:
     onboarding: new OnboardingService(db, clock),
     sessions: new SessionService(db, clock, config.userTokenTtlSeconds, config.sessionTtlSeconds),
     processor: paymentProcessor,
+    reminders: new ReminderService(db, clock),
     payments: new PaymentService(db, clock, paymentProcessor),
     schedules: new ScheduleService(db, clock),
     scheduler: new Scheduler(db, clock, paymentProcessor),

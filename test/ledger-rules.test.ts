@@ -13,6 +13,7 @@ import {
   refundRentParts,
 } from '../src/ledger/balance.ts';
 import { dueSeries, dueThrough, type TenancyDueTerms, termsOn } from '../src/ledger/due-dates.ts';
+import { remindersDue } from '../src/ledger/reminder-rules.ts';
 import type { Frequency } from '../src/shared/vocabulary.ts';
 
 function monthly(
@@ -345,4 +346,94 @@ describe('balances', () => {
     assert.equal(firstUncovered(dues, 199_999)?.date, '2026-02-01');
     assert.equal(firstUncovered(dues, 200_000), undefined);
   });
+});
+
+describe('rent reminders', () => {
+  const tenancy = monthly('2026-01-01', '2026-12-31', 1, 'every_1_month', 100_000);
+  const pay = (date: string, pure: number): LedgerPayment => ({
+    payment_id: `pay_${date}`,
+    date,
+    pure_amount_pence: pure,
+    refunds: [],
+  });
+  const summary = (asOf: string, payments: LedgerPayment[] = [], daysBefore = 3) =>
+    remindersDue(tenancy, payments, asOf, daysBefore).map(
+      (r) => `${r.kind} ${r.due_date} ${r.days_after_due} ${r.amount_due_pence}/${r.arrears_pence}`,
+    );
+
+  const table: { name: string; asOf: string; payments?: LedgerPayment[]; expected: string[] }[] = [
+    {
+      name: 'before the window: nothing for March (January and February paid)',
+      asOf: '2026-02-25',
+      payments: [pay('2026-01-01', 100_000), pay('2026-02-01', 100_000)],
+      expected: [],
+    },
+    {
+      name: '3 days before: due soon',
+      asOf: '2026-02-26',
+      payments: [pay('2026-01-01', 100_000), pay('2026-02-01', 100_000)],
+      expected: ['rent_due_soon 2026-03-01 -3 100000/0'],
+    },
+    {
+      name: 'a late run on the day before still sends it, with the same days_after_due',
+      asOf: '2026-02-28',
+      payments: [pay('2026-01-01', 100_000), pay('2026-02-01', 100_000)],
+      expected: ['rent_due_soon 2026-03-01 -3 100000/0'],
+    },
+    {
+      name: 'paid ahead: no reminder',
+      asOf: '2026-02-27',
+      payments: [pay('2026-01-01', 300_000)],
+      expected: [],
+    },
+    {
+      name: 'part paid ahead: the rest',
+      asOf: '2026-02-27',
+      payments: [pay('2026-01-01', 250_000)],
+      expected: ['rent_due_soon 2026-03-01 -3 50000/0'],
+    },
+    {
+      name: 'on the due date: neither soon nor overdue',
+      asOf: '2026-03-01',
+      payments: [pay('2026-01-01', 100_000), pay('2026-02-01', 100_000)],
+      expected: [],
+    },
+    {
+      name: '1 day after: overdue 1',
+      asOf: '2026-03-02',
+      payments: [pay('2026-01-01', 100_000), pay('2026-02-01', 100_000)],
+      expected: ['rent_overdue 2026-03-01 1 100000/100000'],
+    },
+    {
+      name: '7 days after: overdue 1 and 7 (the caller drops what it already sent)',
+      asOf: '2026-03-08',
+      payments: [pay('2026-01-01', 100_000), pay('2026-02-01', 100_000)],
+      expected: ['rent_overdue 2026-03-01 1 100000/100000', 'rent_overdue 2026-03-01 7 100000/100000'],
+    },
+    {
+      name: 'paid late, before the 7-day reminder: none',
+      asOf: '2026-03-08',
+      payments: [pay('2026-01-01', 100_000), pay('2026-02-01', 100_000), pay('2026-03-05', 100_000)],
+      expected: [],
+    },
+    {
+      name: 'nothing paid for long: only due dates within 35 days get reminders',
+      asOf: '2026-03-29',
+      payments: [],
+      expected: [
+        'rent_overdue 2026-03-01 1 100000/300000',
+        'rent_overdue 2026-03-01 7 100000/300000',
+        'rent_due_soon 2026-04-01 -3 100000/300000',
+      ],
+    },
+    {
+      name: 'after the end date: no more due soon',
+      asOf: '2026-12-30',
+      payments: [pay('2026-01-01', 1_200_000)],
+      expected: [],
+    },
+  ];
+  for (const c of table) {
+    it(c.name, () => assert.deepEqual(summary(c.asOf, c.payments), c.expected));
+  }
 });

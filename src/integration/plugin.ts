@@ -4,6 +4,7 @@ import { serverTokenAuth } from '../integrators/auth.ts';
 import { getIntegratorRoute } from '../integrators/routes/get-integrator.ts';
 import { rotateTokenRoute } from '../integrators/routes/rotate-token.ts';
 import { getLedgerRoute } from '../ledger/routes/get-ledger.ts';
+import { runRemindersRoute } from '../ledger/routes/run-reminders.ts';
 import { onboardRoute } from '../onboarding/routes/onboard.ts';
 import { integrationPaymentRoutes } from '../payments/routes/integration.ts';
 import { ServiceError } from '../platform/errors.ts';
@@ -52,5 +53,8 @@ export const integrationApi: FastifyPluginAsync = async (app) => {
   await app.register(integrationWebhookEndpointRoutes);
   await app.register(integrationEventRoutes);
   // The sandbox test clock (contract §5) does not exist in production.
-  if (app.ctx.config.serviceEnv === 'sandbox') await app.register(runSchedulesRoute);
+  if (app.ctx.config.serviceEnv === 'sandbox') {
+    await app.register(runSchedulesRoute);
+    await app.register(runRemindersRoute);
+  }
 };

@@ -5,6 +5,7 @@
 
 import { type TSchema, Type } from 'typebox';
 import { DocumentEventData } from '../documents/events.ts';
+import { RentReminderEventData } from '../ledger/events.ts';
 import { PaymentEventData } from '../payments/events.ts';
 import { ScheduleEventData } from '../schedules/view.ts';
 import { PingEventData } from '../webhooks/event-data.ts';
@@ -23,6 +24,18 @@ export const EVENT_TYPES: Record<EventType, { when: string; data: TSchema }> = {
   schedule_resumed: { when: 'A paused schedule was resumed.', data: ScheduleEventData },
   schedule_canceled: { when: 'A schedule was cancelled.', data: ScheduleEventData },
   document_failed: { when: 'A document given at onboarding could not be fetched.', data: DocumentEventData },
+  rent_due_soon: {
+    when:
+      'Rent falls due in reminder_days_before days (an operator setting; off by default) and is not yet paid. Once ' +
+      'per tenancy and due date.',
+    data: RentReminderEventData,
+  },
+  rent_overdue: {
+    when:
+      'Rent due 1 day ago, and again 7 days ago, is still not fully paid (reminders on). Once per tenancy, due date ' +
+      'and days_after_due.',
+    data: RentReminderEventData,
+  },
   ping: {
     when: 'You asked for a test event (POST /api/third-party/webhook-endpoint/test/).',
     data: PingEventData,

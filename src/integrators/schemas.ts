@@ -54,6 +54,13 @@ export const IntegratorSettingsFields = {
   features: Type.Optional(FeaturesInput),
   rate_limit_per_second: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
   rate_limit_burst: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+  reminder_days_before: Type.Optional(
+    Type.Union([Type.Integer({ minimum: 1, maximum: 90 }), Type.Null()], {
+      description:
+        'Rent reminders: rent_due_soon this many days before a due date that is not yet paid, and rent_overdue 1 ' +
+        'and 7 days after one still unpaid. null (the default) sends none.',
+    }),
+  ),
 };
 
 export const CreateIntegratorBody = Type.Object({
@@ -90,6 +97,9 @@ export const IntegratorView = Type.Object(
     ),
     rate_limit_per_second: Type.Integer(),
     rate_limit_burst: Type.Integer(),
+    reminder_days_before: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'Days before a due date that rent_due_soon is sent; null: no rent reminders.',
+    }),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -114,6 +124,7 @@ export function integratorView(integrator: AuthenticatedIntegrator): IntegratorV
     features: resolvedFeatures(integrator),
     rate_limit_per_second: integrator.rate_limit_per_second,
     rate_limit_burst: integrator.rate_limit_burst,
+    reminder_days_before: integrator.reminder_days_before,
     created_at: new Date(integrator.created_at).toISOString(),
     updated_at: new Date(integrator.updated_at).toISOString(),
   };

@@ -42,6 +42,8 @@ export interface Integrator {
   features: FeatureSettings;
   rate_limit_per_second: number;
   rate_limit_burst: number;
+  /** Rent reminders: days before a due date for rent_due_soon; null: none. */
+  reminder_days_before: number | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -55,6 +57,7 @@ export interface IntegratorSettings {
   features?: FeatureSettings;
   rate_limit_per_second?: number;
   rate_limit_burst?: number;
+  reminder_days_before?: number | null;
 }
 
 export const DEFAULT_RATE_LIMIT_PER_SECOND = 100;
@@ -65,7 +68,7 @@ export const DEFAULT_GRACE_PERIOD_SECONDS = 86_400;
 /** What a server token's request knows of its integrator: everything but the webhook secret. */
 export type AuthenticatedIntegrator = Omit<Integrator, 'webhook_secret'>;
 const AUTHENTICATED_INTEGRATOR_COLUMNS = `i.id, i.name, i.environment, i.status, i.webhook_url, i.allowed_origins,
-  i.fees, i.features, i.rate_limit_per_second, i.rate_limit_burst, i.created_at, i.updated_at`;
+  i.fees, i.features, i.rate_limit_per_second, i.rate_limit_burst, i.reminder_days_before, i.created_at, i.updated_at`;
 const INTEGRATOR_COLUMNS = `${AUTHENTICATED_INTEGRATOR_COLUMNS}, i.webhook_secret`;
 
 export function generateWebhookSecret(): string {
@@ -120,8 +123,9 @@ export class IntegratorService {
     const integrator = await this.db.transaction(async (tx) => {
       const [row] = await tx.query<Integrator>(
         `INSERT INTO integrators AS i (id, name, environment, webhook_url, webhook_secret, allowed_origins, fees,
-                                 rate_limit_per_second, rate_limit_burst, created_at, updated_at, features)
-         VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8, $9, $10, $10, $11::jsonb)
+                                 rate_limit_per_second, rate_limit_burst, created_at, updated_at, features,
+                                 reminder_days_before)
+         VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8, $9, $10, $10, $11::jsonb, $12)
          RETURNING ${INTEGRATOR_COLUMNS}`,
         [
           id,
@@ -135,6 +139,7 @@ export class IntegratorService {
           burst,
           now,
           settings.features ?? {},
+          settings.reminder_days_before ?? null,
         ],
       );
       await insertServerToken(tx, id, serverToken, now);
@@ -155,6 +160,7 @@ export class IntegratorService {
          features = i.features || COALESCE($10::jsonb, '{}'::jsonb),
          rate_limit_per_second = $7,
          rate_limit_burst = $8,
+         reminder_days_before = CASE WHEN $11::boolean THEN $12::integer ELSE i.reminder_days_before END,
          updated_at = $9
        WHERE i.id = $1
        RETURNING ${INTEGRATOR_COLUMNS}`,
@@ -169,6 +175,8 @@ export class IntegratorService {
         burst,
         this.clock.now(),
         settings.features ?? null,
+        settings.reminder_days_before !== undefined,
+        settings.reminder_days_before ?? null,
       ],
     );
     await this.#tokensChanged(this.db);

@@ -48,6 +48,7 @@ export function settingsFromBody(body: UpdateIntegratorBody): IntegratorSettings
   if (body.features !== undefined) settings.features = body.features as FeatureSettings;
   if (body.rate_limit_per_second !== undefined) settings.rate_limit_per_second = body.rate_limit_per_second;
   if (body.rate_limit_burst !== undefined) settings.rate_limit_burst = body.rate_limit_burst;
+  if (body.reminder_days_before !== undefined) settings.reminder_days_before = body.reminder_days_before;
   if (Object.keys(errors).length > 0) throw new FieldValidationError(errors);
   return settings;
 }

@@ -16,7 +16,7 @@ export interface TenancyLedgerInput {
   payouts: LedgerPayout[];
 }
 
-interface InputRow {
+export interface InputRow {
   id: string;
   user_id: string;
   payment_reference: string;
@@ -35,25 +35,29 @@ interface InputRow {
 }
 
 // Days are UTC calendar days: each instant is turned into its UTC date in SQL, whatever the session's time zone.
-const LEDGER_INPUT = `
-  SELECT t.id, t.user_id, t.payment_reference, t.is_active, t.start_rent_date::text AS start_rent_date,
-         t.end_rent_date::text AS end_rent_date, t.rent_due_day, t.installment_plan,
-         COALESCE((SELECT json_agg(json_build_object('effective_on', c.effective_on, 'amount_pence', c.amount_pence,
-                                                     'frequency', c.frequency) ORDER BY c.effective_on)
-                     FROM tenancy_terms c WHERE c.tenancy_id = t.id), '[]') AS terms,
-         COALESCE((SELECT json_agg(json_build_object(
-                     'payment_id', p.id, 'date', (p.created_at AT TIME ZONE 'UTC')::date,
-                     'pure_amount_pence', p.pure_amount_pence,
-                     'refunds', COALESCE((SELECT json_agg(json_build_object(
-                                  'date', (r.created_at AT TIME ZONE 'UTC')::date, 'amount_pence', r.amount_pence)
-                                  ORDER BY r.created_at, r.id)
-                                FROM refunds r WHERE r.payment_id = p.id AND r.status = 'succeeded'), '[]'))
-                     ORDER BY p.created_at, p.id)
-                     FROM payments p WHERE p.tenancy_id = t.id AND p.status = 'succeeded'), '[]') AS payments
-    FROM tenancies t
-   WHERE t.integrator_id = $1 AND t.payment_reference = $2`;
+/**
+ * The columns of a tenancy `t` that its ledger is made of (see InputRow). Days are UTC calendar days: each instant is
+ * turned into its UTC date in SQL, whatever the session's time zone.
+ */
+export const LEDGER_INPUT_COLUMNS = `
+  t.id, t.user_id, t.payment_reference, t.is_active, t.start_rent_date::text AS start_rent_date,
+  t.end_rent_date::text AS end_rent_date, t.rent_due_day, t.installment_plan,
+  COALESCE((SELECT json_agg(json_build_object('effective_on', c.effective_on, 'amount_pence', c.amount_pence,
+                                              'frequency', c.frequency) ORDER BY c.effective_on)
+              FROM tenancy_terms c WHERE c.tenancy_id = t.id), '[]') AS terms,
+  COALESCE((SELECT json_agg(json_build_object(
+              'payment_id', p.id, 'date', (p.created_at AT TIME ZONE 'UTC')::date,
+              'pure_amount_pence', p.pure_amount_pence,
+              'refunds', COALESCE((SELECT json_agg(json_build_object(
+                           'date', (r.created_at AT TIME ZONE 'UTC')::date, 'amount_pence', r.amount_pence)
+                           ORDER BY r.created_at, r.id)
+                         FROM refunds r WHERE r.payment_id = p.id AND r.status = 'succeeded'), '[]'))
+              ORDER BY p.created_at, p.id)
+              FROM payments p WHERE p.tenancy_id = t.id AND p.status = 'succeeded'), '[]') AS payments`;
 
-function toInput(row: InputRow): TenancyLedgerInput {
+const LEDGER_INPUT = `SELECT ${LEDGER_INPUT_COLUMNS} FROM tenancies t WHERE t.integrator_id = $1 AND t.payment_reference = $2`;
+
+export function toInput(row: InputRow): TenancyLedgerInput {
   const installments = row.installment_plan?.installments.length
     ? [...row.installment_plan.installments].sort((a, b) => a.due_date.localeCompare(b.due_date))
     : null;

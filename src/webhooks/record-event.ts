@@ -13,6 +13,8 @@ export type EventType =
   | 'schedule_resumed'
   | 'schedule_canceled'
   | 'document_failed'
+  | 'rent_due_soon'
+  | 'rent_overdue'
   /** A test event the integrator asked for: data `{integrator_id}`. */
   | 'ping';
 

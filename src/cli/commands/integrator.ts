@@ -13,6 +13,7 @@ interface IntegratorOut {
   features?: Record<string, boolean>;
   rate_limit_per_second: number;
   rate_limit_burst: number;
+  reminder_days_before?: number | null;
   server_token?: string;
   webhook_secret?: string;
 }
@@ -70,6 +71,11 @@ function printIntegrator(integrator: IntegratorOut, json: boolean | undefined): 
         .join(', ') || '(all on)'
     }`,
     `rate limit             ${integrator.rate_limit_per_second}/s, burst ${integrator.rate_limit_burst}`,
+    `rent reminders         ${
+      integrator.reminder_days_before
+        ? `${integrator.reminder_days_before} days before a due date, 1 and 7 days after`
+        : 'off'
+    }`,
   ];
   if (integrator.server_token) lines.push(`server_token           ${integrator.server_token}   (shown once)`);
   if (integrator.webhook_secret) lines.push(`webhook_secret         ${integrator.webhook_secret}`);
@@ -104,7 +110,12 @@ export function registerIntegratorCommands(program: Command): void {
         collect,
       )
       .option('--rate-limit <per-second>', 'requests per second sustained (default 100)', positiveInt)
-      .option('--burst <requests>', 'burst size (default 200)', positiveInt),
+      .option('--burst <requests>', 'burst size (default 200)', positiveInt)
+      .option(
+        '--reminder-days-before <days>',
+        'send rent_due_soon this many days (1 to 90) before unpaid rent falls due, and rent_overdue after (default: no reminders)',
+        positiveInt,
+      ),
   ).action(async (options) => {
     const created = await operatorClient(options).request<IntegratorOut>('POST', '/integrators', {
       name: options.name,
@@ -114,6 +125,7 @@ export function registerIntegratorCommands(program: Command): void {
       features: parseFeatures(options.feature),
       rate_limit_per_second: options.rateLimit,
       rate_limit_burst: options.burst,
+      reminder_days_before: options.reminderDaysBefore,
     });
     printIntegrator(created, options.json);
   });
@@ -133,7 +145,13 @@ export function registerIntegratorCommands(program: Command): void {
         collect,
       )
       .option('--rate-limit <per-second>', 'requests per second sustained', positiveInt)
-      .option('--burst <requests>', 'burst size', positiveInt),
+      .option('--burst <requests>', 'burst size', positiveInt)
+      .option(
+        '--reminder-days-before <days>',
+        'rent reminders: days (1 to 90) before a due date',
+        positiveInt,
+      )
+      .option('--no-reminders', 'send no rent reminders'),
   ).action(async (integratorId: string, options) => {
     const body: Record<string, unknown> = {
       name: options.name,
@@ -143,6 +161,8 @@ export function registerIntegratorCommands(program: Command): void {
       rate_limit_per_second: options.rateLimit,
       rate_limit_burst: options.burst,
     };
+    if (options.reminders === false) body.reminder_days_before = null;
+    else if (options.reminderDaysBefore !== undefined) body.reminder_days_before = options.reminderDaysBefore;
     if (options.webhookUrl === false) body.webhook_url = null;
     else if (typeof options.webhookUrl === 'string') body.webhook_url = options.webhookUrl;
     const updated = await operatorClient(options).request<IntegratorOut>(
