@@ -6,6 +6,7 @@ import { ReminderService } from './ledger/reminders.ts';
 import { LedgerService } from './ledger/service.ts';
 import { OnboardingService } from './onboarding/service.ts';
 import { PaymentService } from './payments/service.ts';
+import { PayoutService } from './payouts/service.ts';
 import type { Clock } from './platform/clock/clock.ts';
 import type { Config } from './platform/config/config.ts';
 import type { Db } from './platform/db/db.ts';
@@ -26,6 +27,7 @@ export interface Services {
   processor: PaymentProcessor;
   reminders: ReminderService;
   payments: PaymentService;
+  payouts: PayoutService;
   schedules: ScheduleService;
   scheduler: Scheduler;
   webhooks: WebhookService;
@@ -43,6 +45,7 @@ export function createServices(config: Config, db: Db, clock: Clock, processor?:
     processor: paymentProcessor,
     reminders: new ReminderService(db, clock),
     payments: new PaymentService(db, clock, paymentProcessor),
+    payouts: new PayoutService(db, clock, config.serviceEnv),
     schedules: new ScheduleService(db, clock),
     scheduler: new Scheduler(db, clock, paymentProcessor),
     webhooks: new WebhookService(db, clock),

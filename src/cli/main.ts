@@ -4,6 +4,7 @@ import { registerIntegratorCommands } from './commands/integrator.ts';
 import { registerListenCommand } from './commands/listen.ts';
 import { registerMigrateCommand } from './commands/migrate.ts';
 import { registerPaymentCommands } from './commands/payments.ts';
+import { registerPayoutCommands } from './commands/payouts.ts';
 import { registerServeCommands } from './commands/serve.ts';
 import { registerWebhookCommands } from './commands/webhooks.ts';
 import { CliError } from './operator-client.ts';
@@ -24,6 +25,7 @@ registerServeCommands(program);
 registerMigrateCommand(program);
 registerIntegratorCommands(program);
 registerPaymentCommands(program);
+registerPayoutCommands(program);
 registerWebhookCommands(program);
 registerListenCommand(program);
 

@@ -73,6 +73,28 @@ export class OperatorClient {
 
 export class CliError extends Error {}
 
+/** A GET whose answer is not JSON (a file): its text, or the API's error. */
+export async function operatorText(options: { url: string; token?: string }, path: string): Promise<string> {
+  if (!options.token) throw new CliError('No operator token: pass --token or set RENTPAY_OPERATOR_TOKEN.');
+  let response: Response;
+  try {
+    response = await fetch(`${options.url.replace(/\/+$/, '')}/api/operator${path}`, {
+      headers: { authorization: `Bearer ${options.token}` },
+    });
+  } catch (error) {
+    throw new CliError(`Cannot reach ${options.url}: ${(error as Error).cause ?? (error as Error).message}`);
+  }
+  const text = await response.text();
+  if (!response.ok) {
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {}
+    throw new CliError(describeError(response.status, parsed));
+  }
+  return text;
+}
+
 function describeError(status: number, body: unknown): string {
   if (body && typeof body === 'object') {
     const record = body as Record<string, unknown>;

@@ -7,6 +7,7 @@ import { getLedgerRoute } from '../ledger/routes/get-ledger.ts';
 import { runRemindersRoute } from '../ledger/routes/run-reminders.ts';
 import { onboardRoute } from '../onboarding/routes/onboard.ts';
 import { integrationPaymentRoutes } from '../payments/routes/integration.ts';
+import { integrationPayoutRoutes } from '../payouts/routes/integration.ts';
 import { ServiceError } from '../platform/errors.ts';
 import { integrationScheduleRoutes } from '../schedules/routes/integration.ts';
 import { runSchedulesRoute } from '../schedules/routes/run-schedules.ts';
@@ -48,6 +49,7 @@ export const integrationApi: FastifyPluginAsync = async (app) => {
   await app.register(getSessionRoute);
   await app.register(getDocumentRoute);
   await app.register(getLedgerRoute);
+  await app.register(integrationPayoutRoutes);
   await app.register(integrationScheduleRoutes);
   await app.register(integrationPaymentRoutes);
   await app.register(integrationWebhookEndpointRoutes);

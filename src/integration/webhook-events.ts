@@ -7,6 +7,7 @@ import { type TSchema, Type } from 'typebox';
 import { DocumentEventData } from '../documents/events.ts';
 import { RentReminderEventData } from '../ledger/events.ts';
 import { PaymentEventData } from '../payments/events.ts';
+import { PayoutEventData } from '../payouts/view.ts';
 import { ScheduleEventData } from '../schedules/view.ts';
 import { PingEventData } from '../webhooks/event-data.ts';
 import type { EventType } from '../webhooks/record-event.ts';
@@ -35,6 +36,10 @@ export const EVENT_TYPES: Record<EventType, { when: string; data: TSchema }> = {
       'Rent due 1 day ago, and again 7 days ago, is still not fully paid (reminders on). Once per tenancy, due date ' +
       'and days_after_due.',
     data: RentReminderEventData,
+  },
+  payout_paid: {
+    when: 'The operator confirmed a payout run: this payout of a tenancy’s rent was sent to the landlord’s account.',
+    data: PayoutEventData,
   },
   ping: {
     when: 'You asked for a test event (POST /api/third-party/webhook-endpoint/test/).',

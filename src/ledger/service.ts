@@ -32,6 +32,7 @@ export interface InputRow {
     pure_amount_pence: number;
     refunds: { date: string; amount_pence: number }[];
   }[];
+  payouts: LedgerPayout[];
 }
 
 // Days are UTC calendar days: each instant is turned into its UTC date in SQL, whatever the session's time zone.
@@ -53,7 +54,10 @@ export const LEDGER_INPUT_COLUMNS = `
                            ORDER BY r.created_at, r.id)
                          FROM refunds r WHERE r.payment_id = p.id AND r.status = 'succeeded'), '[]'))
               ORDER BY p.created_at, p.id)
-              FROM payments p WHERE p.tenancy_id = t.id AND p.status = 'succeeded'), '[]') AS payments`;
+              FROM payments p WHERE p.tenancy_id = t.id AND p.status = 'succeeded'), '[]') AS payments,
+  COALESCE((SELECT json_agg(json_build_object('payout_id', po.id, 'date', (po.paid_at AT TIME ZONE 'UTC')::date,
+                                              'amount_pence', po.amount_pence) ORDER BY po.paid_at, po.id)
+              FROM payouts po WHERE po.tenancy_id = t.id AND po.status = 'paid'), '[]') AS payouts`;
 
 const LEDGER_INPUT = `SELECT ${LEDGER_INPUT_COLUMNS} FROM tenancies t WHERE t.integrator_id = $1 AND t.payment_reference = $2`;
 
@@ -78,7 +82,7 @@ export function toInput(row: InputRow): TenancyLedgerInput {
       pure_amount_pence: Number(p.pure_amount_pence),
       refunds: p.refunds.map((r) => ({ ...r, amount_pence: Number(r.amount_pence) })),
     })),
-    payouts: [],
+    payouts: row.payouts.map((p) => ({ ...p, amount_pence: Number(p.amount_pence) })),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { operatorPayoutRoutes } from '../payouts/routes/operator.ts';
 import { installApiDocument } from '../platform/http/openapi.ts';
 import { operatorAuth } from './credentials.ts';
 import { createIntegratorRoute } from './routes/integrators-create.ts';
@@ -23,6 +24,7 @@ const authenticatedOperatorRoutes: FastifyPluginAsync = async (app) => {
   await app.register(refundPaymentRoute);
   await app.register(webhookEventRoutes);
   await app.register(webhookEndpointRoutes);
+  await app.register(operatorPayoutRoutes);
 };
 
 /**
@@ -56,6 +58,11 @@ export const operatorApi: FastifyPluginAsync = async (app) => {
         description: 'The platforms that use rentpay: their settings, tokens and status.',
       },
       { name: 'Payments', description: 'Every integrator’s payments, and refunds.' },
+      {
+        name: 'Payouts',
+        description:
+          'Payout runs of settled rent to landlords’ accounts, the bank file, and the reconciliation.',
+      },
       {
         name: 'Webhooks',
         description: 'Webhook endpoints, the events recorded for them and their deliveries.',

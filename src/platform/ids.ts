@@ -38,7 +38,9 @@ export type IdPrefix =
   | 'doc'
   | 'ref'
   | 'card'
-  | 'dcl';
+  | 'dcl'
+  | 'prun'
+  | 'po';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBase62(22)}`;

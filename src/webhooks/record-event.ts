@@ -15,6 +15,7 @@ export type EventType =
   | 'document_failed'
   | 'rent_due_soon'
   | 'rent_overdue'
+  | 'payout_paid'
   /** A test event the integrator asked for: data `{integrator_id}`. */
   | 'ping';
 

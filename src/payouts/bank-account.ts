@@ -1,0 +1,82 @@
+/**
+ * The landlord's bank account as a payout needs it. Onboarding accepts up to 50 characters for the sort code and
+ * account number; a payout needs a UK account: a 6-digit sort code (dashes or spaces allowed) and a 6- to 8-digit
+ * account number. Anything else is kept but not payable, with the reason.
+ */
+
+export interface PayoutAccount {
+  /** 6 digits. */
+  sort_code: string;
+  /** 8 digits: a 6- or 7-digit account number with leading zeros, as bulk payment files take it. */
+  account_number: string;
+}
+
+export type PayoutReadiness = { ready: true; account: PayoutAccount } | { ready: false; reason: string };
+
+export function payoutReadiness(
+  sortCode: string,
+  accountNumber: string,
+  accountName: string,
+): PayoutReadiness {
+  const sort = sortCode.trim();
+  const account = accountNumber.trim().replace(/[\s-]/g, '');
+  const reasons: string[] = [];
+  if (!/^\d{2}([-\s]?)\d{2}\1\d{2}$/.test(sort)) {
+    reasons.push('recipient_bank_sort_code is not a UK sort code (6 digits, e.g. 12-34-56)');
+  }
+  if (!/^\d{6,8}$/.test(account)) {
+    reasons.push('recipient_bank_account_number is not a UK account number (6 to 8 digits)');
+  }
+  if (accountName.trim() === '') reasons.push('recipient_bank_account_name is blank');
+  if (reasons.length > 0) return { ready: false, reason: `${reasons.join('; ')}.` };
+  return {
+    ready: true,
+    account: { sort_code: sort.replace(/\D/g, ''), account_number: account.padStart(8, '0') },
+  };
+}
+
+/** A bulk payment reference: upper-case letters, digits, space and . - / &, at most 18 characters. */
+export function bankReference(paymentReference: string): string {
+  const cleaned = paymentReference
+    .toUpperCase()
+    .replace(/[^A-Z0-9 .\-/&]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 18)
+    .trim();
+  return cleaned === '' ? 'RENT' : cleaned;
+}
+
+/**
+ * One CSV cell: quoted, quotes doubled, and a cell a spreadsheet would run as a formula (=, +, -, @, tab, CR)
+ * prefixed with an apostrophe so it is shown as text.
+ */
+export function csvCell(value: string): string {
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return `"${safe.replace(/"/g, '""')}"`;
+}
+
+export const PAYOUT_CSV_HEADER = ['sort_code', 'account_number', 'account_name', 'amount', 'reference'];
+
+/** The bank's bulk-payment file of a run: a header row, then one row per payout; CRLF line ends. */
+export function payoutCsv(
+  items: readonly {
+    sort_code: string;
+    account_number: string;
+    account_name: string;
+    amount: string;
+    reference: string;
+  }[],
+): string {
+  const rows = [
+    PAYOUT_CSV_HEADER,
+    ...items.map((item) => [
+      item.sort_code,
+      item.account_number,
+      item.account_name,
+      item.amount,
+      item.reference,
+    ]),
+  ];
+  return rows.map((row) => `${row.map(csvCell).join(',')}\r\n`).join('');
+}

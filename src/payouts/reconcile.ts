@@ -1,0 +1,89 @@
+import type { Db } from '../platform/db/db.ts';
+import { formatPence } from '../shared/money.ts';
+
+export interface Reconciliation {
+  /** One sentence per mismatch, naming the payment, refund, payout or run. */
+  mismatches: string[];
+  checked: { payments: number; payouts: number; runs: number };
+}
+
+const money = (pence: number | string) => `£${formatPence(Number(pence))}`;
+
+/**
+ * The auditor's check of payouts against payments, from the database alone: every succeeded payment is in at most
+ * one live payout (else it is still payable) with exactly its rent; every refund line is that refund's rent part;
+ * every payout adds up to its lines, every run to its payouts; statuses agree.
+ */
+export async function reconcilePayouts(db: Db): Promise<Reconciliation> {
+  const mismatches: string[] = [];
+  const each = async (sql: string, describe: (row: Record<string, string | number | null>) => string) => {
+    for (const row of await db.query<Record<string, string | number | null>>(sql))
+      mismatches.push(describe(row));
+  };
+
+  await each(
+    `SELECT l.payment_id, count(*)::int AS n, string_agg(l.payout_id, ', ' ORDER BY l.payout_id) AS payouts
+       FROM payout_lines l WHERE l.kind = 'payment' AND l.active GROUP BY l.payment_id HAVING count(*) > 1`,
+    (r) => `payment ${r.payment_id} is paid out ${r.n} times (payouts ${r.payouts}).`,
+  );
+  await each(
+    `SELECT l.payment_id, l.payout_id, l.amount_pence, p.pure_amount_pence, p.status
+       FROM payout_lines l JOIN payments p ON p.id = l.payment_id
+      WHERE l.kind = 'payment' AND l.active AND (p.status <> 'succeeded' OR l.amount_pence <> p.pure_amount_pence)`,
+    (r) =>
+      r.status !== 'succeeded'
+        ? `payment ${r.payment_id} is ${r.status} but payout ${r.payout_id} pays out its rent.`
+        : `payment ${r.payment_id}: payout ${r.payout_id} pays out ${money(r.amount_pence!)} but its rent is ${money(r.pure_amount_pence!)}.`,
+  );
+  await each(
+    `WITH parts AS (
+       SELECT r.id, r.payment_id, r.status,
+              LEAST(p.pure_amount_pence, sum(r.amount_pence) FILTER (WHERE r.status = 'succeeded') OVER w)
+                - LEAST(p.pure_amount_pence, sum(r.amount_pence) FILTER (WHERE r.status = 'succeeded') OVER w
+                        - CASE WHEN r.status = 'succeeded' THEN r.amount_pence ELSE 0 END) AS rent_pence
+         FROM refunds r JOIN payments p ON p.id = r.payment_id
+       WINDOW w AS (PARTITION BY r.payment_id ORDER BY r.created_at, r.id))
+     SELECT l.refund_id, l.payment_id, l.payout_id, -l.amount_pence AS deducted, parts.rent_pence, parts.status
+       FROM payout_lines l JOIN parts ON parts.id = l.refund_id
+      WHERE l.kind = 'refund' AND l.active AND (parts.status <> 'succeeded' OR -l.amount_pence <> parts.rent_pence)`,
+    (r) =>
+      `refund ${r.refund_id} of payment ${r.payment_id}: payout ${r.payout_id} deducts ${money(r.deducted!)} but its rent part is ${money(r.rent_pence ?? 0)} (${r.status}).`,
+  );
+  await each(
+    `SELECT po.id, po.amount_pence, COALESCE(sum(l.amount_pence), 0) AS lines,
+            string_agg(DISTINCT l.payment_id, ', ') AS payments
+       FROM payouts po LEFT JOIN payout_lines l ON l.payout_id = po.id AND l.active
+      WHERE po.status <> 'canceled'
+      GROUP BY po.id, po.amount_pence HAVING po.amount_pence <> COALESCE(sum(l.amount_pence), 0)`,
+    (r) =>
+      `payout ${r.id} is ${money(r.amount_pence!)} but its lines add up to ${money(r.lines!)} (payments ${r.payments ?? 'none'}).`,
+  );
+  await each(
+    `SELECT r.id, r.total_pence, COALESCE(sum(po.amount_pence) FILTER (WHERE po.status <> 'canceled'), 0) AS payouts
+       FROM payout_runs r LEFT JOIN payouts po ON po.payout_run_id = r.id
+      WHERE r.status <> 'canceled'
+      GROUP BY r.id, r.total_pence
+     HAVING r.total_pence <> COALESCE(sum(po.amount_pence) FILTER (WHERE po.status <> 'canceled'), 0)`,
+    (r) =>
+      `payout run ${r.id} totals ${money(r.total_pence!)} but its payouts add up to ${money(r.payouts!)}.`,
+  );
+  await each(
+    `SELECT po.id, po.status, r.id AS run, r.status AS run_status
+       FROM payouts po JOIN payout_runs r ON r.id = po.payout_run_id
+      WHERE NOT ((r.status = 'created' AND po.status = 'created' AND po.paid_at IS NULL)
+              OR (r.status = 'confirmed' AND po.status = 'paid' AND po.paid_at IS NOT NULL)
+              OR (r.status = 'canceled' AND po.status = 'canceled'))`,
+    (r) => `payout ${r.id} is ${r.status} but its run ${r.run} is ${r.run_status}.`,
+  );
+  await each(
+    `SELECT l.payment_id, l.payout_id FROM payout_lines l JOIN payouts po ON po.id = l.payout_id
+      WHERE po.status = 'canceled' AND l.active`,
+    (r) => `payment ${r.payment_id} is held by canceled payout ${r.payout_id}.`,
+  );
+
+  const [counts] = await db.query<{ payments: number; payouts: number; runs: number }>(
+    `SELECT (SELECT count(*)::int FROM payments WHERE status = 'succeeded') AS payments,
+            (SELECT count(*)::int FROM payouts) AS payouts, (SELECT count(*)::int FROM payout_runs) AS runs`,
+  );
+  return { mismatches, checked: counts ?? { payments: 0, payouts: 0, runs: 0 } };
+}

@@ -1,0 +1,327 @@
+import type { Clock } from '../platform/clock/clock.ts';
+import type { ServiceEnv } from '../platform/config/config.ts';
+import type { Db, Queryable } from '../platform/db/db.ts';
+import { ServiceError } from '../platform/errors.ts';
+import { newId } from '../platform/ids.ts';
+import { utcDate } from '../schedules/dates.ts';
+import { recordEvents } from '../webhooks/record-event.ts';
+import { bankReference, payoutReadiness } from './bank-account.ts';
+import { type PayoutRow, type PayoutRunRow, payoutView } from './view.ts';
+
+/** Serialises payout runs (and cancels) across every node: each run sees the lines of the runs before it. */
+const PAYOUT_LOCK = 727_274_001;
+
+/**
+ * Every line not yet in a live payout, as of a day: each succeeded payment's rent, and each succeeded refund's rent
+ * part as a negative (refunds give the rent back first and the fee last). A refund of a payment already paid out is
+ * such a line too: the negative carried into the tenancy's next payout.
+ */
+const PAYABLE_LINES = `
+  WITH refund_parts AS (
+    SELECT r.id AS refund_id, r.payment_id, r.created_at,
+           LEAST(p.pure_amount_pence, sum(r.amount_pence) OVER w)
+             - LEAST(p.pure_amount_pence, sum(r.amount_pence) OVER w - r.amount_pence) AS rent_pence
+      FROM refunds r JOIN payments p ON p.id = r.payment_id
+     WHERE r.status = 'succeeded'
+    WINDOW w AS (PARTITION BY r.payment_id ORDER BY r.created_at, r.id)
+  ), lines AS (
+    SELECT p.tenancy_id, 'payment' AS kind, p.id AS payment_id, NULL::text AS refund_id,
+           p.pure_amount_pence AS amount_pence
+      FROM payments p
+     WHERE p.status = 'succeeded' AND (p.created_at AT TIME ZONE 'UTC')::date <= $1::date
+       AND NOT EXISTS (SELECT 1 FROM payout_lines l WHERE l.payment_id = p.id AND l.kind = 'payment' AND l.active)
+    UNION ALL
+    SELECT p.tenancy_id, 'refund', rp.payment_id, rp.refund_id, -rp.rent_pence
+      FROM refund_parts rp JOIN payments p ON p.id = rp.payment_id
+     WHERE rp.rent_pence > 0 AND (rp.created_at AT TIME ZONE 'UTC')::date <= $1::date
+       AND NOT EXISTS (SELECT 1 FROM payout_lines l WHERE l.refund_id = rp.refund_id AND l.active)
+  )
+  SELECT l.tenancy_id, l.kind, l.payment_id, l.refund_id, l.amount_pence, t.integrator_id, t.payment_reference,
+         t.recipient_bank_sort_code, t.recipient_bank_account_number, t.recipient_bank_account_name
+    FROM lines l JOIN tenancies t ON t.id = l.tenancy_id
+   ORDER BY l.tenancy_id, l.payment_id, l.refund_id NULLS FIRST`;
+
+interface PayableLine {
+  tenancy_id: string;
+  kind: 'payment' | 'refund';
+  payment_id: string;
+  refund_id: string | null;
+  amount_pence: number;
+  integrator_id: string;
+  payment_reference: string;
+  recipient_bank_sort_code: string;
+  recipient_bank_account_number: string;
+  recipient_bank_account_name: string;
+}
+
+/** A tenancy with rent to pay out that a run leaves out, and why. */
+export interface HeldPayout {
+  integrator_id: string;
+  payment_reference: string;
+  amount_pence: number;
+  reason: string;
+}
+
+interface TenancyPayable {
+  lines: PayableLine[];
+  amount_pence: number;
+  first: PayableLine;
+}
+
+const PAYOUT_COLUMNS = `
+  po.id, po.payout_run_id, po.integrator_id, po.tenancy_id, t.payment_reference, po.status, po.sort_code,
+  po.account_number, po.account_name, po.reference, po.amount_pence, po.paid_at,
+  COALESCE((SELECT array_agg(l.payment_id ORDER BY l.payment_id) FROM payout_lines l
+             WHERE l.payout_id = po.id AND l.kind = 'payment'), '{}') AS payment_ids`;
+
+export interface PayoutRun {
+  run: PayoutRunRow;
+  items: PayoutRow[];
+}
+
+/** Payout runs over settled rent, one payout per tenancy to the landlord's account; confirm, cancel, approve. */
+export class PayoutService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly env: ServiceEnv,
+  ) {}
+
+  /** What each tenancy has to pay out as of a day, split into what a run pays and what it holds back. */
+  async #payable(tx: Queryable, asOf: string): Promise<{ paying: TenancyPayable[]; held: HeldPayout[] }> {
+    const lines = await tx.query<PayableLine>(PAYABLE_LINES, [asOf]);
+    const byTenancy = new Map<string, TenancyPayable>();
+    for (const line of lines) {
+      const amount = Number(line.amount_pence);
+      const entry = byTenancy.get(line.tenancy_id) ?? { lines: [], amount_pence: 0, first: line };
+      entry.lines.push({ ...line, amount_pence: amount });
+      entry.amount_pence += amount;
+      byTenancy.set(line.tenancy_id, entry);
+    }
+    const approved =
+      this.env === 'production'
+        ? new Set(
+            (
+              await tx.query<{ key: string }>(
+                "SELECT sort_code || ':' || account_number AS key FROM payee_approvals",
+              )
+            ).map((row) => row.key),
+          )
+        : undefined;
+    const paying: TenancyPayable[] = [];
+    const held: HeldPayout[] = [];
+    for (const entry of byTenancy.values()) {
+      // Nothing to pay (or refunds exceed new rent): the lines wait, and a negative is carried to the next run.
+      if (entry.amount_pence <= 0) continue;
+      const { first } = entry;
+      const hold = (reason: string) =>
+        held.push({
+          integrator_id: first.integrator_id,
+          payment_reference: first.payment_reference,
+          amount_pence: entry.amount_pence,
+          reason,
+        });
+      const readiness = payoutReadiness(
+        first.recipient_bank_sort_code,
+        first.recipient_bank_account_number,
+        first.recipient_bank_account_name,
+      );
+      if (!readiness.ready) hold(readiness.reason);
+      else if (
+        approved &&
+        !approved.has(`${readiness.account.sort_code}:${readiness.account.account_number}`)
+      ) {
+        hold(
+          `The account ${readiness.account.sort_code} ${readiness.account.account_number} has not been paid before: ` +
+            'approve it first (rentpay payouts approve).',
+        );
+      } else paying.push(entry);
+    }
+    return { paying, held };
+  }
+
+  /** Tenancies with rent to pay out that a run would leave out, and why. */
+  async held(asOf = utcDate(this.clock.now())): Promise<HeldPayout[]> {
+    return (await this.#payable(this.db, asOf)).held;
+  }
+
+  /**
+   * A new run: one payout per tenancy with a positive payable and a payable account, and the lines each is made
+   * of, in one transaction under a lock every node shares, so concurrent runs never take a line twice.
+   */
+  async createRun(asOf = utcDate(this.clock.now())): Promise<PayoutRun> {
+    const now = this.clock.now();
+    const runId = newId('prun');
+    await this.db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [PAYOUT_LOCK]);
+      const { paying } = await this.#payable(tx, asOf);
+      const payouts = paying.map((entry) => {
+        const readiness = payoutReadiness(
+          entry.first.recipient_bank_sort_code,
+          entry.first.recipient_bank_account_number,
+          entry.first.recipient_bank_account_name,
+        );
+        if (!readiness.ready) throw new Error('unreachable: held payouts are not paid');
+        return {
+          id: newId('po'),
+          integrator_id: entry.first.integrator_id,
+          tenancy_id: entry.first.tenancy_id,
+          sort_code: readiness.account.sort_code,
+          account_number: readiness.account.account_number,
+          account_name: entry.first.recipient_bank_account_name.trim(),
+          reference: bankReference(entry.first.payment_reference),
+          amount_pence: entry.amount_pence,
+          lines: entry.lines,
+        };
+      });
+      const total = payouts.reduce((sum, p) => sum + p.amount_pence, 0);
+      await tx.query(
+        `INSERT INTO payout_runs (id, status, as_of, total_pence, created_at, updated_at)
+         VALUES ($1, 'created', $2, $3, $4, $4)`,
+        [runId, asOf, total, now],
+      );
+      if (payouts.length === 0) return;
+      await tx.query(
+        `INSERT INTO payouts (id, payout_run_id, integrator_id, tenancy_id, status, sort_code, account_number,
+                              account_name, reference, amount_pence, created_at)
+         SELECT x.id, $2, x.integrator_id, x.tenancy_id, 'created', x.sort_code, x.account_number, x.account_name,
+                x.reference, x.amount_pence, $3
+           FROM jsonb_to_recordset($1::jsonb) AS x(id text, integrator_id text, tenancy_id text, sort_code text,
+                account_number text, account_name text, reference text, amount_pence bigint)`,
+        [payouts.map(({ lines: _lines, ...payout }) => payout), runId, now],
+      );
+      await tx.query(
+        `INSERT INTO payout_lines (payout_id, kind, payment_id, refund_id, amount_pence)
+         SELECT x.payout_id, x.kind, x.payment_id, x.refund_id, x.amount_pence
+           FROM jsonb_to_recordset($1::jsonb)
+             AS x(payout_id text, kind text, payment_id text, refund_id text, amount_pence bigint)`,
+        [
+          payouts.flatMap((payout) =>
+            payout.lines.map((line) => ({
+              payout_id: payout.id,
+              kind: line.kind,
+              payment_id: line.payment_id,
+              refund_id: line.refund_id,
+              amount_pence: line.amount_pence,
+            })),
+          ),
+        ],
+      );
+    });
+    return (await this.getRun(runId))!;
+  }
+
+  async getRun(id: string, db: Queryable = this.db): Promise<PayoutRun | undefined> {
+    const [run] = await db.query<PayoutRunRow>(
+      `SELECT id, status, as_of::text AS as_of, total_pence, created_at, confirmed_at, canceled_at
+         FROM payout_runs WHERE id = $1`,
+      [id],
+    );
+    if (!run) return undefined;
+    const items = await db.query<PayoutRow>(
+      `SELECT ${PAYOUT_COLUMNS} FROM payouts po JOIN tenancies t ON t.id = po.tenancy_id
+        WHERE po.payout_run_id = $1 ORDER BY t.payment_reference, po.id`,
+      [id],
+    );
+    return { run, items };
+  }
+
+  /** The newest runs first, without their items. */
+  async listRuns(limit = 100): Promise<PayoutRunRow[]> {
+    return this.db.query<PayoutRunRow>(
+      `SELECT id, status, as_of::text AS as_of, total_pence, created_at, confirmed_at, canceled_at
+         FROM payout_runs ORDER BY created_at DESC, id DESC LIMIT $1`,
+      [limit],
+    );
+  }
+
+  /** The run is paid (the bank file was sent): its payouts are paid, with a payout_paid event each. */
+  async confirm(id: string): Promise<PayoutRun> {
+    return this.#transition(id, 'confirmed', async (tx, now) => {
+      await tx.query(
+        "UPDATE payout_runs SET status = 'confirmed', confirmed_at = $2, updated_at = $2 WHERE id = $1",
+        [id, now],
+      );
+      await tx.query("UPDATE payouts SET status = 'paid', paid_at = $2 WHERE payout_run_id = $1", [id, now]);
+      const run = (await this.getRun(id, tx))!;
+      await recordEvents(
+        tx,
+        this.clock,
+        run.items.map((item) => ({
+          integratorId: item.integrator_id,
+          type: 'payout_paid' as const,
+          data: { payout: payoutView(item), payment_reference: item.payment_reference },
+        })),
+      );
+    });
+  }
+
+  /** An unconfirmed run is dropped: its lines are payable again. */
+  async cancel(id: string): Promise<PayoutRun> {
+    return this.#transition(id, 'canceled', async (tx, now) => {
+      await tx.query(
+        "UPDATE payout_runs SET status = 'canceled', canceled_at = $2, updated_at = $2 WHERE id = $1",
+        [id, now],
+      );
+      await tx.query("UPDATE payouts SET status = 'canceled' WHERE payout_run_id = $1", [id]);
+      await tx.query(
+        'UPDATE payout_lines l SET active = false FROM payouts po WHERE po.id = l.payout_id AND po.payout_run_id = $1',
+        [id],
+      );
+    });
+  }
+
+  async #transition(
+    id: string,
+    to: 'confirmed' | 'canceled',
+    apply: (tx: Queryable, now: Date) => Promise<void>,
+  ): Promise<PayoutRun> {
+    await this.db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [PAYOUT_LOCK]);
+      const [run] = await tx.query<{ status: string }>(
+        'SELECT status FROM payout_runs WHERE id = $1 FOR UPDATE',
+        [id],
+      );
+      if (!run) throw new ServiceError('not_found', `No payout run ${id}.`);
+      // Asking again for what is done already is answered with the run as it is.
+      if (run.status === to) return;
+      if (run.status !== 'created') {
+        throw new ServiceError(
+          'conflict',
+          `Payout run ${id} is ${run.status}; only a created run can be ${to === 'confirmed' ? 'confirmed' : 'canceled'}.`,
+        );
+      }
+      await apply(tx, this.clock.now());
+    });
+    return (await this.getRun(id))!;
+  }
+
+  /** Production: lets payouts to this account go (the first payout to an account waits for this). */
+  async approve(
+    sortCode: string,
+    accountNumber: string,
+  ): Promise<{ sort_code: string; account_number: string }> {
+    const readiness = payoutReadiness(sortCode, accountNumber, 'approved');
+    if (!readiness.ready) throw new ServiceError('invalid_request', readiness.reason);
+    await this.db.query(
+      `INSERT INTO payee_approvals (sort_code, account_number, approved_at) VALUES ($1, $2, $3)
+       ON CONFLICT DO NOTHING`,
+      [readiness.account.sort_code, readiness.account.account_number, this.clock.now()],
+    );
+    return readiness.account;
+  }
+
+  /** One of the integrator's tenancies' payouts, newest first; undefined: no such tenancy. */
+  async forTenancy(integratorId: string, paymentReference: string): Promise<PayoutRow[] | undefined> {
+    const [tenancy] = await this.db.query<{ id: string }>(
+      'SELECT id FROM tenancies WHERE integrator_id = $1 AND payment_reference = $2',
+      [integratorId, paymentReference],
+    );
+    if (!tenancy) return undefined;
+    return this.db.query<PayoutRow>(
+      `SELECT ${PAYOUT_COLUMNS} FROM payouts po JOIN tenancies t ON t.id = po.tenancy_id
+        WHERE po.tenancy_id = $1 ORDER BY po.created_at DESC, po.id DESC`,
+      [tenancy.id],
+    );
+  }
+}
