@@ -61,6 +61,8 @@ export const DEFAULT_BANK_ACCOUNT = {
   sort_code: '12-34-56',
   account_number: '12345678',
   account_name: 'Landlord Ltd',
+  payout_ready: true,
+  payout_hold_reason: null,
 };
 
 /** n distinct valid users, numbered from `start`. */

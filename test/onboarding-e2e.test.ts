@@ -100,6 +100,8 @@ describe('first tenant, end to end', () => {
       sort_code: '12-34-56',
       account_number: '12345678',
       account_name: 'Landlord Ltd',
+      payout_ready: true,
+      payout_hold_reason: null,
     });
   });
 

@@ -96,6 +96,13 @@ describe('payouts', () => {
     );
     assert.match(held.body.data[0].reason, /not a UK sort code.*not a UK account number/);
     assert.equal(held.body.data[0].amount, '1200.00');
+    const view = await api.view('three@example.com', 'PO-ABROAD');
+    assert.equal(view.bank_account.payout_ready, false);
+    assert.equal(view.bank_account.payout_hold_reason, held.body.data[0].reason);
+    assert.equal((await api.view('two@example.com', 'po-two/flat 2 “east”')).bank_account.payout_ready, true);
+    const cli = await runCli(['payouts', 'list', '--held'], env);
+    assert.equal(cli.code, 0, cli.stderr);
+    assert.match(cli.stdout, /PO-ABROAD\s+1200\.00\s+recipient_bank_sort_code is not a UK sort code/);
 
     const run = await operator('POST', '/payouts/runs', {});
     assert.equal(run.status, 201, JSON.stringify(run.body));

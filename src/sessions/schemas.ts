@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { type PayoutReadiness, payoutReadiness } from '../payouts/bank-account.ts';
 import { Timestamp } from '../platform/http/schemas.ts';
 import { formatPence } from '../shared/money.ts';
 import { FREQUENCIES } from '../shared/vocabulary.ts';
@@ -109,6 +110,14 @@ export const SessionView = Type.Object(
       sort_code: Type.String(),
       account_number: Type.String(),
       account_name: Type.String(),
+      payout_ready: Type.Boolean({
+        description:
+          'Whether rent can be paid out to this account: a UK sort code (6 digits) and account number (6 to 8 ' +
+          'digits). When false, the tenancy’s rent is held out of payouts until it is onboarded with such an account.',
+      }),
+      payout_hold_reason: Type.Union([Type.String(), Type.Null()], {
+        description: 'Why payout_ready is false; null when it is true.',
+      }),
     }),
   },
   {
@@ -190,6 +199,22 @@ export function sessionView(detail: SessionDetail, now: Date): SessionView {
       sort_code: String(tenancy.recipient_bank_sort_code),
       account_number: String(tenancy.recipient_bank_account_number),
       account_name: String(tenancy.recipient_bank_account_name),
+      ...payoutFlag(
+        payoutReadiness(
+          String(tenancy.recipient_bank_sort_code),
+          String(tenancy.recipient_bank_account_number),
+          String(tenancy.recipient_bank_account_name),
+        ),
+      ),
     },
   };
+}
+
+function payoutFlag(readiness: PayoutReadiness): {
+  payout_ready: boolean;
+  payout_hold_reason: string | null;
+} {
+  return readiness.ready
+    ? { payout_ready: true, payout_hold_reason: null }
+    : { payout_ready: false, payout_hold_reason: readiness.reason };
 }
