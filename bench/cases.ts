@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { chromium } from 'playwright-core';
 import { SandboxProcessor } from '../src/processors/sandbox/processor.ts';
 import { webhooksFairnessCase } from './fairness.ts';
+import { LEDGER_YEARS, ledgerSetup, PAYOUT_PAYMENTS, payoutRunBatch, payoutRunSetup } from './ledger.ts';
 import { chargeDueSchedules, installBenchSchedulerRoutes, seedDueSchedules } from './schedules.ts';
 import { installBenchWorkerRoutes, recordBacklog, startBenchReceiver } from './webhooks.ts';
 
@@ -234,6 +235,30 @@ export const CASES: readonly BenchCase[] = [
     server: 'reference-login-server.ts',
     setup: userLoginSetup,
     request: userLoginRequest,
+  },
+  {
+    name: 'ledger',
+    description: `GET /api/third-party/ledger/ of a tenancy with ${LEDGER_YEARS} years of monthly rent, every month paid`,
+    async setup(app) {
+      return ledgerSetup(app, await benchIntegrator(app));
+    },
+    request(data) {
+      return {
+        method: 'GET',
+        path: '/api/third-party/ledger/?payment_reference=LEDGER-5Y&as_of=2026-11-30',
+        headers: { authorization: `Token ${required(data, 'serverToken')}` },
+      };
+    },
+  },
+  {
+    name: 'payout-run',
+    description: `one payout run over ${PAYOUT_PAYMENTS} settled payments of 1,000 tenancies; seconds and memory`,
+    unit: 'payments',
+    async setup(app) {
+      await benchIntegrator(app);
+      return payoutRunSetup(app);
+    },
+    batch: (baseUrl) => payoutRunBatch(baseUrl),
   },
   {
     name: 'onboarding-10k',
