@@ -113,7 +113,7 @@ export const SessionView = Type.Object(
       payout_ready: Type.Boolean({
         description:
           'Whether rent can be paid out to this account: a UK sort code (6 digits) and account number (6 to 8 ' +
-          'digits). When false, the tenancy’s rent is held out of payouts until it is onboarded with such an account.',
+          'digits). When false, the tenancy’s rent is held out of payouts (payout_hold_reason says why).',
       }),
       payout_hold_reason: Type.Union([Type.String(), Type.Null()], {
         description: 'Why payout_ready is false; null when it is true.',

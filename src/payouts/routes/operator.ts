@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { BadRequest, NotFound, operatorErrors } from '../../operator/schemas.ts';
 import { ServiceError } from '../../platform/errors.ts';
 import { dateProblem } from '../../platform/http/input-checks.ts';
-import { ErrorResponse } from '../../platform/http/schemas.ts';
+import { ErrorResponse, optionalBody } from '../../platform/http/schemas.ts';
 import { formatPence } from '../../shared/money.ts';
 import { payoutCsv } from '../bank-account.ts';
 import { reconcilePayouts } from '../reconcile.ts';
@@ -34,6 +34,7 @@ export const operatorPayoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/payouts/runs',
     {
+      preValidation: optionalBody,
       schema: {
         operationId: 'createPayoutRun',
         summary: 'Make a payout run',
@@ -56,7 +57,7 @@ export const operatorPayoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const asOf = checkedDate('as_of', request.body?.as_of);
+      const asOf = checkedDate('as_of', request.body.as_of);
       const run = await payouts.createRun(asOf);
       request.log.info({ payout_run_id: run.run.id, items: run.items.length }, 'payout run created');
       return reply.code(201).send(payoutRunView(run.run, run.items));
