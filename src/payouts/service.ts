@@ -142,7 +142,12 @@ export class PayoutService {
 
   /** Tenancies with rent to pay out that a run would leave out, and why. */
   async held(asOf = utcDate(this.clock.now())): Promise<HeldPayout[]> {
-    return (await this.#payable(this.db, asOf)).held;
+    const { held } = await this.#payable(this.db, asOf);
+    return held.sort(
+      (a, b) =>
+        a.integrator_id.localeCompare(b.integrator_id) ||
+        a.payment_reference.localeCompare(b.payment_reference),
+    );
   }
 
   /**
