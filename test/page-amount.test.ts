@@ -56,18 +56,6 @@ describe('hosted page: the amount the platform set', () => {
     ]);
   });
 
-  it('shows what the tenant owes from the rent ledger before the amount is chosen', async () => {
-    // The server's clock is 1 March 2026; the tenancy's rent (due on the 1st since January) is unpaid.
-    const tenant = await newTenant(file.env, '1200.00');
-    const { frame } = await hostedPage(tenant);
-    const owed = frame.getByTestId('rent-owed');
-    await owed.waitFor();
-    assert.equal(
-      await owed.innerText(),
-      '£1,200.00 due on 1 April 2026 · £3,600.00 in arrears (59 days overdue)',
-    );
-  });
-
   it('a pre-filled amount (amount_editable) starts the field and can be changed', async () => {
     const tenant = await newTenant(file.env, '1200.00', { pure_amount: '950.00', amount_editable: true });
     const { frame } = await hostedPage(tenant);

@@ -40,20 +40,6 @@ function rentContext(tenancy: Session['tenancy']): string {
   return `${month} rent, due ${longDate(due)}, to ${tenancy.payee}`;
 }
 
-/** "£1,200.00 due on 1 April 2026 · £3,600.00 in arrears (59 days overdue)"; null when nothing is owed or due. */
-function rentOwed(ledger: Session['tenancy']['ledger']): string | null {
-  const parts: string[] = [];
-  if (ledger.next_due)
-    parts.push(`${moneyOf(ledger.next_due.amount)} due on ${longDate(ledger.next_due.date)}`);
-  if (ledger.arrears !== '0.00') {
-    const days = ledger.days_overdue;
-    parts.push(
-      `${moneyOf(ledger.arrears)} in arrears${days > 0 ? ` (${days} day${days === 1 ? '' : 's'} overdue)` : ''}`,
-    );
-  }
-  return parts.length > 0 ? parts.join(' · ') : null;
-}
-
 export function App({
   credentials,
   embed,
@@ -367,11 +353,6 @@ export function App({
         Pay rent
       </h1>
       <p class="rent-context">{rentContext(session.tenancy)}</p>
-      {rentOwed(session.tenancy.ledger) ? (
-        <p class="rent-owed" data-testid="rent-owed">
-          {rentOwed(session.tenancy.ledger)}
-        </p>
-      ) : null}
       {embed ? null : (
         <p class="who">
           {session.tenant.first_name} {session.tenant.last_name} · {session.tenancy.address_1},{' '}
