@@ -1,7 +1,7 @@
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db } from '../platform/db/db.ts';
 import type { JobHandler } from '../platform/jobs/queue.ts';
-import { addDays } from '../schedules/dates.ts';
+import { addDays, utcDate } from '../schedules/dates.ts';
 import { formatPence } from '../shared/money.ts';
 import { recordEvents } from '../webhooks/record-event.ts';
 import type { RentReminderEventData } from './events.ts';
@@ -144,7 +144,7 @@ export class ReminderService {
 /** The hourly job: reminders due today (UTC) for every integrator with reminders on. */
 export function rentRemindersHandler(reminders: ReminderService): JobHandler {
   return async (ctx) => {
-    const today = ctx.clock.now().toISOString().slice(0, 10);
+    const today = utcDate(ctx.clock.now());
     const sent = await reminders.run(today);
     if (sent > 0) ctx.log.info({ sent, as_of: today }, 'rent reminders sent');
   };
