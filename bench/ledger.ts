@@ -56,9 +56,11 @@ async function seedPayments(
          FROM t CROSS JOIN generate_series(1, $3) AS g
        RETURNING id, user_id, tenancy_id)
      INSERT INTO payments (id, integrator_id, session_id, user_id, tenancy_id, status, pure_amount_pence, fee_pence,
-                           amount_pence, method, reference, idempotency_key, processor, created_at, updated_at)
+                           amount_pence, method, reference, idempotency_key, processor, created_at, updated_at,
+                           funds_available_at)
      SELECT 'pay_bench_' || substr(s.id, 11), $1, s.id, s.user_id, s.tenancy_id, 'succeeded', 125000, 0, 125000,
             'card', 'BENCH', 'k', 'sandbox',
+            $2::timestamptz + (split_part(s.id, '_', 5)::int - 1) * interval '1 month',
             $2::timestamptz + (split_part(s.id, '_', 5)::int - 1) * interval '1 month',
             $2::timestamptz + (split_part(s.id, '_', 5)::int - 1) * interval '1 month'
        FROM s`,

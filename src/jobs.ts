@@ -10,6 +10,7 @@ import {
   paymentRefundHandler,
 } from './payments/jobs.ts';
 import { PAYMENT_REFUND_JOB } from './payments/refunds.ts';
+import { PAYMENT_SETTLEMENT_JOB, paymentSettlementHandler } from './payments/settlement.ts';
 import type { Config } from './platform/config/config.ts';
 import type { JobHandler } from './platform/jobs/queue.ts';
 import { JOBS_PRUNE_JOB, jobsPruneHandler } from './platform/jobs/retention.ts';
@@ -36,6 +37,7 @@ export function jobHandlers(config: Config, services: Services): Record<string, 
     [PAYMENT_RECONCILE_JOB]: paymentReconcileHandler(services.payments),
     [PAYMENT_EXPIRE_JOB]: paymentExpireHandler(services.payments),
     [PAYMENT_REFUND_JOB]: paymentRefundHandler(services.payments),
+    [PAYMENT_SETTLEMENT_JOB]: paymentSettlementHandler(services.payments.settlement),
     [SCHEDULES_RUN_JOB]: schedulesRunHandler(services.scheduler),
     [SCHEDULE_CHARGE_JOB]: scheduleChargeHandler(services.scheduler),
     [WEBHOOK_DELIVER_JOB]: webhookDeliveryHandler({ allowPrivate: config.allowPrivateWebhookHosts }),

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import type { InjectOptions } from 'fastify';
 import type { Queryable } from '../src/platform/db/db.ts';
-import { startTestApp, type TestApp, tokenHeader } from './helpers.ts';
+import { OPERATOR_TOKEN, startTestApp, type TestApp, tokenHeader } from './helpers.ts';
 
 export const ONBOARDING = '/api/third-party/onboarding/';
 export const USER_LOGIN = '/api/third-party/user-login/';
@@ -211,4 +211,29 @@ export function deletePath(target: unknown, path: readonly (string | number)[]):
   let node = target as Record<string | number, unknown>;
   for (const key of path.slice(0, -1)) node = node[key] as Record<string | number, unknown>;
   delete node[path[path.length - 1]!];
+}
+
+/** The Operator API of a test app with the operator's token: `path` after /api/operator, e.g. "/payouts/runs". */
+export function operatorRequest(
+  t: TestApp,
+  method: 'GET' | 'POST',
+  path: string,
+  payload?: object,
+): Promise<Answer> {
+  return send(t, {
+    method,
+    url: `/api/operator${path}`,
+    headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+    ...(payload ? { payload } : {}),
+  });
+}
+
+/** Puts the app on a local port and returns the environment the CLI needs to reach it as the operator. */
+export async function operatorCliEnv(t: TestApp): Promise<Record<string, string>> {
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const address = t.app.server.address();
+  return {
+    RENTPAY_URL: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
+    RENTPAY_OPERATOR_TOKEN: OPERATOR_TOKEN,
+  };
 }

@@ -4,9 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { send } from './api-client.ts';
+import { operatorCliEnv, operatorRequest } from './api-client.ts';
 import { tenancyBody, userBody } from './fixtures.ts';
-import { OPERATOR_TOKEN, runCli } from './helpers.ts';
+import { runCli, runJobs } from './helpers.ts';
 import { clientOf } from './payment-client.ts';
 import { confirmationToken, type StripeApp, startStripeApp } from './stripe-app.ts';
 
@@ -14,12 +14,7 @@ describe('payouts in production', () => {
   let s: StripeApp;
   let env: Record<string, string>;
   const operator = (method: 'GET' | 'POST', url: string, payload?: object) =>
-    send(s.t, {
-      method,
-      url: `/api/operator${url}`,
-      headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
-      ...(payload ? { payload } : {}),
-    });
+    operatorRequest(s.t, method, url, payload);
   const pay = async (email: string) => {
     const session = await s.api.loginOk(email);
     const paid = await clientOf(s.t, session.token).pay({
@@ -45,12 +40,10 @@ describe('payouts in production', () => {
     ]);
     await pay('a@example.com');
     await pay('b@example.com');
-    await s.t.app.listen({ port: 0, host: '127.0.0.1' });
-    const address = s.t.app.server.address();
-    env = {
-      RENTPAY_URL: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
-      RENTPAY_OPERATOR_TOKEN: OPERATOR_TOKEN,
-    };
+    // Stripe makes the funds available two days after the charge; the settlement jobs read when.
+    await runJobs(s.t);
+    s.t.clock.advance(2 * 86_400_000);
+    env = await operatorCliEnv(s.t);
   });
   after(() => s?.close());
 

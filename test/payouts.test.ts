@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type Api, integrationApi, send, UNLIMITED } from './api-client.ts';
+import { type Api, integrationApi, operatorCliEnv, operatorRequest, send, UNLIMITED } from './api-client.ts';
 import { tenancyBody, userBody } from './fixtures.ts';
 import { OPERATOR_TOKEN, runCli, startTestApp, type TestApp } from './helpers.ts';
 import { cardToken, clientOf, PAN } from './payment-client.ts';
@@ -15,12 +15,7 @@ describe('payouts', () => {
   let api: Api;
   let env: Record<string, string>;
   const operator = (method: 'GET' | 'POST', url: string, payload?: object) =>
-    send(t, {
-      method,
-      url: `/api/operator${url}`,
-      headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
-      ...(payload ? { payload } : {}),
-    });
+    operatorRequest(t, method, url, payload);
   const integration = (url: string) =>
     send(t, {
       method: 'GET',
@@ -77,12 +72,7 @@ describe('payouts', () => {
     payments.one = await pay('one@example.com', 'PO-ONE');
     payments.two = await pay('two@example.com', 'po-two/flat 2 “east”');
     payments.abroad = await pay('three@example.com', 'PO-ABROAD');
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const address = t.app.server.address();
-    env = {
-      RENTPAY_URL: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
-      RENTPAY_OPERATOR_TOKEN: OPERATOR_TOKEN,
-    };
+    env = await operatorCliEnv(t);
   });
   after(() => t?.close());
 

@@ -38,6 +38,8 @@ export async function startStripeApp(
 ): Promise<StripeApp> {
   const stand = await StripeStandIn.start();
   const t = await startTestApp({ config: stripeConfig(stand, options.serviceEnv) });
+  // Funds become available settlementDays after a charge on the app's (fake) clock, as on Stripe's.
+  stand.now = () => t.clock.now().getTime();
   const fees = options.fees ?? { card: { percent: '1.45', fixed: '0.00' } };
   const api = integrationApi(t, await t.createIntegrator({ ...UNLIMITED, fees }));
   return {

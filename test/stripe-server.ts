@@ -150,6 +150,16 @@ export class StripeStandIn {
   readonly paymentMethods = new Map<string, Method>();
   readonly confirmationTokens = new Map<string, Obj>();
   readonly refunds = new Map<string, Obj>();
+  readonly charges = new Map<string, Obj>();
+  readonly balanceTransactions = new Map<string, Obj>();
+  readonly disputes = new Map<string, Obj>();
+  /**
+   * The stand-in's clock (milliseconds), for `available_on`; a test with a fake clock points it there. Every other
+   * timestamp it gives is the wall clock, which nothing reads.
+   */
+  now: () => number = () => Date.now();
+  /** Days from a charge to its funds' `available_on` (midnight UTC), as an account's payout schedule sets it. */
+  settlementDays = 2;
   readonly events: StandInEvent[] = [];
   /** Every request as it arrived: method, path, the Idempotency-Key, for tests that count calls. */
   readonly requests: { method: string; path: string; idempotencyKey: string | undefined }[] = [];
@@ -329,15 +339,44 @@ export class StripeStandIn {
       return this.#get(this.confirmationTokens, 'confirmationtoken', objectId);
     }
     if (resource === 'refunds' && method === 'POST' && !objectId) return this.#refund(params);
+    if (resource === 'charges' && method === 'GET' && objectId)
+      return this.#get(this.charges, 'charge', objectId);
+    if (resource === 'balance_transactions' && method === 'GET' && objectId) {
+      return this.#get(this.balanceTransactions, 'balance_transaction', objectId);
+    }
     if (resource === 'events' && method === 'GET' && !objectId) return this.#listEvents(params);
     throw missing('route', path);
   }
 
-  /** `expand[]=payment_method`: the PaymentMethod object in place of its id (without the stand-in's notes). */
+  /**
+   * `expand[]=payment_method`: the PaymentMethod object in place of its id (without the stand-in's notes);
+   * `latest_charge` and `latest_charge.balance_transaction`: the Charge, and its BalanceTransaction in it.
+   */
   #expand(object: Obj, params: Record<string, unknown>): Obj {
     const expand = Object.values((params.expand as Record<string, string>) ?? {});
-    if (!expand.includes('payment_method') || typeof object.payment_method !== 'string') return object;
-    return { ...object, payment_method: publicMethod(this.paymentMethods.get(object.payment_method)) };
+    let expanded = object;
+    if (expand.includes('payment_method') && typeof object.payment_method === 'string') {
+      expanded = {
+        ...expanded,
+        payment_method: publicMethod(this.paymentMethods.get(object.payment_method)),
+      };
+    }
+    const chargeId = object.latest_charge;
+    const withTransaction = expand.includes('latest_charge.balance_transaction');
+    if ((withTransaction || expand.includes('latest_charge')) && typeof chargeId === 'string') {
+      const charge = this.charges.get(chargeId) ?? null;
+      expanded = {
+        ...expanded,
+        latest_charge:
+          charge && withTransaction
+            ? {
+                ...charge,
+                balance_transaction: this.balanceTransactions.get(String(charge.balance_transaction)),
+              }
+            : charge,
+      };
+    }
+    return expanded;
   }
 
   #expandError(body: Record<string, unknown>, params: Record<string, unknown>): Record<string, unknown> {
@@ -534,10 +573,37 @@ export class StripeStandIn {
   }
 
   #paymentSucceeded(intent: Obj): Obj {
+    const chargeId = id('ch');
+    const transactionId = id('txn');
+    const nowSeconds = Math.floor(this.now() / 1000);
+    const availableOn = (Math.floor(nowSeconds / 86_400) + this.settlementDays) * 86_400;
+    this.balanceTransactions.set(transactionId, {
+      id: transactionId,
+      object: 'balance_transaction',
+      amount: intent.amount,
+      currency: intent.currency,
+      available_on: availableOn,
+      created: nowSeconds,
+      status: 'pending',
+      type: 'charge',
+      source: chargeId,
+    });
+    this.charges.set(chargeId, {
+      id: chargeId,
+      object: 'charge',
+      amount: intent.amount,
+      amount_refunded: 0,
+      currency: intent.currency,
+      payment_intent: intent.id,
+      balance_transaction: transactionId,
+      disputed: false,
+      status: 'succeeded',
+      created: nowSeconds,
+    });
     Object.assign(intent, {
       status: 'succeeded',
       amount_received: intent.amount,
-      latest_charge: id('ch'),
+      latest_charge: chargeId,
       last_payment_error: null,
       next_action: null,
     });
@@ -634,13 +700,41 @@ export class StripeStandIn {
       created: Math.floor(Date.now() / 1000),
     };
     this.refunds.set(refund.id, refund);
-    this.#emit('charge.refunded', {
-      id: String(intent.latest_charge),
-      object: 'charge',
-      payment_intent: intent.id,
-      amount_refunded: refunded + amount,
-    });
+    const charge = this.#get(this.charges, 'charge', String(intent.latest_charge));
+    charge.amount_refunded = refunded + amount;
+    this.#emit('charge.refunded', charge);
     return refund;
+  }
+
+  /**
+   * The cardholder disputes a succeeded payment (in test mode, Stripe's `pm_card_createDispute` card does this):
+   * a Dispute needing a response, and `charge.dispute.created`. Returns the dispute's id.
+   */
+  openDispute(intentId: string, status = 'needs_response'): string {
+    const intent = this.#get(this.paymentIntents, 'payment_intent', intentId);
+    const charge = this.#get(this.charges, 'charge', String(intent.latest_charge));
+    const dispute: Obj = {
+      id: id('dp'),
+      object: 'dispute',
+      amount: Number(charge.amount) - Number(charge.amount_refunded),
+      currency: charge.currency,
+      charge: charge.id,
+      payment_intent: intent.id,
+      reason: 'fraudulent',
+      status,
+      created: Math.floor(this.now() / 1000),
+    };
+    this.disputes.set(dispute.id, dispute);
+    charge.disputed = true;
+    this.#emit('charge.dispute.created', dispute);
+    return dispute.id;
+  }
+
+  /** The dispute ends (`won`, `lost`, or `warning_closed` for an inquiry): `charge.dispute.closed`. */
+  closeDispute(disputeId: string, status: 'won' | 'lost' | 'warning_closed'): void {
+    const dispute = this.#get(this.disputes, 'dispute', disputeId);
+    dispute.status = status;
+    this.#emit('charge.dispute.closed', dispute);
   }
 
   /**

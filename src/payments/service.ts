@@ -8,6 +8,7 @@ import type { PaymentStatus } from '../shared/vocabulary.ts';
 import { type CreatePaymentInput, type CreatePaymentResult, NewPaymentWriter } from './create.ts';
 import { recordPaymentEvent } from './events.ts';
 import { RefundService } from './refunds.ts';
+import { enqueueSettlement, SettlementService, settlesAtOnce } from './settlement.ts';
 import type { PaymentRow } from './view.ts';
 
 export type { CreatePaymentInput, CreatePaymentResult, PaymentSource } from './create.ts';
@@ -25,6 +26,8 @@ export class PaymentService {
   readonly cards: SavedCardService;
   /** Refunds of these payments; applyNotification hands it the processor's refund notifications. */
   readonly refunds: RefundService;
+  /** When succeeded payments' funds are available to pay out, and their disputes. */
+  readonly settlement: SettlementService;
   readonly #newPayments: NewPaymentWriter;
 
   constructor(
@@ -34,6 +37,7 @@ export class PaymentService {
   ) {
     this.cards = new SavedCardService(db, clock, processor);
     this.refunds = new RefundService(db, clock, processor);
+    this.settlement = new SettlementService(db, clock, processor);
     this.#newPayments = new NewPaymentWriter(db, clock, processor, this.cards);
   }
 
@@ -118,7 +122,8 @@ export class PaymentService {
       const now = this.clock.now();
       const [updated] = await tx.query<PaymentRow>(
         `UPDATE payments SET status = $2, processor_payment_id = COALESCE($3, processor_payment_id),
-                next_action = $4::jsonb, failure_code = $5, failure_message = $6, updated_at = $7
+                next_action = $4::jsonb, failure_code = $5, failure_message = $6, updated_at = $7,
+                funds_available_at = CASE WHEN $8 THEN $7::timestamptz END
           WHERE id = $1 RETURNING *`,
         [
           paymentId,
@@ -128,6 +133,7 @@ export class PaymentService {
           outcome.status === 'refused' ? outcome.code : null,
           outcome.status === 'refused' ? outcome.message : null,
           now,
+          status === 'succeeded' && settlesAtOnce(this.processor),
         ],
       );
       const payment = updated!;
@@ -137,6 +143,7 @@ export class PaymentService {
           now,
         ]);
         await recordPaymentEvent(tx, this.clock, 'payment_success', payment);
+        await enqueueSettlement(tx, this.clock, this.processor, [payment.id]);
       } else if (status === 'failed') {
         await recordPaymentEvent(tx, this.clock, 'payment_failed', payment);
       }
@@ -163,6 +170,12 @@ export class PaymentService {
       'SELECT id FROM payments WHERE processor = $1 AND processor_payment_id = $2',
       [processorName, notification.processorPaymentId],
     );
+    if ('dispute' in notification) {
+      if (!payment) return undefined;
+      await this.settlement.recordDispute(payment.id, notification.dispute);
+      const [row] = await this.db.query<PaymentRow>('SELECT * FROM payments WHERE id = $1', [payment.id]);
+      return { kind: 'payment', payment: row! };
+    }
     if ('refundedTotalPence' in notification) {
       return (
         payment && {

@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import type { PaymentProcessorName } from '../platform/config/config.ts';
 import { Timestamp } from '../platform/http/schemas.ts';
-import type { NextAction } from '../processors/processor.ts';
+import type { DisputeStatus, NextAction } from '../processors/processor.ts';
 import { formatPence } from '../shared/money.ts';
 import { PAYMENT_METHODS, PAYMENT_STATUSES, type PaymentStatus } from '../shared/vocabulary.ts';
 
@@ -94,6 +94,9 @@ export interface PaymentRow {
   saved_card_id: string | null;
   processor_payment_id: string | null;
   next_action: NextAction | null;
+  /** When a succeeded payment's funds can be paid out; null until the processor says (or not succeeded). */
+  funds_available_at: Date | string | null;
+  dispute_status: DisputeStatus | null;
   created_at: Date | string;
   updated_at: Date | string;
 }

@@ -1,5 +1,6 @@
 import type { Db } from '../platform/db/db.ts';
 import { formatPence } from '../shared/money.ts';
+import { REFUND_RENT_PARTS } from './payable-sql.ts';
 
 export interface Reconciliation {
   /** One sentence per mismatch, naming the payment, refund, payout or run. */
@@ -11,7 +12,9 @@ const money = (pence: number | string) => `£${formatPence(Number(pence))}`;
 
 /**
  * The auditor's check of payouts against payments, from the database alone: every succeeded payment is in at most
- * one live payout (else it is still payable) with exactly its rent; every refund line is that refund's rent part;
+ * one live payout (else it is still payable, or waits for its funds or a dispute) with exactly its rent, and none
+ * is paid out before its funds were available; every refund line is that refund's rent part, every dispute line
+ * the rent a lost dispute took back;
  * every payout adds up to its lines, every run to its payouts; statuses agree.
  */
 export async function reconcilePayouts(db: Db): Promise<Reconciliation> {
@@ -36,18 +39,36 @@ export async function reconcilePayouts(db: Db): Promise<Reconciliation> {
         : `payment ${r.payment_id}: payout ${r.payout_id} pays out ${money(r.amount_pence!)} but its rent is ${money(r.pure_amount_pence!)}.`,
   );
   await each(
-    `WITH parts AS (
-       SELECT r.id, r.payment_id, r.status,
-              LEAST(p.pure_amount_pence, sum(r.amount_pence) FILTER (WHERE r.status = 'succeeded') OVER w)
-                - LEAST(p.pure_amount_pence, sum(r.amount_pence) FILTER (WHERE r.status = 'succeeded') OVER w
-                        - CASE WHEN r.status = 'succeeded' THEN r.amount_pence ELSE 0 END) AS rent_pence
-         FROM refunds r JOIN payments p ON p.id = r.payment_id
-       WINDOW w AS (PARTITION BY r.payment_id ORDER BY r.created_at, r.id))
+    `SELECT l.payment_id, l.payout_id, r.as_of::text AS as_of, p.funds_available_at
+       FROM payout_lines l JOIN payments p ON p.id = l.payment_id
+       JOIN payouts po ON po.id = l.payout_id JOIN payout_runs r ON r.id = po.payout_run_id
+      WHERE l.kind = 'payment' AND l.active
+        AND (p.funds_available_at IS NULL OR (p.funds_available_at AT TIME ZONE 'UTC')::date > r.as_of)`,
+    (r) =>
+      `payment ${r.payment_id} is paid out by payout ${r.payout_id} (as of ${r.as_of}) before its funds were available${r.funds_available_at ? ` (${new Date(r.funds_available_at).toISOString().slice(0, 10)})` : ''}.`,
+  );
+  await each(
+    `WITH parts AS (${REFUND_RENT_PARTS})
      SELECT l.refund_id, l.payment_id, l.payout_id, -l.amount_pence AS deducted, parts.rent_pence, parts.status
-       FROM payout_lines l JOIN parts ON parts.id = l.refund_id
+       FROM payout_lines l JOIN parts ON parts.refund_id = l.refund_id
       WHERE l.kind = 'refund' AND l.active AND (parts.status <> 'succeeded' OR -l.amount_pence <> parts.rent_pence)`,
     (r) =>
       `refund ${r.refund_id} of payment ${r.payment_id}: payout ${r.payout_id} deducts ${money(r.deducted!)} but its rent part is ${money(r.rent_pence ?? 0)} (${r.status}).`,
+  );
+  await each(
+    `WITH parts AS (${REFUND_RENT_PARTS})
+     SELECT l.payment_id, l.payout_id, -l.amount_pence AS deducted, p.dispute_status,
+            p.pure_amount_pence - COALESCE((SELECT sum(rent_pence) FROM parts WHERE parts.payment_id = p.id), 0)
+              AS held_pence
+       FROM payout_lines l JOIN payments p ON p.id = l.payment_id
+      WHERE l.kind = 'dispute' AND l.active
+        AND (p.dispute_status IS DISTINCT FROM 'lost'
+             OR -l.amount_pence <> p.pure_amount_pence
+                  - COALESCE((SELECT sum(rent_pence) FROM parts WHERE parts.payment_id = p.id), 0))`,
+    (r) =>
+      r.dispute_status !== 'lost'
+        ? `payment ${r.payment_id}: payout ${r.payout_id} deducts ${money(r.deducted!)} for a dispute it has not lost (${r.dispute_status ?? 'no dispute'}).`
+        : `payment ${r.payment_id}: payout ${r.payout_id} deducts ${money(r.deducted!)} for its lost dispute but the rent paid out and not refunded is ${money(r.held_pence!)}.`,
   );
   await each(
     `SELECT po.id, po.amount_pence, COALESCE(sum(l.amount_pence), 0) AS lines,

@@ -5,45 +5,16 @@ import { ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { utcDate } from '../schedules/dates.ts';
 import { recordEvents } from '../webhooks/record-event.ts';
-import { bankReference, payoutReadiness } from './bank-account.ts';
+import { bankReference, type PayoutAccount, payoutReadiness } from './bank-account.ts';
+import { PAYABLE_LINES } from './payable-sql.ts';
 import { type PayoutRow, type PayoutRunRow, payoutView } from './view.ts';
 
 /** Serialises payout runs (and cancels) across every node: each run sees the lines of the runs before it. */
 const PAYOUT_LOCK = 727_274_001;
 
-/**
- * Every line not yet in a live payout, as of a day: each succeeded payment's rent, and each succeeded refund's rent
- * part as a negative (refunds give the rent back first and the fee last). A refund of a payment already paid out is
- * such a line too: the negative carried into the tenancy's next payout.
- */
-const PAYABLE_LINES = `
-  WITH refund_parts AS (
-    SELECT r.id AS refund_id, r.payment_id, r.created_at,
-           LEAST(p.pure_amount_pence, sum(r.amount_pence) OVER w)
-             - LEAST(p.pure_amount_pence, sum(r.amount_pence) OVER w - r.amount_pence) AS rent_pence
-      FROM refunds r JOIN payments p ON p.id = r.payment_id
-     WHERE r.status = 'succeeded'
-    WINDOW w AS (PARTITION BY r.payment_id ORDER BY r.created_at, r.id)
-  ), lines AS (
-    SELECT p.tenancy_id, 'payment' AS kind, p.id AS payment_id, NULL::text AS refund_id,
-           p.pure_amount_pence AS amount_pence
-      FROM payments p
-     WHERE p.status = 'succeeded' AND (p.created_at AT TIME ZONE 'UTC')::date <= $1::date
-       AND NOT EXISTS (SELECT 1 FROM payout_lines l WHERE l.payment_id = p.id AND l.kind = 'payment' AND l.active)
-    UNION ALL
-    SELECT p.tenancy_id, 'refund', rp.payment_id, rp.refund_id, -rp.rent_pence
-      FROM refund_parts rp JOIN payments p ON p.id = rp.payment_id
-     WHERE rp.rent_pence > 0 AND (rp.created_at AT TIME ZONE 'UTC')::date <= $1::date
-       AND NOT EXISTS (SELECT 1 FROM payout_lines l WHERE l.refund_id = rp.refund_id AND l.active)
-  )
-  SELECT l.tenancy_id, l.kind, l.payment_id, l.refund_id, l.amount_pence, t.integrator_id, t.payment_reference,
-         t.recipient_bank_sort_code, t.recipient_bank_account_number, t.recipient_bank_account_name
-    FROM lines l JOIN tenancies t ON t.id = l.tenancy_id
-   ORDER BY l.tenancy_id, l.payment_id, l.refund_id NULLS FIRST`;
-
 interface PayableLine {
   tenancy_id: string;
-  kind: 'payment' | 'refund';
+  kind: 'payment' | 'refund' | 'dispute';
   payment_id: string;
   refund_id: string | null;
   amount_pence: number;
@@ -88,7 +59,10 @@ export class PayoutService {
   ) {}
 
   /** What each tenancy has to pay out as of a day, split into what a run pays and what it holds back. */
-  async #payable(tx: Queryable, asOf: string): Promise<{ paying: TenancyPayable[]; held: HeldPayout[] }> {
+  async #payable(
+    tx: Queryable,
+    asOf: string,
+  ): Promise<{ paying: (TenancyPayable & { account: PayoutAccount })[]; held: HeldPayout[] }> {
     const lines = await tx.query<PayableLine>(PAYABLE_LINES, [asOf]);
     const byTenancy = new Map<string, TenancyPayable>();
     for (const line of lines) {
@@ -108,7 +82,7 @@ export class PayoutService {
             ).map((row) => row.key),
           )
         : undefined;
-    const paying: TenancyPayable[] = [];
+    const paying: (TenancyPayable & { account: PayoutAccount })[] = [];
     const held: HeldPayout[] = [];
     for (const entry of byTenancy.values()) {
       // Nothing to pay (or refunds exceed new rent): the lines wait, and a negative is carried to the next run.
@@ -135,7 +109,7 @@ export class PayoutService {
           `The account ${readiness.account.sort_code} ${readiness.account.account_number} has not been paid before: ` +
             'approve it first (rentpay payouts approve).',
         );
-      } else paying.push(entry);
+      } else paying.push({ ...entry, account: readiness.account });
     }
     return { paying, held };
   }
@@ -160,25 +134,17 @@ export class PayoutService {
     await this.db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [PAYOUT_LOCK]);
       const { paying } = await this.#payable(tx, asOf);
-      const payouts = paying.map((entry) => {
-        const readiness = payoutReadiness(
-          entry.first.recipient_bank_sort_code,
-          entry.first.recipient_bank_account_number,
-          entry.first.recipient_bank_account_name,
-        );
-        if (!readiness.ready) throw new Error('unreachable: held payouts are not paid');
-        return {
-          id: newId('po'),
-          integrator_id: entry.first.integrator_id,
-          tenancy_id: entry.first.tenancy_id,
-          sort_code: readiness.account.sort_code,
-          account_number: readiness.account.account_number,
-          account_name: entry.first.recipient_bank_account_name.trim(),
-          reference: bankReference(entry.first.payment_reference),
-          amount_pence: entry.amount_pence,
-          lines: entry.lines,
-        };
-      });
+      const payouts = paying.map((entry) => ({
+        id: newId('po'),
+        integrator_id: entry.first.integrator_id,
+        tenancy_id: entry.first.tenancy_id,
+        sort_code: entry.account.sort_code,
+        account_number: entry.account.account_number,
+        account_name: entry.first.recipient_bank_account_name.trim(),
+        reference: bankReference(entry.first.payment_reference),
+        amount_pence: entry.amount_pence,
+        lines: entry.lines,
+      }));
       const total = payouts.reduce((sum, p) => sum + p.amount_pence, 0);
       await tx.query(
         `INSERT INTO payout_runs (id, status, as_of, total_pence, created_at, updated_at)

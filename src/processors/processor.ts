@@ -105,7 +105,15 @@ export type ProcessorNotification =
       processorPaymentId: string;
       /** How much of the payment the processor has refunded in all, whoever asked (e.g. its dashboard). */
       refundedTotalPence: number;
+    }
+  | {
+      processorPaymentId: string;
+      /** The cardholder disputes the payment (`open`), or the dispute has ended for (`won`) or against us (`lost`). */
+      dispute: DisputeStatus;
     };
+
+/** Where a payment's dispute stands: open (its funds held back), won (funds reinstated) or lost (funds gone). */
+export type DisputeStatus = 'open' | 'won' | 'lost';
 
 export interface PaymentProcessor {
   readonly name: PaymentProcessorName;
@@ -151,6 +159,12 @@ export interface PaymentProcessor {
    * customer finished 3DS in Stripe.js, whose event may still be on its way).
    */
   readonly readsOutcomeOnPoll?: boolean;
+  /**
+   * Set when a succeeded payment's funds become available to pay out later than at once (Stripe: its balance
+   * transaction's `available_on`): when they do, or undefined while the processor cannot say yet (ask again).
+   * Unset, a payment's funds are available as soon as it succeeds.
+   */
+  fundsAvailableAt?(processorPaymentId: string): Promise<Date | undefined>;
   /** Charges a saved card without the customer present (recurring). Not used by the engine yet. */
   chargeOffSession(request: AuthoriseRequest): Promise<ProcessorOutcome>;
   clientConfig(): ProcessorClientConfig;

@@ -1,4 +1,5 @@
 import { paymentEventData } from '../payments/events.ts';
+import { enqueueSettlement, settlesAtOnce } from '../payments/settlement.ts';
 import type { PaymentRow } from '../payments/view.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
@@ -267,7 +268,8 @@ export class ScheduleCharger {
       outcomes.set(attemptKey(charge, request.attempt), result.ok ? 'succeeded' : 'failed');
     }
     if (payments.length === 0) return outcomes;
-    const inserted = await insertPayments(tx, payments, this.processor.name, now);
+    const atOnce = settlesAtOnce(this.processor);
+    const inserted = await insertPayments(tx, payments, this.processor.name, now, atOnce);
     // A payment in the schedule's session holding an attempt's key (the Client API refuses such keys, but one stored
     // before it did) must not roll back the other charges, already made: that attempt's payment takes a key of its own.
     const missing = payments.filter((p) => !inserted.some((row) => row.id === p.id));
@@ -278,9 +280,16 @@ export class ScheduleCharger {
           missing.map((p) => ({ ...p, idempotency_key: `${p.idempotency_key}#${p.id}` })),
           this.processor.name,
           now,
+          atOnce,
         )),
       );
     }
+    await enqueueSettlement(
+      tx,
+      this.clock,
+      this.processor,
+      inserted.filter((p) => p.status === 'succeeded').map((p) => p.id),
+    );
     await tx.query(
       `UPDATE schedule_charges c
           SET status = x.status, attempts = x.attempts, first_attempt_on = x.first_attempt_on,
@@ -327,22 +336,28 @@ export class ScheduleCharger {
   }
 }
 
-/** Inserts scheduled payments; one whose key its session holds already is left out (not in the answer). */
+/**
+ * Inserts scheduled payments; one whose key its session holds already is left out (not in the answer). A succeeded
+ * one's funds are available now when the processor settles at once.
+ */
 function insertPayments(
   tx: Queryable,
   payments: Record<string, unknown>[],
   processor: string,
   now: Date,
+  settlesAtOnce: boolean,
 ): Promise<PaymentRow[]> {
   return tx.query<PaymentRow>(
     `INSERT INTO payments (id, integrator_id, session_id, user_id, tenancy_id, status, pure_amount_pence, fee_pence,
                            amount_pence, method, card_brand, card_last4, card_exp_month, card_exp_year, reference,
                            schedule_id, installment_number, failure_code, failure_message, idempotency_key, processor,
-                           processor_token, processor_payment_id, saved_card_id, created_at, updated_at)
+                           processor_token, processor_payment_id, saved_card_id, created_at, updated_at,
+                           funds_available_at)
      SELECT x.id, x.integrator_id, x.session_id, x.user_id, x.tenancy_id, x.status, x.pure_amount_pence, x.fee_pence,
             x.pure_amount_pence + x.fee_pence, 'card', x.card_brand, x.card_last4, x.card_exp_month, x.card_exp_year,
             x.reference, x.schedule_id, x.installment_number, x.failure_code, x.failure_message, x.idempotency_key, $2,
-            x.processor_token, x.processor_payment_id, x.saved_card_id, $3, $3
+            x.processor_token, x.processor_payment_id, x.saved_card_id, $3, $3,
+            CASE WHEN $4 AND x.status = 'succeeded' THEN $3::timestamptz END
        FROM jsonb_to_recordset($1::jsonb) AS x(id text, integrator_id text, session_id text, user_id text,
             tenancy_id text, status text, pure_amount_pence bigint, fee_pence bigint, card_brand text,
             card_last4 text, card_exp_month integer, card_exp_year integer, reference text, schedule_id text,
@@ -350,7 +365,7 @@ function insertPayments(
             processor_token text, processor_payment_id text, saved_card_id text)
      ON CONFLICT (session_id, idempotency_key) DO NOTHING
      RETURNING *`,
-    [payments, processor, now],
+    [payments, processor, now, settlesAtOnce],
   );
 }
 

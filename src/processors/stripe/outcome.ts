@@ -1,6 +1,6 @@
 import type Stripe from 'stripe';
 import type { PaymentMethod } from '../../shared/vocabulary.ts';
-import type { ProcessorOutcome, RefundOutcome } from '../processor.ts';
+import type { DisputeStatus, ProcessorOutcome, RefundOutcome } from '../processor.ts';
 
 /**
  * Our failure code for a Stripe card error: the issuer's decline code where it names one of ours (so a tenant
@@ -138,4 +138,22 @@ export function refundOutcome(refund: Pick<Stripe.Refund, 'status' | 'failure_re
     };
   }
   return { status: 'refunded' };
+}
+
+/**
+ * The one place a Stripe Dispute's status becomes ours. Won, prevented, or an inquiry closed without a dispute:
+ * the funds are the payment's again. Lost: they are gone. Anything else (an inquiry, evidence due or under review,
+ * an appeal, a status Stripe adds later) holds them.
+ */
+export function disputeStatusOf(status: string): DisputeStatus {
+  switch (status) {
+    case 'won':
+    case 'prevented':
+    case 'warning_closed':
+      return 'won';
+    case 'lost':
+      return 'lost';
+    default:
+      return 'open';
+  }
 }

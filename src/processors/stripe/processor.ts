@@ -15,7 +15,13 @@ import type {
   SaveCardOutcome,
 } from '../processor.ts';
 import { stripeCustomerFor } from './customers.ts';
-import { methodOfPreview, outcomeOfIntent, outcomeOfSetupIntent, refundOutcome } from './outcome.ts';
+import {
+  disputeStatusOf,
+  methodOfPreview,
+  outcomeOfIntent,
+  outcomeOfSetupIntent,
+  refundOutcome,
+} from './outcome.ts';
 
 export const STRIPE_PROCESSOR = 'stripe' as const;
 
@@ -173,6 +179,17 @@ export class StripeProcessor implements PaymentProcessor {
     }
   }
 
+  /** The `available_on` of the balance transaction of the PaymentIntent's charge (none yet: undefined). */
+  async fundsAvailableAt(processorPaymentId: string): Promise<Date | undefined> {
+    const intent = await this.#stripe.paymentIntents.retrieve(processorPaymentId, {
+      expand: ['latest_charge.balance_transaction'],
+    });
+    const charge = typeof intent.latest_charge === 'object' ? intent.latest_charge : null;
+    const transaction =
+      charge && typeof charge.balance_transaction === 'object' ? charge.balance_transaction : null;
+    return transaction ? new Date(transaction.available_on * 1000) : undefined;
+  }
+
   async refund(request: RefundRequest): Promise<RefundOutcome> {
     try {
       const refund = await this.#stripe.refunds.create(
@@ -200,6 +217,13 @@ export class StripeProcessor implements PaymentProcessor {
         typeof charge.payment_intent === 'string' ? charge.payment_intent : charge.payment_intent?.id;
       if (!intent) return undefined;
       return { processorPaymentId: intent, refundedTotalPence: charge.amount_refunded };
+    }
+    if (event.type.startsWith('charge.dispute.') && object.object === 'dispute') {
+      const dispute = object as Stripe.Dispute;
+      const intent =
+        typeof dispute.payment_intent === 'string' ? dispute.payment_intent : dispute.payment_intent?.id;
+      if (!intent) return undefined;
+      return { processorPaymentId: intent, dispute: disputeStatusOf(dispute.status) };
     }
     if (event.type.startsWith('setup_intent.') && object.object === 'setup_intent') {
       const setup = object as Stripe.SetupIntent;

@@ -1,0 +1,16 @@
+-- When a succeeded payment's funds reach the balance rent is paid out of, and whether it is disputed. A payment is
+-- payable to the landlord once its funds are available (the sandbox: at once; Stripe: its balance transaction's
+-- available_on, read by a `payment.settlement` job) and it is not under dispute or lost to one.
+ALTER TABLE payments ADD COLUMN funds_available_at timestamptz;
+ALTER TABLE payments ADD COLUMN dispute_status text CHECK (dispute_status IN ('open', 'won', 'lost'));
+-- Payments that succeeded before settlement was followed were payable at once; they stay so.
+UPDATE payments SET funds_available_at = updated_at WHERE status = 'succeeded';
+CREATE INDEX payments_settlement_idx ON payments (processor) WHERE status = 'succeeded' AND funds_available_at IS NULL;
+
+-- A dispute lost after the payment was paid out: minus the rent the landlord still holds, carried into the
+-- tenancy's next payout as a refund after payout is.
+ALTER TABLE payout_lines DROP CONSTRAINT payout_lines_kind_check;
+ALTER TABLE payout_lines DROP CONSTRAINT payout_lines_check;
+ALTER TABLE payout_lines ADD CONSTRAINT payout_lines_kind_check CHECK (kind IN ('payment', 'refund', 'dispute'));
+ALTER TABLE payout_lines ADD CONSTRAINT payout_lines_refund_check CHECK ((kind = 'refund') = (refund_id IS NOT NULL));
+CREATE UNIQUE INDEX payout_lines_dispute_once ON payout_lines (payment_id) WHERE kind = 'dispute' AND active;

@@ -1,0 +1,96 @@
+import type { Clock } from '../platform/clock/clock.ts';
+import type { Db, Queryable } from '../platform/db/db.ts';
+import { enqueueJobs, type JobHandler } from '../platform/jobs/queue.ts';
+import type { DisputeStatus, PaymentProcessor } from '../processors/processor.ts';
+import type { PaymentRow } from './view.ts';
+
+/**
+ * Settlement: when a succeeded payment's funds can be paid out to the landlord, and whether a dispute holds them.
+ * A processor that settles at once (the sandbox) has the payment's success time written with the success; one that
+ * settles later (Stripe) gets a `payment.settlement` job per payment, written in the success's transaction.
+ */
+export const PAYMENT_SETTLEMENT_JOB = 'payment.settlement';
+
+/** Hourly after the first few retries: a day of asking before the job gives up (the operator can see it failed). */
+const SETTLEMENT_MAX_ATTEMPTS = 30;
+
+/** True when the processor makes a succeeded payment's funds available at once. */
+export function settlesAtOnce(processor: PaymentProcessor): boolean {
+  return processor.fundsAvailableAt === undefined;
+}
+
+/** For payments that have just succeeded under a processor that settles later: the jobs that ask when. */
+export async function enqueueSettlement(
+  tx: Queryable,
+  clock: Clock,
+  processor: PaymentProcessor,
+  paymentIds: readonly string[],
+): Promise<void> {
+  if (settlesAtOnce(processor) || paymentIds.length === 0) return;
+  await enqueueJobs(
+    tx,
+    clock,
+    paymentIds.map((id) => ({
+      kind: PAYMENT_SETTLEMENT_JOB,
+      payload: { payment_id: id },
+      dedupeKey: `${PAYMENT_SETTLEMENT_JOB}:${id}`,
+      maxAttempts: SETTLEMENT_MAX_ATTEMPTS,
+    })),
+  );
+}
+
+export class SettlementService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly processor: PaymentProcessor,
+  ) {}
+
+  /**
+   * Asks the processor when a succeeded payment's funds become available and records it. Throws while the
+   * processor cannot say yet, so the job asks again later; a payment already recorded (or not succeeded) is skipped.
+   */
+  async recordFundsAvailability(paymentId: string): Promise<'recorded' | 'skipped'> {
+    const [payment] = await this.db.query<PaymentRow>('SELECT * FROM payments WHERE id = $1', [paymentId]);
+    if (
+      payment?.status !== 'succeeded' ||
+      payment.funds_available_at !== null ||
+      !payment.processor_payment_id ||
+      payment.processor !== this.processor.name
+    ) {
+      return 'skipped';
+    }
+    const availableAt = settlesAtOnce(this.processor)
+      ? this.clock.now()
+      : await this.processor.fundsAvailableAt!(payment.processor_payment_id);
+    if (!availableAt) {
+      throw new Error(`The processor cannot say yet when payment ${paymentId}'s funds are available.`);
+    }
+    await this.db.query(
+      'UPDATE payments SET funds_available_at = $2 WHERE id = $1 AND funds_available_at IS NULL',
+      [paymentId, availableAt],
+    );
+    return 'recorded';
+  }
+
+  /**
+   * A dispute opened or ended on a payment. An ended dispute stays ended: an `open` arriving after it (the
+   * processor's events come in any order) changes nothing.
+   */
+  async recordDispute(paymentId: string, status: DisputeStatus): Promise<void> {
+    await this.db.query(
+      `UPDATE payments SET dispute_status = $2, updated_at = $3
+        WHERE id = $1 AND (dispute_status IS NULL OR dispute_status = 'open') AND dispute_status IS DISTINCT FROM $2`,
+      [paymentId, status, this.clock.now()],
+    );
+  }
+}
+
+/** Payload `{payment_id}`. */
+export function paymentSettlementHandler(settlement: SettlementService): JobHandler {
+  return async (ctx) => {
+    const paymentId = String(ctx.job.payload.payment_id);
+    const result = await settlement.recordFundsAvailability(paymentId);
+    ctx.log.info({ payment_id: paymentId, result }, 'payment settlement checked');
+  };
+}

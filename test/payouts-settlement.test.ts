@@ -1,0 +1,189 @@
+/**
+ * Payouts follow Stripe's settlement (through its local stand-in): a payment is paid out only once its balance
+ * transaction's `available_on` is reached (read by the settlement job, retried while Stripe has none), a disputed
+ * payment is held until the dispute ends, one won is payable again, and one lost after payout is deducted from the
+ * tenancy's next payout; `reconcile` checks both and names the payment when they are tampered with.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { operatorCliEnv, operatorRequest, send } from './api-client.ts';
+import { tenancyBody, userBody } from './fixtures.ts';
+import { runCli, runJobs } from './helpers.ts';
+import { clientOf } from './payment-client.ts';
+import { confirmationToken, deliverStripeEvents, type StripeApp, startStripeApp } from './stripe-app.ts';
+
+const DAY = 86_400_000;
+
+describe('payouts follow Stripe settlement and disputes', () => {
+  let s: StripeApp;
+  let env: Record<string, string>;
+  const operator = (method: 'GET' | 'POST', url: string, payload?: object) =>
+    operatorRequest(s.t, method, url, payload);
+  /** A run as of `asOf`: the payment references it pays and their amounts. */
+  const run = async (asOf: string) => {
+    const created = await operator('POST', '/payouts/runs', { as_of: asOf });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    return {
+      id: created.body.payout_run_id as string,
+      items: created.body.items.map((p: { payment_reference: string; amount: string }) => [
+        p.payment_reference,
+        p.amount,
+      ]),
+    };
+  };
+  /** A card payment by the tenant of `email`; returns our payment id and Stripe's PaymentIntent id. */
+  const pay = async (email: string, amount = '1200.00') => {
+    const session = await s.api.loginOk(email);
+    const paid = await clientOf(s.t, session.token).pay({
+      pure_amount: amount,
+      confirmation_token: confirmationToken(s.stand, 'pm_card_visa'),
+    });
+    assert.equal(paid.status, 201, JSON.stringify(paid.body));
+    assert.equal(paid.body.status, 'succeeded');
+    const [row] = await s.t.db.query<{ processor_payment_id: string }>(
+      'SELECT processor_payment_id FROM payments WHERE id = $1',
+      [paid.body.payment_id],
+    );
+    return { paymentId: paid.body.payment_id as string, intentId: row!.processor_payment_id };
+  };
+  const fundsAvailableAt = async (paymentId: string) => {
+    const [row] = await s.t.db.query<{ at: string | null }>(
+      `SELECT to_char(funds_available_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS at
+         FROM payments WHERE id = $1`,
+      [paymentId],
+    );
+    return row!.at;
+  };
+
+  before(async () => {
+    s = await startStripeApp();
+    await s.api.onboardOk(
+      ['a', 'b', 'c'].map((name, i) =>
+        userBody({
+          user_id: i + 1,
+          email: `${name}@example.com`,
+          tenant: [tenancyBody({ payment_reference: `SETTLE-${name.toUpperCase()}` })],
+        }),
+      ),
+    );
+    env = await operatorCliEnv(s.t);
+  });
+  after(() => s?.close());
+
+  it('pays a payment out only from its available_on, read from Stripe and asked again while Stripe has none', async () => {
+    // 2026-03-01 09:00: the charge; Stripe makes its funds available on 2026-03-03.
+    const a = await pay('a@example.com');
+    const charge = s.stand.charges.get(String(s.stand.paymentIntents.get(a.intentId)!.latest_charge))!;
+    const transactionId = String(charge.balance_transaction);
+    const transaction = s.stand.balanceTransactions.get(transactionId)!;
+    assert.equal(transaction.available_on, Date.parse('2026-03-03T00:00:00Z') / 1000);
+
+    // Stripe has no balance transaction yet: the job records nothing and asks again later.
+    s.stand.balanceTransactions.delete(transactionId);
+    await runJobs(s.t);
+    assert.equal(await fundsAvailableAt(a.paymentId), null);
+    assert.deepEqual((await run('2026-03-05')).items, [], 'funds not known: not payable');
+
+    s.stand.balanceTransactions.set(transactionId, transaction);
+    s.t.clock.advance(60_000);
+    await runJobs(s.t);
+    assert.equal(await fundsAvailableAt(a.paymentId), '2026-03-03T00:00:00Z');
+    assert.ok(
+      s.stand.requests.some((r) => r.method === 'GET' && r.path === `/v1/payment_intents/${a.intentId}`),
+      'read from the PaymentIntent (its latest charge and balance transaction expanded)',
+    );
+
+    assert.deepEqual((await run('2026-03-02')).items, [], 'before available_on: not payable');
+    const paid = await run('2026-03-03');
+    assert.deepEqual(paid.items, [['SETTLE-A', '1200.00']]);
+    assert.equal((await operator('POST', `/payouts/runs/${paid.id}/confirm`)).status, 200);
+  });
+
+  it('holds a disputed payment out of runs until the dispute ends; one won is payable again', async () => {
+    const b = await pay('b@example.com');
+    await runJobs(s.t);
+    s.t.clock.advance(2 * DAY);
+    const dispute = s.stand.openDispute(b.intentId);
+    await deliverStripeEvents(s.t, s.stand);
+    assert.deepEqual((await run('2026-03-04')).items, [], 'under dispute: held');
+
+    s.stand.closeDispute(dispute, 'won');
+    await deliverStripeEvents(s.t, s.stand);
+    const paid = await run('2026-03-04');
+    assert.deepEqual(paid.items, [['SETTLE-B', '1200.00']]);
+    assert.equal((await operator('POST', `/payouts/runs/${paid.id}/confirm`)).status, 200);
+  });
+
+  it('a dispute lost after payout deducts the rent the landlord still holds from the next payout', async () => {
+    const c = await pay('c@example.com');
+    await runJobs(s.t);
+    s.t.clock.advance(2 * DAY);
+    const first = await run('2026-03-05');
+    assert.deepEqual(first.items, [['SETTLE-C', '1200.00']]);
+    assert.equal((await operator('POST', `/payouts/runs/${first.id}/confirm`)).status, 200);
+
+    // £200.00 refunded (all rent: the refund gives the rent back first), then the rest is disputed and lost.
+    const refund = await send(s.t, {
+      method: 'POST',
+      url: `/api/third-party/payments/${c.paymentId}/refunds/`,
+      headers: { authorization: `Token ${s.api.serverToken}`, 'idempotency-key': 'settle-refund' },
+      payload: { amount: '200.00' },
+    });
+    assert.equal(refund.status, 201, JSON.stringify(refund.body));
+    const dispute = s.stand.openDispute(c.intentId);
+    s.stand.closeDispute(dispute, 'lost');
+    // The events arrive out of order: `closed` first; the later `created` does not reopen it.
+    s.stand.events.push(s.stand.events.splice(s.stand.events.length - 2, 1)[0]!);
+    await deliverStripeEvents(s.t, s.stand);
+    const [row] = await s.t.db.query<{ dispute_status: string }>(
+      'SELECT dispute_status FROM payments WHERE id = $1',
+      [c.paymentId],
+    );
+    assert.equal(row!.dispute_status, 'lost');
+
+    // Next month's rent, £1,500.00, less the £200.00 refunded and the £1,000.00 lost to the dispute.
+    await pay('c@example.com', '1500.00');
+    await runJobs(s.t);
+    s.t.clock.advance(2 * DAY);
+    const next = await run('2026-03-07');
+    assert.deepEqual(next.items, [['SETTLE-C', '300.00']]);
+    const [lines] = await s.t.db.query<{ kinds: string }>(
+      `SELECT string_agg(l.kind || ' ' || l.amount_pence, ', ' ORDER BY l.kind) AS kinds
+         FROM payout_lines l JOIN payouts po ON po.id = l.payout_id WHERE po.payout_run_id = $1`,
+      [next.id],
+    );
+    assert.equal(lines!.kinds, 'dispute -100000, payment 150000, refund -20000');
+    assert.deepEqual((await run('2026-03-07')).items, [], 'the deduction is made once');
+  });
+
+  it('reconcile: clean, then names a payment paid out before its funds and a wrong dispute deduction', async () => {
+    const clean = await runCli(['payouts', 'reconcile'], env);
+    assert.equal(clean.code, 0, clean.stdout + clean.stderr);
+
+    const [paidOut] = await s.t.db.query<{ payment_id: string }>(
+      `SELECT l.payment_id FROM payout_lines l JOIN payments p ON p.id = l.payment_id
+        WHERE l.kind = 'payment' AND p.dispute_status IS NULL ORDER BY p.created_at LIMIT 1`,
+    );
+    const [disputed] = await s.t.db.query<{ payment_id: string }>(
+      "SELECT payment_id FROM payout_lines WHERE kind = 'dispute'",
+    );
+    await s.t.db.query("UPDATE payments SET funds_available_at = '2026-04-01' WHERE id = $1", [
+      paidOut!.payment_id,
+    ]);
+    await s.t.db.query("UPDATE payout_lines SET amount_pence = -120000 WHERE kind = 'dispute'");
+    const tampered = await runCli(['payouts', 'reconcile'], env);
+    assert.equal(tampered.code, 1, tampered.stdout + tampered.stderr);
+    assert.match(
+      tampered.stdout,
+      new RegExp(
+        `MISMATCH payment ${paidOut!.payment_id} is paid out by payout po_\\w+ \\(as of 2026-03-0\\d\\) before its funds were available \\(2026-04-01\\)`,
+      ),
+    );
+    assert.match(
+      tampered.stdout,
+      new RegExp(
+        `MISMATCH payment ${disputed!.payment_id}: payout po_\\w+ deducts £1200.00 for its lost dispute but the rent paid out and not refunded is £1000.00`,
+      ),
+    );
+  });
+});
