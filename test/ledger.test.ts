@@ -49,6 +49,13 @@ describe('rent ledger', () => {
       next_due: { date: '2026-04-01', amount: '1200.00' },
       days_overdue: 59,
     });
+    const session = await api.loginOk('ledger@example.com');
+    const page = await api.clientSession(session.token);
+    assert.deepEqual(
+      page.body.tenancy.ledger,
+      { arrears: '3600.00', days_overdue: 59, next_due: { date: '2026-04-01', amount: '1200.00' } },
+      'the Client API session (what the page reads) has the same summary',
+    );
   });
 
   it('a payment counts its rent part (not the fee) on the day it was made; a refund gives rent back', async () => {

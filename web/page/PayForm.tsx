@@ -1,10 +1,11 @@
-import type { RefObject } from 'preact';
+import { Fragment, type RefObject } from 'preact';
 import type { PaymentMethod, SavedCard, Session } from './api.ts';
 import { CardForm, type CardFormHandle } from './CardForm.tsx';
 import { MethodOptions } from './MethodOptions.tsx';
 import { APMS, METHOD_LABELS, WALLETS } from './methods.ts';
 import { feePence, money, moneyOf } from './money.ts';
 import type { StripeMode } from './payment-flow.ts';
+import { rentOwed } from './rent-owed.ts';
 import { SavedCards } from './SavedCards.tsx';
 import type { StripeFieldsHandle } from './StripeFields.tsx';
 import { NEW_CARD, type PageAction, type PageState, type Totals } from './state.ts';
@@ -39,6 +40,27 @@ export function PayForm(props: {
   // With Stripe a wallet pays from its own button (the Express Checkout Element), never from ours.
   const showPayButton = (!props.inSdk || isWallet) && !(stripeKeys && isWallet);
   const payLabel = total === undefined ? 'Pay' : `Pay ${moneyOf(total)}`;
+  const owed = rentOwed(session.tenancy.ledger);
+  // Beside the amount, so the tenant sees what they owe before choosing it; the full sentence for screen readers
+  // (and as the amount field's description), the short one where eyes look.
+  const owedNote = owed ? (
+    <>
+      <span class="rent-owed" data-testid="rent-owed" title={owed.full} aria-hidden="true">
+        {owed.short.map((part, i) => (
+          <Fragment key={part}>
+            {i > 0 ? ' · ' : null}
+            <span class="nowrap">{part}</span>
+          </Fragment>
+        ))}
+      </span>
+      <span id="rent-owed" class="visually-hidden">
+        {owed.full}
+      </span>
+    </>
+  ) : null;
+  const amountDescription = [owed ? 'rent-owed' : '', amountError ? 'amount-error' : '']
+    .filter(Boolean)
+    .join(' ');
 
   return (
     <form
@@ -52,7 +74,10 @@ export function PayForm(props: {
       <fieldset class="plain" disabled={busy}>
         {props.amountEditable ? (
           <div class="field">
-            <label for="amount">Amount (£)</label>
+            <div class="field-head">
+              <label for="amount">Amount (£)</label>
+              {owedNote}
+            </div>
             <input
               id="amount"
               name="amount"
@@ -60,7 +85,7 @@ export function PayForm(props: {
               autoComplete="off"
               value={state.amount}
               aria-invalid={amountError ? 'true' : undefined}
-              aria-describedby={amountError ? 'amount-error' : undefined}
+              aria-describedby={amountDescription || undefined}
               onInput={(event) => dispatch({ type: 'amount', value: event.currentTarget.value })}
               onBlur={() => dispatch({ type: 'amountChecked', error: props.amountProblem() })}
             />
@@ -72,11 +97,14 @@ export function PayForm(props: {
           </div>
         ) : (
           <div class="field">
-            <p class="fixed-amount" data-testid="fixed-amount">
-              <span class="label">Amount</span>{' '}
-              <strong>{purePence === undefined ? '—' : money(purePence)}</strong>
-              {session.amount.editable ? null : <span class="hint"> set by your platform</span>}
-            </p>
+            <div class="field-head">
+              <p class="fixed-amount" data-testid="fixed-amount">
+                <span class="label">Amount</span>{' '}
+                <strong>{purePence === undefined ? '—' : money(purePence)}</strong>
+                {session.amount.editable ? null : <span class="hint"> set by your platform</span>}
+              </p>
+              {owedNote}
+            </div>
             {amountError ? (
               <p class="error" role="alert">
                 {amountError}

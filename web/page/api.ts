@@ -85,6 +85,12 @@ export interface Session {
     next_due_date: string | null;
     /** Whom the rent is paid to. */
     payee: string;
+    /** What the tenant owes, from the tenancy's rent ledger. */
+    ledger: {
+      arrears: string;
+      days_overdue: number;
+      next_due: { date: string; amount: string } | null;
+    };
     installments: { installment_number: number; due_date: string; amount: string }[];
   };
   currency: 'GBP';

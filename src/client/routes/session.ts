@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { resolvedFeatures } from '../../integrators/service.ts';
+import type { TenancyLedger } from '../../ledger/service.ts';
 import { PaymentView, paymentView } from '../../payments/view.ts';
 import { Timestamp } from '../../platform/http/schemas.ts';
 import { utcDate } from '../../schedules/dates.ts';
@@ -67,6 +68,21 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
                   'The rent’s due date from today on (the next installment’s, with a plan); null once none is left.',
               }),
               payee: Type.String({ description: 'Whom the rent is paid to: the recipient account’s name.' }),
+              ledger: Type.Object(
+                {
+                  arrears: Type.String({ description: 'Rent due by today and not paid, e.g. "2400.00".' }),
+                  days_overdue: Type.Integer({
+                    description: 'Days since the oldest due date not fully paid.',
+                  }),
+                  next_due: Type.Union(
+                    [Type.Object({ date: Type.String(), amount: Type.String() }), Type.Null()],
+                    {
+                      description: 'The first due date after today and its amount; null when none is left.',
+                    },
+                  ),
+                },
+                { description: 'What the tenant owes, from the tenancy’s rent ledger.' },
+              ),
               installments: Type.Array(
                 Type.Object({
                   installment_number: Type.Integer(),
@@ -163,6 +179,7 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
           end_rent_date: tenancy.end_rent_date,
           next_due_date: nextRentDue(tenancy, utcDate(app.ctx.clock.now())),
           payee: tenancy.recipient_bank_account_name,
+          ledger: ledgerSummary(await app.ctx.ledger.ledger(integrator.id, tenancy.payment_reference)),
           installments: (tenancy.installment_plan?.installments ?? []).map((installment) => ({
             installment_number: installment.installment_number,
             due_date: installment.due_date,
@@ -200,4 +217,14 @@ async function paidView(
   if (!session.completed_at) return null;
   const payment = await payments.succeededInSession(session.id);
   return payment ? paymentView(payment) : null;
+}
+
+function ledgerSummary(ledger: TenancyLedger | undefined) {
+  return {
+    arrears: formatPence(ledger?.arrears_pence ?? 0),
+    days_overdue: ledger?.days_overdue ?? 0,
+    next_due: ledger?.next_due
+      ? { date: ledger.next_due.date, amount: formatPence(ledger.next_due.amount_pence) }
+      : null,
+  };
 }
