@@ -5,6 +5,7 @@ import { SandboxProcessor } from '../src/processors/sandbox/processor.ts';
 import { webhooksFairnessCase } from './fairness.ts';
 import { LEDGER_YEARS, ledgerSetup, PAYOUT_PAYMENTS, payoutRunBatch, payoutRunSetup } from './ledger.ts';
 import { chargeDueSchedules, installBenchSchedulerRoutes, seedDueSchedules } from './schedules.ts';
+import { benchUser } from './users.ts';
 import { installBenchWorkerRoutes, recordBacklog, startBenchReceiver } from './webhooks.ts';
 
 /** What a case's setup hands from the server process to the parent (sent as JSON over IPC). */
@@ -53,38 +54,6 @@ async function benchIntegrator(app: FastifyInstance): Promise<string> {
     rate_limit_burst: 2_000_000,
   });
   return serverToken;
-}
-
-function benchUser(id: number): Record<string, unknown> {
-  return {
-    user_id: id,
-    email: `tenant-${id}@bench.example`,
-    first_name: 'Bench',
-    last_name: `Tenant ${id}`,
-    phone_number: '+447700900123',
-    date_of_birth: '1990-01-31',
-    tenant: [
-      {
-        post_code: 'SW1A 1AA',
-        address_1: `${id} Bench Street`,
-        city: 'London',
-        country: 'United Kingdom',
-        is_primary: true,
-        start_rent_date: '2026-01-01',
-        end_rent_date: '2026-12-31',
-        rent_due_day: 1,
-        amount: '1250.00',
-        frequency: 'every_1_month',
-        is_active: true,
-        payment_reference: `BENCH-${id}`,
-        recipient_bank_sort_code: '12-34-56',
-        recipient_bank_account_number: '12345678',
-        recipient_bank_account_name: 'Landlord Ltd',
-        agreement: 'https://docs.example/agreement.pdf',
-      },
-    ],
-    kyc: { status: 'pending' },
-  };
 }
 
 const ONBOARD_TOTAL = 10_000;

@@ -1,41 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import type { BatchResult, CaseData } from './cases.ts';
+import { benchUser } from './users.ts';
 
 export const LEDGER_YEARS = 5;
 export const PAYOUT_PAYMENTS = 10_000;
 const PAYOUT_TENANCIES = 1_000;
 
-function tenancyUser(id: number, reference: string, start: string, end: string): Record<string, unknown> {
-  return {
-    user_id: id,
-    email: `ledger-${id}@bench.example`,
-    first_name: 'Bench',
-    last_name: `Tenant ${id}`,
-    phone_number: '+447700900123',
-    date_of_birth: '1990-01-31',
-    tenant: [
-      {
-        post_code: 'SW1A 1AA',
-        address_1: `${id} Ledger Street`,
-        city: 'London',
-        country: 'United Kingdom',
-        is_primary: true,
-        start_rent_date: start,
-        end_rent_date: end,
-        rent_due_day: 1,
-        amount: '1250.00',
-        frequency: 'every_1_month',
-        is_active: true,
-        payment_reference: reference,
-        recipient_bank_sort_code: '12-34-56',
-        recipient_bank_account_number: '12345678',
-        recipient_bank_account_name: 'Bench Landlord',
-        agreement: 'https://docs.example/agreement.pdf',
-      },
-    ],
-    kyc: {},
-  };
-}
+const ledgerUser = (id: number, reference: string, start: string, end: string) =>
+  benchUser(
+    id,
+    { payment_reference: reference, start_rent_date: start, end_rent_date: end },
+    `ledger-${id}@bench.example`,
+  );
 
 /**
  * `perTenancy` succeeded card payments for each of the integrator's tenancies, one a month from `firstMonth`, written
@@ -73,7 +49,7 @@ export async function ledgerSetup(app: FastifyInstance, serverToken: string): Pr
   const [integrator] = await app.ctx.integrators.list();
   await app.ctx.onboarding.onboard(
     integrator!.id,
-    [tenancyUser(1, 'LEDGER-5Y', '2021-12-01', '2026-11-30') as never],
+    [ledgerUser(1, 'LEDGER-5Y', '2021-12-01', '2026-11-30') as never],
     false,
   );
   await seedPayments(app, integrator!.id, LEDGER_YEARS * 12, '2021-12-01');
@@ -85,7 +61,7 @@ export async function payoutRunSetup(app: FastifyInstance): Promise<CaseData> {
   const [integrator] = await app.ctx.integrators.list();
   for (let start = 0; start < PAYOUT_TENANCIES; start += 500) {
     const users = Array.from({ length: 500 }, (_, i) =>
-      tenancyUser(start + i + 1, `PAYOUT-${start + i + 1}`, '2026-01-01', '2026-12-31'),
+      ledgerUser(start + i + 1, `PAYOUT-${start + i + 1}`, '2026-01-01', '2026-12-31'),
     );
     await app.ctx.onboarding.onboard(integrator!.id, users as never, false);
   }

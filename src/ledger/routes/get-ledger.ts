@@ -4,6 +4,7 @@ import { ServiceError } from '../../platform/errors.ts';
 import { dateProblem, textProblem } from '../../platform/http/input-checks.ts';
 import { ErrorResponse, integrationErrors } from '../../platform/http/schemas.ts';
 import { formatPence } from '../../shared/money.ts';
+import { LEDGER_ENTRY_TYPES } from '../balance.ts';
 import type { TenancyLedger } from '../service.ts';
 
 const Money = Type.String({ pattern: '^\\d+\\.\\d{2}$', examples: ['1200.00'] });
@@ -17,15 +18,12 @@ export const LedgerView = Type.Object(
     entries: Type.Array(
       Type.Object({
         date: CalendarDate,
-        type: Type.Union(
-          [Type.Literal('rent_due'), Type.Literal('payment'), Type.Literal('refund'), Type.Literal('payout')],
-          {
-            description:
-              'rent_due: rent fell due (adds to the balance); payment: a succeeded payment, its rent part without ' +
-              'the fee (subtracts); refund: the rent part of a refund (adds back); payout: rent paid out to the ' +
-              'landlord (leaves the balance alone).',
-          },
-        ),
+        type: Type.Enum(LEDGER_ENTRY_TYPES, {
+          description:
+            'rent_due: rent fell due (adds to the balance); payment: a succeeded payment, its rent part without ' +
+            'the fee (subtracts); refund: the rent part of a refund (adds back); payout: rent paid out to the ' +
+            'landlord (leaves the balance alone).',
+        }),
         amount: { ...Money, description: 'Always positive; the type says which way it moves the balance.' },
         payment_id: Type.Optional(Type.String({ description: 'payment and refund entries.' })),
         payout_id: Type.Optional(Type.String({ description: 'payout entries.' })),
