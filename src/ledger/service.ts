@@ -35,7 +35,6 @@ export interface InputRow {
   payouts: LedgerPayout[];
 }
 
-// Days are UTC calendar days: each instant is turned into its UTC date in SQL, whatever the session's time zone.
 /**
  * The columns of a tenancy `t` that its ledger is made of (see InputRow). Days are UTC calendar days: each instant is
  * turned into its UTC date in SQL, whatever the session's time zone.
