@@ -140,6 +140,19 @@ describe('payouts follow Stripe settlement and disputes', () => {
       [c.paymentId],
     );
     assert.equal(row!.dispute_status, 'lost');
+    // In the tenancy's ledger the lost dispute gives the rent back as unpaid, like a refund of the rest.
+    const ledger = await send(s.t, {
+      method: 'GET',
+      url: '/api/third-party/ledger/?payment_reference=SETTLE-C',
+      headers: { authorization: `Token ${s.api.serverToken}` },
+    });
+    assert.equal(ledger.status, 200, JSON.stringify(ledger.body));
+    assert.deepEqual(
+      ledger.body.entries
+        .filter((e: { payment_id?: string }) => e.payment_id === c.paymentId)
+        .map((e: { type: string; amount: string }) => `${e.type} ${e.amount}`),
+      ['payment 1200.00', 'refund 200.00', 'refund 1000.00'],
+    );
 
     // Next month's rent, £1,500.00, less the £200.00 refunded and the £1,000.00 lost to the dispute.
     await pay('c@example.com', '1500.00');

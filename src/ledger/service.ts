@@ -30,6 +30,7 @@ export interface InputRow {
     payment_id: string;
     date: string;
     pure_amount_pence: number;
+    /** Its succeeded refunds, and what a dispute it lost took back (the rest of the payment), as one more. */
     refunds: { date: string; amount_pence: number }[];
   }[];
   payouts: LedgerPayout[];
@@ -49,9 +50,12 @@ export const LEDGER_INPUT_COLUMNS = `
               'payment_id', p.id, 'date', (p.created_at AT TIME ZONE 'UTC')::date,
               'pure_amount_pence', p.pure_amount_pence,
               'refunds', COALESCE((SELECT json_agg(json_build_object(
-                           'date', (r.created_at AT TIME ZONE 'UTC')::date, 'amount_pence', r.amount_pence)
-                           ORDER BY r.created_at, r.id)
-                         FROM refunds r WHERE r.payment_id = p.id AND r.status = 'succeeded'), '[]'))
+                           'date', (x.at AT TIME ZONE 'UTC')::date, 'amount_pence', x.amount_pence) ORDER BY x.at, x.lost, x.id)
+                         FROM (SELECT r.created_at AS at, false AS lost, r.id, r.amount_pence
+                                 FROM refunds r WHERE r.payment_id = p.id AND r.status = 'succeeded'
+                               UNION ALL
+                               SELECT p.dispute_lost_at, true, p.id, p.amount_pence - p.refunded_pence
+                                WHERE p.dispute_status = 'lost' AND p.amount_pence > p.refunded_pence) x), '[]'))
               ORDER BY p.created_at, p.id)
               FROM payments p WHERE p.tenancy_id = t.id AND p.status = 'succeeded'), '[]') AS payments,
   COALESCE((SELECT json_agg(json_build_object('payout_id', po.id, 'date', (po.paid_at AT TIME ZONE 'UTC')::date,

@@ -79,7 +79,8 @@ export class SettlementService {
    */
   async recordDispute(paymentId: string, status: DisputeStatus): Promise<void> {
     await this.db.query(
-      `UPDATE payments SET dispute_status = $2, updated_at = $3
+      `UPDATE payments SET dispute_status = $2, updated_at = $3,
+              dispute_lost_at = CASE WHEN $2 = 'lost' THEN $3::timestamptz END
         WHERE id = $1 AND (dispute_status IS NULL OR dispute_status = 'open') AND dispute_status IS DISTINCT FROM $2`,
       [paymentId, status, this.clock.now()],
     );

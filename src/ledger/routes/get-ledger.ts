@@ -21,7 +21,7 @@ export const LedgerView = Type.Object(
         type: Type.Enum(LEDGER_ENTRY_TYPES, {
           description:
             'rent_due: rent fell due (adds to the balance); payment: a succeeded payment, its rent part without ' +
-            'the fee (subtracts); refund: the rent part of a refund (adds back); payout: rent paid out to the ' +
+            'the fee (subtracts); refund: the rent part of a refund, or of what a lost dispute took back (adds back); payout: rent paid out to the ' +
             'landlord (leaves the balance alone).',
         }),
         amount: { ...Money, description: 'Always positive; the type says which way it moves the balance.' },
