@@ -5,8 +5,9 @@ ALTER TABLE payments ADD COLUMN funds_available_at timestamptz;
 ALTER TABLE payments ADD COLUMN dispute_status text CHECK (dispute_status IN ('open', 'won', 'lost'));
 -- When the payment was lost to a dispute: from that day the tenant's ledger has its money back as unpaid.
 ALTER TABLE payments ADD COLUMN dispute_lost_at timestamptz;
--- Payments that succeeded before settlement was followed were payable at once; they stay so.
-UPDATE payments SET funds_available_at = updated_at WHERE status = 'succeeded';
+-- Payments that succeeded before settlement was followed were payable from the day they were made; they stay so
+-- (updated_at would move with a later refund, and make reconcile doubt a payout already made).
+UPDATE payments SET funds_available_at = created_at WHERE status = 'succeeded';
 CREATE INDEX payments_settlement_idx ON payments (processor) WHERE status = 'succeeded' AND funds_available_at IS NULL;
 
 -- A dispute lost after the payment was paid out: minus the rent the landlord still holds, carried into the
