@@ -8,7 +8,6 @@ ALTER TABLE payments ADD COLUMN dispute_lost_at timestamptz;
 -- Payments that succeeded before settlement was followed were payable from the day they were made; they stay so
 -- (updated_at would move with a later refund, and make reconcile doubt a payout already made).
 UPDATE payments SET funds_available_at = created_at WHERE status = 'succeeded';
-CREATE INDEX payments_settlement_idx ON payments (processor) WHERE status = 'succeeded' AND funds_available_at IS NULL;
 
 -- A dispute lost after the payment was paid out: minus the rent the landlord still holds, carried into the
 -- tenancy's next payout as a refund after payout is.
