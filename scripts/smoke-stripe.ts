@@ -161,6 +161,14 @@ try {
   if (session.status !== 200) fail('the session query', session.body);
   if (session.body.status !== 'completed') fail('the session is not completed', session.body);
   step('session completed');
+
+  // The settlement job (run by the drain above) read when Stripe makes the payment's funds available.
+  const [settled] = await app.ctx.db.query<{ available_on: string | null }>(
+    "SELECT to_char(funds_available_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS available_on FROM payments WHERE id = $1",
+    [payment.body.payment_id],
+  );
+  if (!settled?.available_on) fail('no available_on was read from the payment’s balance transaction');
+  step(`funds available on ${settled!.available_on}`);
   console.log('smoke:stripe passed');
 } catch (error) {
   fail(error instanceof Error ? `${error.name}: ${error.message}` : String(error));

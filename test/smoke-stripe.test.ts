@@ -45,7 +45,7 @@ describe('npm run smoke:stripe', () => {
     assert.match(answer.out, /STRIPE_SECRET_KEY must be a test-mode key/);
   });
 
-  it('runs the whole flow (pay, Stripe’s event, session completed) against a Stripe-compatible server', async () => {
+  it('runs the whole flow (pay, Stripe’s event, session completed, the funds’ available_on) against a Stripe-compatible server', async () => {
     const answer = await smoke({
       STRIPE_SECRET_KEY: 'sk_test_rentpay_smoke',
       STRIPE_PUBLISHABLE_KEY: 'pk_test_rentpay_smoke',
@@ -54,6 +54,7 @@ describe('npm run smoke:stripe', () => {
     assert.equal(answer.code, 0, answer.out);
     assert.match(answer.out, /· payment pay_\w+: succeeded \(pi_\w+\)/);
     assert.match(answer.out, /· webhook: 1 event\(s\) applied/);
+    assert.match(answer.out, /· funds available on \d{4}-\d{2}-\d{2}$/m);
     assert.match(answer.out, /smoke:stripe passed$/m);
   });
 });
