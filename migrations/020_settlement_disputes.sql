@@ -3,14 +3,16 @@
 -- available_on, read by a `payment.settlement` job) and it is not under dispute or lost to one.
 ALTER TABLE payments ADD COLUMN funds_available_at timestamptz;
 ALTER TABLE payments ADD COLUMN dispute_status text CHECK (dispute_status IN ('open', 'won', 'lost'));
--- When the payment was lost to a dispute: from that day the tenant's ledger has its money back as unpaid.
+-- When the payment was lost to a dispute, and how much of it the dispute took back (all of it, or part of it when only
+-- part was disputed): from that day the tenant owes that much again, like a refund of it.
 ALTER TABLE payments ADD COLUMN dispute_lost_at timestamptz;
+ALTER TABLE payments ADD COLUMN dispute_amount_pence bigint CHECK (dispute_amount_pence > 0);
 -- Payments that succeeded before settlement was followed were payable from the day they were made; they stay so
 -- (updated_at would move with a later refund, and make reconcile doubt a payout already made).
 UPDATE payments SET funds_available_at = created_at WHERE status = 'succeeded';
 
--- A dispute lost after the payment was paid out: minus the rent the landlord still holds, carried into the
--- tenancy's next payout as a refund after payout is.
+-- A dispute lost after the payment was paid out: minus its rent part (refunds and disputes give the rent back first,
+-- the fee last), carried into the tenancy's next payout as a refund after payout is.
 ALTER TABLE payout_lines DROP CONSTRAINT payout_lines_kind_check;
 ALTER TABLE payout_lines DROP CONSTRAINT payout_lines_check;
 ALTER TABLE payout_lines ADD CONSTRAINT payout_lines_kind_check CHECK (kind IN ('payment', 'refund', 'dispute'));

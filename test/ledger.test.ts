@@ -107,6 +107,41 @@ describe('rent ledger', () => {
     assert.deepEqual(before.body.next_due, { date: '2026-03-01', amount: '1200.00' });
   });
 
+  it('the Client API session nets credit from paying ahead against the next due date', async () => {
+    await api.onboardOk(
+      userBody({
+        user_id: 502,
+        email: 'ahead@example.com',
+        tenant: [tenancyBody({ payment_reference: 'LEDGER-AHEAD', start_rent_date: '2026-03-01' })],
+      }),
+    );
+    // What is owed and what is next; the clock has moved on since the rent fell due on 1 March.
+    const summary = async () => {
+      const session = await api.loginOk('ahead@example.com');
+      const { arrears, next_due } = (await api.clientSession(session.token)).body.tenancy.ledger;
+      return { arrears, next_due };
+    };
+    const pay = async (pureAmount: string) => {
+      const session = await api.loginOk('ahead@example.com');
+      const paid = await clientOf(t, session.token).pay({
+        pure_amount: pureAmount,
+        card_token: await cardToken(t, PAN.visa),
+      });
+      assert.equal(paid.status, 201, JSON.stringify(paid.body));
+    };
+    assert.deepEqual(await summary(), {
+      arrears: '1200.00',
+      next_due: { date: '2026-04-01', amount: '1200.00' },
+    });
+    await pay('2000.00');
+    assert.deepEqual(await summary(), {
+      arrears: '0.00',
+      next_due: { date: '2026-04-01', amount: '400.00' },
+    });
+    await pay('400.00');
+    assert.deepEqual(await summary(), { arrears: '0.00', next_due: null });
+  });
+
   it('a changed amount applies from the next due date on; earlier ones keep theirs', async () => {
     t.clock.advance(12 * 86_400_000);
     await api.onboardOk({ ...user, tenant: [{ ...tenancy, amount: '1300.00' }] });

@@ -46,6 +46,7 @@ describe('payouts follow Stripe settlement and disputes', () => {
     );
     return { paymentId: paid.body.payment_id as string, intentId: row!.processor_payment_id };
   };
+  const today = () => s.t.clock.now().toISOString().slice(0, 10);
   const fundsAvailableAt = async (paymentId: string) => {
     const [row] = await s.t.db.query<{ at: string | null }>(
       `SELECT to_char(funds_available_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS at
@@ -58,7 +59,7 @@ describe('payouts follow Stripe settlement and disputes', () => {
   before(async () => {
     s = await startStripeApp();
     await s.api.onboardOk(
-      ['a', 'b', 'c'].map((name, i) =>
+      ['a', 'b', 'c', 'd'].map((name, i) =>
         userBody({
           user_id: i + 1,
           email: `${name}@example.com`,
@@ -82,17 +83,23 @@ describe('payouts follow Stripe settlement and disputes', () => {
     s.stand.balanceTransactions.delete(transactionId);
     await runJobs(s.t);
     assert.equal(await fundsAvailableAt(a.paymentId), null);
-    assert.deepEqual((await run('2026-03-05')).items, [], 'funds not known: not payable');
+    assert.deepEqual((await run(today())).items, [], 'funds not known: not payable');
 
     s.stand.balanceTransactions.set(transactionId, transaction);
     s.t.clock.advance(60_000);
     await runJobs(s.t);
     assert.equal(await fundsAvailableAt(a.paymentId), '2026-03-03T00:00:00Z');
+    assert.deepEqual(
+      (await run('2026-12-31')).items,
+      [],
+      'a run dated ahead pays no funds not available today',
+    );
     assert.ok(
       s.stand.requests.some((r) => r.method === 'GET' && r.path === `/v1/payment_intents/${a.intentId}`),
       'read from the PaymentIntent (its latest charge and balance transaction expanded)',
     );
 
+    s.t.clock.advance(2 * DAY);
     assert.deepEqual((await run('2026-03-02')).items, [], 'before available_on: not payable');
     const paid = await run('2026-03-03');
     assert.deepEqual(paid.items, [['SETTLE-A', '1200.00']]);
@@ -105,11 +112,11 @@ describe('payouts follow Stripe settlement and disputes', () => {
     s.t.clock.advance(2 * DAY);
     const dispute = s.stand.openDispute(b.intentId);
     await deliverStripeEvents(s.t, s.stand);
-    assert.deepEqual((await run('2026-03-04')).items, [], 'under dispute: held');
+    assert.deepEqual((await run(today())).items, [], 'under dispute: held');
 
     s.stand.closeDispute(dispute, 'won');
     await deliverStripeEvents(s.t, s.stand);
-    const paid = await run('2026-03-04');
+    const paid = await run(today());
     assert.deepEqual(paid.items, [['SETTLE-B', '1200.00']]);
     assert.equal((await operator('POST', `/payouts/runs/${paid.id}/confirm`)).status, 200);
   });
@@ -118,7 +125,7 @@ describe('payouts follow Stripe settlement and disputes', () => {
     const c = await pay('c@example.com');
     await runJobs(s.t);
     s.t.clock.advance(2 * DAY);
-    const first = await run('2026-03-05');
+    const first = await run(today());
     assert.deepEqual(first.items, [['SETTLE-C', '1200.00']]);
     assert.equal((await operator('POST', `/payouts/runs/${first.id}/confirm`)).status, 200);
 
@@ -158,7 +165,7 @@ describe('payouts follow Stripe settlement and disputes', () => {
     await pay('c@example.com', '1500.00');
     await runJobs(s.t);
     s.t.clock.advance(2 * DAY);
-    const next = await run('2026-03-07');
+    const next = await run(today());
     assert.deepEqual(next.items, [['SETTLE-C', '300.00']]);
     const [lines] = await s.t.db.query<{ kinds: string }>(
       `SELECT string_agg(l.kind || ' ' || l.amount_pence, ', ' ORDER BY l.kind) AS kinds
@@ -166,10 +173,39 @@ describe('payouts follow Stripe settlement and disputes', () => {
       [next.id],
     );
     assert.equal(lines!.kinds, 'dispute -100000, payment 150000, refund -20000');
-    assert.deepEqual((await run('2026-03-07')).items, [], 'the deduction is made once');
+    assert.deepEqual((await run(today())).items, [], 'the deduction is made once');
   });
 
-  it('reconcile: clean, then names a payment paid out before its funds and a wrong dispute deduction', async () => {
+  it('a dispute over part of a payment, lost while the payment waits in an unconfirmed run, deducts its rent part', async () => {
+    const d = await pay('d@example.com');
+    await runJobs(s.t);
+    s.t.clock.advance(2 * DAY);
+    const waiting = await run(today());
+    assert.deepEqual(waiting.items, [['SETTLE-D', '1200.00']]);
+
+    // £500.00 of the £1,217.40 disputed and lost before the run is confirmed; then the run is canceled.
+    const dispute = s.stand.openDispute(d.intentId, 50_000);
+    s.stand.closeDispute(dispute, 'lost');
+    await deliverStripeEvents(s.t, s.stand);
+    assert.deepEqual((await run(today())).items, [], 'the deduction alone: nothing to pay, it waits');
+    assert.equal((await operator('POST', `/payouts/runs/${waiting.id}/cancel`)).status, 200);
+    const paid = await run(today());
+    assert.deepEqual(paid.items, [['SETTLE-D', '700.00']], 'the rent less the £500.00 the dispute took back');
+
+    const ledger = await send(s.t, {
+      method: 'GET',
+      url: '/api/third-party/ledger/?payment_reference=SETTLE-D',
+      headers: { authorization: `Token ${s.api.serverToken}` },
+    });
+    assert.deepEqual(
+      ledger.body.entries
+        .filter((e: { payment_id?: string }) => e.payment_id === d.paymentId)
+        .map((e: { type: string; amount: string }) => `${e.type} ${e.amount}`),
+      ['payment 1200.00', 'refund 500.00'],
+    );
+  });
+
+  it('reconcile: clean, then names a payment paid out before its funds, a wrong dispute deduction and an unsettled payment', async () => {
     const clean = await runCli(['payouts', 'reconcile'], env);
     assert.equal(clean.code, 0, clean.stdout + clean.stderr);
 
@@ -184,6 +220,9 @@ describe('payouts follow Stripe settlement and disputes', () => {
       paidOut!.payment_id,
     ]);
     await s.t.db.query("UPDATE payout_lines SET amount_pence = -120000 WHERE kind = 'dispute'");
+    // A payment whose settlement job never ran (nothing runs jobs here) is named after three days.
+    const unsettled = await pay('a@example.com');
+    s.t.clock.advance(4 * DAY);
     const tampered = await runCli(['payouts', 'reconcile'], env);
     assert.equal(tampered.code, 1, tampered.stdout + tampered.stderr);
     assert.match(
@@ -195,7 +234,13 @@ describe('payouts follow Stripe settlement and disputes', () => {
     assert.match(
       tampered.stdout,
       new RegExp(
-        `MISMATCH payment ${disputed!.payment_id}: payout po_\\w+ deducts £1200.00 for its lost dispute but the rent paid out and not refunded is £1000.00`,
+        `MISMATCH payment ${disputed!.payment_id}: payout po_\\w+ deducts £1200.00 for its lost dispute but the dispute's rent part is £1000.00`,
+      ),
+    );
+    assert.match(
+      tampered.stdout,
+      new RegExp(
+        `MISMATCH payment ${unsettled.paymentId} succeeded on \\d{4}-\\d{2}-\\d{2} but when its funds are available is still unknown`,
       ),
     );
   });

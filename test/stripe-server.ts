@@ -708,15 +708,17 @@ export class StripeStandIn {
 
   /**
    * The cardholder disputes a succeeded payment (in test mode, Stripe's `pm_card_createDispute` card does this):
-   * a Dispute needing a response, and `charge.dispute.created`. Returns the dispute's id.
+   * a Dispute (of `amount` pence, default all that is not refunded) needing a response, and `charge.dispute.created`.
+   * Returns the dispute's id.
    */
-  openDispute(intentId: string, status = 'needs_response'): string {
+  openDispute(intentId: string, amount?: number, status = 'needs_response'): string {
     const intent = this.#get(this.paymentIntents, 'payment_intent', intentId);
     const charge = this.#get(this.charges, 'charge', String(intent.latest_charge));
     const dispute: Obj = {
       id: id('dp'),
       object: 'dispute',
-      amount: Number(charge.amount) - Number(charge.amount_refunded),
+      // Usually what is left of the charge; less when only part of it is disputed.
+      amount: amount ?? Number(charge.amount) - Number(charge.amount_refunded),
       currency: charge.currency,
       charge: charge.id,
       payment_intent: intent.id,

@@ -30,7 +30,7 @@ export interface InputRow {
     payment_id: string;
     date: string;
     pure_amount_pence: number;
-    /** Its succeeded refunds, and what a dispute it lost took back (the rest of the payment), as one more. */
+    /** Its succeeded refunds, and what a dispute it lost took back, as one more, in the order they happened. */
     refunds: { date: string; amount_pence: number }[];
   }[];
   payouts: LedgerPayout[];
@@ -54,8 +54,8 @@ export const LEDGER_INPUT_COLUMNS = `
                          FROM (SELECT r.created_at AS at, false AS lost, r.id, r.amount_pence
                                  FROM refunds r WHERE r.payment_id = p.id AND r.status = 'succeeded'
                                UNION ALL
-                               SELECT p.dispute_lost_at, true, p.id, p.amount_pence - p.refunded_pence
-                                WHERE p.dispute_status = 'lost' AND p.amount_pence > p.refunded_pence) x), '[]'))
+                               SELECT p.dispute_lost_at, true, p.id, p.dispute_amount_pence
+                                WHERE p.dispute_status = 'lost') x), '[]'))
               ORDER BY p.created_at, p.id)
               FROM payments p WHERE p.tenancy_id = t.id AND p.status = 'succeeded'), '[]') AS payments,
   COALESCE((SELECT json_agg(json_build_object('payout_id', po.id, 'date', (po.paid_at AT TIME ZONE 'UTC')::date,

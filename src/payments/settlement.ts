@@ -74,15 +74,16 @@ export class SettlementService {
   }
 
   /**
-   * A dispute opened or ended on a payment. An ended dispute stays ended: an `open` arriving after it (the
+   * A dispute opened or ended on a payment; a lost one keeps how much it took back. An ended dispute stays ended: an `open` arriving after it (the
    * processor's events come in any order) changes nothing.
    */
-  async recordDispute(paymentId: string, status: DisputeStatus): Promise<void> {
+  async recordDispute(paymentId: string, status: DisputeStatus, disputedPence: number): Promise<void> {
     await this.db.query(
       `UPDATE payments SET dispute_status = $2, updated_at = $3,
-              dispute_lost_at = CASE WHEN $2 = 'lost' THEN $3::timestamptz END
+              dispute_lost_at = CASE WHEN $2 = 'lost' THEN $3::timestamptz END,
+              dispute_amount_pence = CASE WHEN $2 = 'lost' THEN LEAST(GREATEST($4::bigint, 1), amount_pence) END
         WHERE id = $1 AND (dispute_status IS NULL OR dispute_status = 'open') AND dispute_status IS DISTINCT FROM $2`,
-      [paymentId, status, this.clock.now()],
+      [paymentId, status, this.clock.now(), disputedPence],
     );
   }
 }

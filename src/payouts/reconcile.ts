@@ -1,4 +1,4 @@
-import type { Db } from '../platform/db/db.ts';
+import type { Db, SqlParam } from '../platform/db/db.ts';
 import { formatPence } from '../shared/money.ts';
 import { REFUND_RENT_PARTS } from './payable-sql.ts';
 
@@ -10,6 +10,9 @@ export interface Reconciliation {
 
 const money = (pence: number | string) => `£${formatPence(Number(pence))}`;
 
+/** Days after a payment succeeded by which when its funds are available must be known (a settlement job failed). */
+const SETTLEMENT_UNKNOWN_DAYS = 3;
+
 /**
  * The auditor's check of payouts against payments, from the database alone: every succeeded payment is in at most
  * one live payout (else it is still payable, or waits for its funds or a dispute) with exactly its rent, and none
@@ -17,10 +20,14 @@ const money = (pence: number | string) => `£${formatPence(Number(pence))}`;
  * the rent a lost dispute took back;
  * every payout adds up to its lines, every run to its payouts; statuses agree.
  */
-export async function reconcilePayouts(db: Db): Promise<Reconciliation> {
+export async function reconcilePayouts(db: Db, today: string): Promise<Reconciliation> {
   const mismatches: string[] = [];
-  const each = async (sql: string, describe: (row: Record<string, string | number | null>) => string) => {
-    for (const row of await db.query<Record<string, string | number | null>>(sql))
+  const each = async (
+    sql: string,
+    describe: (row: Record<string, string | number | null>) => string,
+    params: readonly SqlParam[] = [],
+  ) => {
+    for (const row of await db.query<Record<string, string | number | null>>(sql, params))
       mismatches.push(describe(row));
   };
 
@@ -43,9 +50,20 @@ export async function reconcilePayouts(db: Db): Promise<Reconciliation> {
        FROM payout_lines l JOIN payments p ON p.id = l.payment_id
        JOIN payouts po ON po.id = l.payout_id JOIN payout_runs r ON r.id = po.payout_run_id
       WHERE l.kind = 'payment' AND l.active
-        AND (p.funds_available_at IS NULL OR (p.funds_available_at AT TIME ZONE 'UTC')::date > r.as_of)`,
+        AND (p.funds_available_at IS NULL
+             OR (p.funds_available_at AT TIME ZONE 'UTC')::date
+                  > LEAST(r.as_of, (r.created_at AT TIME ZONE 'UTC')::date))`,
     (r) =>
       `payment ${r.payment_id} is paid out by payout ${r.payout_id} (as of ${r.as_of}) before its funds were available${r.funds_available_at ? ` (${new Date(r.funds_available_at).toISOString().slice(0, 10)})` : ''}.`,
+  );
+  await each(
+    `SELECT p.id, (p.created_at AT TIME ZONE 'UTC')::date::text AS made_on
+       FROM payments p
+      WHERE p.status = 'succeeded' AND p.funds_available_at IS NULL
+        AND (p.created_at AT TIME ZONE 'UTC')::date < $1::date - ${SETTLEMENT_UNKNOWN_DAYS}`,
+    (r) =>
+      `payment ${r.id} succeeded on ${r.made_on} but when its funds are available is still unknown, so no run can pay it out (see its payment.settlement job).`,
+    [today],
   );
   await each(
     `WITH parts AS (${REFUND_RENT_PARTS})
@@ -57,18 +75,15 @@ export async function reconcilePayouts(db: Db): Promise<Reconciliation> {
   );
   await each(
     `WITH parts AS (${REFUND_RENT_PARTS})
-     SELECT l.payment_id, l.payout_id, -l.amount_pence AS deducted, p.dispute_status,
-            p.pure_amount_pence - COALESCE((SELECT sum(rent_pence) FROM parts WHERE parts.payment_id = p.id), 0)
-              AS held_pence
+     SELECT l.payment_id, l.payout_id, -l.amount_pence AS deducted, p.dispute_status, parts.rent_pence
        FROM payout_lines l JOIN payments p ON p.id = l.payment_id
+       LEFT JOIN parts ON parts.payment_id = l.payment_id AND parts.kind = 'dispute'
       WHERE l.kind = 'dispute' AND l.active
-        AND (p.dispute_status IS DISTINCT FROM 'lost'
-             OR -l.amount_pence <> p.pure_amount_pence
-                  - COALESCE((SELECT sum(rent_pence) FROM parts WHERE parts.payment_id = p.id), 0))`,
+        AND (p.dispute_status IS DISTINCT FROM 'lost' OR -l.amount_pence <> parts.rent_pence)`,
     (r) =>
       r.dispute_status !== 'lost'
         ? `payment ${r.payment_id}: payout ${r.payout_id} deducts ${money(r.deducted!)} for a dispute it has not lost (${r.dispute_status ?? 'no dispute'}).`
-        : `payment ${r.payment_id}: payout ${r.payout_id} deducts ${money(r.deducted!)} for its lost dispute but the rent paid out and not refunded is ${money(r.held_pence!)}.`,
+        : `payment ${r.payment_id}: payout ${r.payout_id} deducts ${money(r.deducted!)} for its lost dispute but the dispute's rent part is ${money(r.rent_pence ?? 0)}.`,
   );
   await each(
     `SELECT po.id, po.amount_pence, COALESCE(sum(l.amount_pence), 0) AS lines,

@@ -63,7 +63,7 @@ export class PayoutService {
     tx: Queryable,
     asOf: string,
   ): Promise<{ paying: (TenancyPayable & { account: PayoutAccount })[]; held: HeldPayout[] }> {
-    const lines = await tx.query<PayableLine>(PAYABLE_LINES, [asOf]);
+    const lines = await tx.query<PayableLine>(PAYABLE_LINES, [asOf, utcDate(this.clock.now())]);
     const byTenancy = new Map<string, TenancyPayable>();
     for (const line of lines) {
       const amount = Number(line.amount_pence);

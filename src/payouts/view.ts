@@ -49,7 +49,8 @@ export const PayoutView = Type.Object(
     account_name: Type.String(),
     amount: {
       ...Money,
-      description: 'Rent paid out: payments’ rent less refunds’ rent parts not yet deducted.',
+      description:
+        'Rent paid out: payments’ rent less the rent parts of refunds and lost disputes not yet deducted.',
     },
     payment_ids: Type.Array(Type.String(), { description: 'The payments whose rent this payout carries.' }),
     paid_at: Type.Union([Timestamp, Type.Null()]),
@@ -69,7 +70,9 @@ export const PayoutRunView = Type.Object(
     status: Type.Union([Type.Literal('created'), Type.Literal('confirmed'), Type.Literal('canceled')]),
     as_of: Type.String({
       format: 'date',
-      description: 'Payments and refunds made on or before this day count.',
+      description:
+        'Payments, refunds and lost disputes on or before this day count; a payment once its funds are available ' +
+        'by this day.',
     }),
     total: Money,
     items: Type.Array(PayoutView),

@@ -110,6 +110,8 @@ export type ProcessorNotification =
       processorPaymentId: string;
       /** The cardholder disputes the payment (`open`), or the dispute has ended for (`won`) or against us (`lost`). */
       dispute: DisputeStatus;
+      /** How much of the payment is disputed (all of it, or part when only part is). */
+      disputedPence: number;
     };
 
 /** Where a payment's dispute stands: open (its funds held back), won (funds reinstated) or lost (funds gone). */

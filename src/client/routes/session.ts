@@ -77,7 +77,9 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
                   next_due: Type.Union(
                     [Type.Object({ date: Type.String(), amount: Type.String() }), Type.Null()],
                     {
-                      description: 'The first due date after today and its amount; null when none is left.',
+                      description:
+                        'The first due date after today and what is still to pay for it (its rent less any credit ' +
+                        'from paying ahead); null when none is left or it is paid already.',
                     },
                   ),
                 },
@@ -219,12 +221,16 @@ async function paidView(
   return payment ? paymentView(payment) : null;
 }
 
+/** What the page shows the tenant: arrears, and the next due date's rent less any credit from paying ahead. */
 function ledgerSummary(ledger: TenancyLedger | undefined) {
+  const balance = ledger?.entries.at(-1)?.balance_pence ?? 0;
+  const nextToPay = ledger?.next_due ? ledger.next_due.amount_pence - Math.max(0, -balance) : 0;
   return {
     arrears: formatPence(ledger?.arrears_pence ?? 0),
     days_overdue: ledger?.days_overdue ?? 0,
-    next_due: ledger?.next_due
-      ? { date: ledger.next_due.date, amount: formatPence(ledger.next_due.amount_pence) }
-      : null,
+    next_due:
+      ledger?.next_due && nextToPay > 0
+        ? { date: ledger.next_due.date, amount: formatPence(nextToPay) }
+        : null,
   };
 }

@@ -4,6 +4,7 @@ import { BadRequest, NotFound, operatorErrors } from '../../operator/schemas.ts'
 import { ServiceError } from '../../platform/errors.ts';
 import { dateProblem } from '../../platform/http/input-checks.ts';
 import { ErrorResponse, optionalBody } from '../../platform/http/schemas.ts';
+import { utcDate } from '../../schedules/dates.ts';
 import { formatPence } from '../../shared/money.ts';
 import { payoutCsv } from '../bank-account.ts';
 import { reconcilePayouts } from '../reconcile.ts';
@@ -40,8 +41,9 @@ export const operatorPayoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Make a payout run',
         description:
           'One payout per tenancy with rent to pay out as of `as_of` (default today): the rent of its succeeded ' +
-          'payments made on or before that day and not yet paid out, less the rent part of refunds not yet ' +
-          'deducted (a refund after a payout is deducted from the next). Tenancies whose landlord account is not a ' +
+          'payments made on or before that day whose funds the processor has made available by then (and by today) ' +
+          'and that no open dispute holds, not yet paid out, less the rent part of refunds and lost disputes not yet ' +
+          'deducted (one after a payout is deducted from the next). Tenancies whose landlord account is not a ' +
           'UK one, or (in production) not yet approved, are held out (GET /payouts/held). Runs never share a ' +
           'payment, even when made at once. Nothing to pay: a run with no items and total 0.00.',
         tags: ['Payouts'],
@@ -237,9 +239,11 @@ export const operatorPayoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'reconcilePayouts',
         summary: 'Check payouts against payments',
         description:
-          'Every succeeded payment is in at most one live payout, with exactly its rent (else it is still payable); ' +
-          'every refund deducted is that refund’s rent part; every payout adds up to its payments and refunds, and ' +
-          'every run to its payouts; statuses agree. Each mismatch is one sentence naming what is wrong.',
+          'Every succeeded payment is in at most one live payout, with exactly its rent (else it is still payable, or ' +
+          'waits for its funds or a dispute), and none was paid out before its funds were available; when a payment’s ' +
+          'funds are available is known within 3 days; every refund or lost dispute deducted is its rent part; every ' +
+          'payout adds up to its lines, and every run to its payouts; statuses agree. Each mismatch is one sentence ' +
+          'naming what is wrong.',
         tags: ['Payouts'],
         response: {
           200: Type.Object({
@@ -252,7 +256,7 @@ export const operatorPayoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async () => {
-      const result = await reconcilePayouts(app.ctx.db);
+      const result = await reconcilePayouts(app.ctx.db, utcDate(app.ctx.clock.now()));
       return { ok: result.mismatches.length === 0, ...result };
     },
   );

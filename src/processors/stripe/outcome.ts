@@ -141,8 +141,8 @@ export function refundOutcome(refund: Pick<Stripe.Refund, 'status' | 'failure_re
 }
 
 /**
- * The one place a Stripe Dispute's status becomes ours. Won, prevented, or an inquiry closed without a dispute:
- * the funds are the payment's again. Lost: they are gone. Anything else (an inquiry, evidence due or under review,
+ * The one place a Stripe Dispute's status becomes ours. Won, prevented, an inquiry closed without a dispute, or the
+ * charge refunded instead: the dispute holds nothing back any more. Lost: they are gone. Anything else (an inquiry, evidence due or under review,
  * an appeal, a status Stripe adds later) holds them.
  */
 export function disputeStatusOf(status: string): DisputeStatus {
@@ -150,6 +150,8 @@ export function disputeStatusOf(status: string): DisputeStatus {
     case 'won':
     case 'prevented':
     case 'warning_closed':
+    // Older API versions: the charge was refunded instead, which its own charge.refunded event records.
+    case 'charge_refunded':
       return 'won';
     case 'lost':
       return 'lost';

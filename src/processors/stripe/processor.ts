@@ -223,7 +223,11 @@ export class StripeProcessor implements PaymentProcessor {
       const intent =
         typeof dispute.payment_intent === 'string' ? dispute.payment_intent : dispute.payment_intent?.id;
       if (!intent) return undefined;
-      return { processorPaymentId: intent, dispute: disputeStatusOf(dispute.status) };
+      return {
+        processorPaymentId: intent,
+        dispute: disputeStatusOf(dispute.status),
+        disputedPence: dispute.amount,
+      };
     }
     if (event.type.startsWith('setup_intent.') && object.object === 'setup_intent') {
       const setup = object as Stripe.SetupIntent;
