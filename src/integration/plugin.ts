@@ -27,8 +27,8 @@ export const integrationApi: FastifyPluginAsync = async (app) => {
     'onRequest',
     app.rateLimit({
       keyGenerator: (request) => request.integrator.id,
-      max: async (request) => request.integrator.rate_limit_burst,
-      timeWindow: async (request) =>
+      max: (request) => request.integrator.rate_limit_burst,
+      timeWindow: (request) =>
         Math.round((request.integrator.rate_limit_burst / request.integrator.rate_limit_per_second) * 1000),
       errorResponseBuilder: (request, context) => {
         const retryAfter = Math.max(1, Math.ceil(context.ttl / 1000));
