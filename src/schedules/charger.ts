@@ -284,12 +284,8 @@ export class ScheduleCharger {
         )),
       );
     }
-    await enqueueSettlement(
-      tx,
-      this.clock,
-      this.processor,
-      inserted.filter((p) => p.status === 'succeeded').map((p) => p.id),
-    );
+    const succeeded = inserted.filter((p) => p.status === 'succeeded').map((p) => p.id);
+    await enqueueSettlement(tx, this.clock, this.processor, succeeded);
     await tx.query(
       `UPDATE schedule_charges c
           SET status = x.status, attempts = x.attempts, first_attempt_on = x.first_attempt_on,

@@ -1,5 +1,6 @@
 // The page's root: loads the session, holds the state (state.ts reduces it) and picks the view; the views, the
-// payment flow and the Stripe parts live in their own files. What remains is the wiring between them.
+// payment flow and the Stripe parts live in their own files. What remains is the wiring between them: the effects
+// that load, refresh and expire one state, which read best together (hence a little over 400 lines).
 import { useEffect, useMemo, useReducer, useRef, useState } from 'preact/hooks';
 import { ClientApi, type PaymentMethod, type SavedCard, type Session } from './api.ts';
 import type { CardFormHandle } from './CardForm.tsx';
