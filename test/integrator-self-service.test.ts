@@ -355,6 +355,7 @@ describe('the reference: OpenAPI webhooks and /docs', () => {
       properties: { data: { properties: Record<string, unknown> } };
     };
     assert.deepEqual(Object.keys(schema.properties.data.properties).sort(), [
+      'dispute',
       'email',
       'payment',
       'payment_reference',

@@ -46,6 +46,25 @@ describe('payouts follow Stripe settlement and disputes', () => {
     );
     return { paymentId: paid.body.payment_id as string, intentId: row!.processor_payment_id };
   };
+  /** The payment's dispute events, oldest first, from the Integration API's event list: "type status amount". */
+  const disputeEvents = async (paymentId: string) => {
+    const listed = await send(s.t, {
+      method: 'GET',
+      url: '/api/third-party/events/?limit=100',
+      headers: { authorization: `Token ${s.api.serverToken}` },
+    });
+    assert.equal(listed.status, 200, JSON.stringify(listed.body));
+    return listed.body.data
+      .filter(
+        (e: { type: string; data: { payment?: { payment_id: string } } }) =>
+          e.type.startsWith('payment_dispute') && e.data.payment?.payment_id === paymentId,
+      )
+      .reverse()
+      .map(
+        (e: { type: string; data: { dispute: { status: string; amount: string } } }) =>
+          `${e.type} ${e.data.dispute.status} ${e.data.dispute.amount}`,
+      );
+  };
   const today = () => s.t.clock.now().toISOString().slice(0, 10);
   const fundsAvailableAt = async (paymentId: string) => {
     const [row] = await s.t.db.query<{ at: string | null }>(
@@ -114,11 +133,18 @@ describe('payouts follow Stripe settlement and disputes', () => {
     await deliverStripeEvents(s.t, s.stand);
     assert.deepEqual((await run(today())).items, [], 'under dispute: held');
 
+    s.t.clock.advance(60_000);
     s.stand.closeDispute(dispute, 'won');
     await deliverStripeEvents(s.t, s.stand);
     const paid = await run(today());
     assert.deepEqual(paid.items, [['SETTLE-B', '1200.00']]);
     assert.equal((await operator('POST', `/payouts/runs/${paid.id}/confirm`)).status, 200);
+
+    // The platform heard of both, once each, with the dispute's status and amount.
+    assert.deepEqual(await disputeEvents(b.paymentId), [
+      'payment_disputed open 1217.40',
+      'payment_dispute_closed won 1217.40',
+    ]);
   });
 
   it('a dispute lost after payout deducts the rent the landlord still holds from the next payout', async () => {
@@ -147,6 +173,11 @@ describe('payouts follow Stripe settlement and disputes', () => {
       [c.paymentId],
     );
     assert.equal(row!.dispute_status, 'lost');
+    assert.deepEqual(
+      await disputeEvents(c.paymentId),
+      ['payment_dispute_closed lost 1017.40'],
+      'the late created event is not sent after the closed one',
+    );
     // In the tenancy's ledger the lost dispute gives the rent back as unpaid, like a refund of the rest.
     const ledger = await send(s.t, {
       method: 'GET',

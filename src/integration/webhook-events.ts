@@ -20,6 +20,18 @@ export const EVENT_TYPES: Record<EventType, { when: string; data: TSchema }> = {
     data: PaymentEventData,
   },
   payment_refunded: { when: 'A refund of a payment succeeded, partial or full.', data: PaymentEventData },
+  payment_disputed: {
+    when:
+      'The cardholder disputed a payment (a chargeback, or an inquiry from the card issuer); its rent is held back ' +
+      'from payouts until the dispute ends.',
+    data: PaymentEventData,
+  },
+  payment_dispute_closed: {
+    when:
+      'A payment’s dispute ended: won (nothing changes), or lost (the disputed amount went back to the cardholder, ' +
+      'and the tenancy’s ledger owes its rent again).',
+    data: PaymentEventData,
+  },
   schedule_created: { when: 'A tenant set up recurring rent.', data: ScheduleEventData },
   schedule_paused: { when: 'A recurring rent schedule was paused.', data: ScheduleEventData },
   schedule_resumed: { when: 'A paused schedule was resumed.', data: ScheduleEventData },

@@ -18,11 +18,24 @@ export const RefundEventView = Type.Object(
   { description: 'The refund this event is about (payment_refunded only).' },
 );
 
+export const DisputeEventView = Type.Object(
+  {
+    status: Type.Union([Type.Literal('open'), Type.Literal('won'), Type.Literal('lost')], {
+      description:
+        'open: the cardholder disputes the payment (or its issuer asks about it) and its rent is held back from ' +
+        'payouts; won: it ended in your favour; lost: the disputed amount went back to the cardholder.',
+    }),
+    amount: { ...Money, description: 'How much of the payment is disputed.' },
+  },
+  { description: 'The dispute this event is about (payment_disputed and payment_dispute_closed only).' },
+);
+
 export const PaymentEventData = Type.Object(
   {
     payment: PaymentView,
     ...EVENT_TENANT_FIELDS,
     refund: Type.Optional(RefundEventView),
+    dispute: Type.Optional(DisputeEventView),
     retry_on: Type.Optional(
       Type.Union([Type.String({ format: 'date' }), Type.Null()], {
         description:
@@ -41,11 +54,14 @@ export interface PaymentEventUser {
   payment_reference: string;
 }
 
-/** A payment event's data: `{payment, user_id, email, payment_reference}`, plus `refund` or `retry_on`. */
+/** What a payment event adds beside the contract's keys: a refund, a retry date or a dispute. */
+type PaymentEventExtra = Pick<PaymentEventData, 'refund' | 'retry_on' | 'dispute'>;
+
+/** A payment event's data: `{payment, user_id, email, payment_reference}`, plus `refund`, `retry_on` or `dispute`. */
 export function paymentEventData(
   payment: PaymentRow,
   who: PaymentEventUser,
-  extra: Pick<PaymentEventData, 'refund' | 'retry_on'> = {},
+  extra: PaymentEventExtra = {},
 ): PaymentEventData {
   return {
     payment: paymentView(payment),
@@ -62,7 +78,7 @@ export async function recordPaymentEvent(
   clock: Clock,
   type: EventType,
   payment: PaymentRow,
-  extra: Pick<PaymentEventData, 'refund' | 'retry_on'> = {},
+  extra: PaymentEventExtra = {},
 ): Promise<void> {
   const [who] = await tx.query<PaymentEventUser>(
     `SELECT u.external_id, u.email, t.payment_reference

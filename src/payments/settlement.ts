@@ -2,6 +2,8 @@ import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { enqueueJobs, type JobHandler } from '../platform/jobs/queue.ts';
 import type { DisputeStatus, PaymentProcessor } from '../processors/processor.ts';
+import { formatPence } from '../shared/money.ts';
+import { recordPaymentEvent } from './events.ts';
 import type { PaymentRow } from './view.ts';
 
 /**
@@ -74,17 +76,31 @@ export class SettlementService {
   }
 
   /**
-   * A dispute opened or ended on a payment; a lost one keeps how much it took back. An ended dispute stays ended: an `open` arriving after it (the
+   * A dispute opened or ended on a payment, with its event (payment_disputed, payment_dispute_closed); a lost one
+   * keeps how much it took back. An ended dispute stays ended: an `open` arriving after it (the
    * processor's events come in any order) changes nothing.
    */
   async recordDispute(paymentId: string, status: DisputeStatus, disputedPence: number): Promise<void> {
-    await this.db.query(
-      `UPDATE payments SET dispute_status = $2, updated_at = $3,
-              dispute_lost_at = CASE WHEN $2 = 'lost' THEN $3::timestamptz END,
-              dispute_amount_pence = CASE WHEN $2 = 'lost' THEN LEAST(GREATEST($4::bigint, 1), amount_pence) END
-        WHERE id = $1 AND (dispute_status IS NULL OR dispute_status = 'open') AND dispute_status IS DISTINCT FROM $2`,
-      [paymentId, status, this.clock.now(), disputedPence],
-    );
+    const amountPence = Math.max(1, disputedPence);
+    await this.db.transaction(async (tx) => {
+      const [payment] = await tx.query<PaymentRow>(
+        `UPDATE payments SET dispute_status = $2, updated_at = $3,
+                dispute_lost_at = CASE WHEN $2 = 'lost' THEN $3::timestamptz END,
+                dispute_amount_pence = CASE WHEN $2 = 'lost' THEN LEAST($4::bigint, amount_pence) END
+          WHERE id = $1 AND (dispute_status IS NULL OR dispute_status = 'open')
+            AND dispute_status IS DISTINCT FROM $2
+          RETURNING *`,
+        [paymentId, status, this.clock.now(), amountPence],
+      );
+      if (!payment) return;
+      await recordPaymentEvent(
+        tx,
+        this.clock,
+        status === 'open' ? 'payment_disputed' : 'payment_dispute_closed',
+        payment,
+        { dispute: { status, amount: formatPence(amountPence) } },
+      );
+    });
   }
 }
 

@@ -8,6 +8,8 @@ export type EventType =
   | 'payment_success'
   | 'payment_failed'
   | 'payment_refunded'
+  | 'payment_disputed'
+  | 'payment_dispute_closed'
   | 'schedule_created'
   | 'schedule_paused'
   | 'schedule_resumed'
