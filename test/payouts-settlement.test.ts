@@ -165,8 +165,13 @@ describe('payouts follow Stripe settlement and disputes', () => {
     assert.equal(refund.status, 201, JSON.stringify(refund.body));
     const dispute = s.stand.openDispute(c.intentId);
     s.stand.closeDispute(dispute, 'lost');
-    // The events arrive out of order: `closed` first; the later `created` does not reopen it.
-    s.stand.events.push(s.stand.events.splice(s.stand.events.length - 2, 1)[0]!);
+    // The events arrive out of order: `closed` is applied first; the later `created` does not reopen it.
+    const created = s.stand.events.find(
+      (e) => e.type === 'charge.dispute.created' && e.object.id === dispute,
+    )!;
+    created.delivered = true;
+    await deliverStripeEvents(s.t, s.stand);
+    created.delivered = false;
     await deliverStripeEvents(s.t, s.stand);
     const [row] = await s.t.db.query<{ dispute_status: string }>(
       'SELECT dispute_status FROM payments WHERE id = $1',
@@ -244,13 +249,17 @@ describe('payouts follow Stripe settlement and disputes', () => {
       `SELECT l.payment_id FROM payout_lines l JOIN payments p ON p.id = l.payment_id
         WHERE l.kind = 'payment' AND p.dispute_status IS NULL ORDER BY p.created_at LIMIT 1`,
     );
+    // The dispute lost after payout (£1,000.00 of rent): its deduction made £1,200.00.
     const [disputed] = await s.t.db.query<{ payment_id: string }>(
-      "SELECT payment_id FROM payout_lines WHERE kind = 'dispute'",
+      "SELECT payment_id FROM payout_lines WHERE kind = 'dispute' AND amount_pence = -100000",
     );
     await s.t.db.query("UPDATE payments SET funds_available_at = '2026-04-01' WHERE id = $1", [
       paidOut!.payment_id,
     ]);
-    await s.t.db.query("UPDATE payout_lines SET amount_pence = -120000 WHERE kind = 'dispute'");
+    await s.t.db.query(
+      "UPDATE payout_lines SET amount_pence = -120000 WHERE kind = 'dispute' AND payment_id = $1",
+      [disputed!.payment_id],
+    );
     // A payment whose settlement job never ran (nothing runs jobs here) is named after three days.
     const unsettled = await pay('a@example.com');
     s.t.clock.advance(4 * DAY);
