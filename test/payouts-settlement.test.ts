@@ -65,6 +65,18 @@ describe('payouts follow Stripe settlement and disputes', () => {
           `${e.type} ${e.data.dispute.status} ${e.data.dispute.amount}`,
       );
   };
+  /** A payment's entries in its tenancy's ledger (Integration API), as "type amount". */
+  const ledgerEntriesOf = async (reference: string, paymentId: string) => {
+    const ledger = await send(s.t, {
+      method: 'GET',
+      url: `/api/third-party/ledger/?payment_reference=${reference}`,
+      headers: { authorization: `Token ${s.api.serverToken}` },
+    });
+    assert.equal(ledger.status, 200, JSON.stringify(ledger.body));
+    return ledger.body.entries
+      .filter((e: { payment_id?: string }) => e.payment_id === paymentId)
+      .map((e: { type: string; amount: string }) => `${e.type} ${e.amount}`);
+  };
   const today = () => s.t.clock.now().toISOString().slice(0, 10);
   const fundsAvailableAt = async (paymentId: string) => {
     const [row] = await s.t.db.query<{ at: string | null }>(
@@ -184,18 +196,11 @@ describe('payouts follow Stripe settlement and disputes', () => {
       'the late created event is not sent after the closed one',
     );
     // In the tenancy's ledger the lost dispute gives the rent back as unpaid, like a refund of the rest.
-    const ledger = await send(s.t, {
-      method: 'GET',
-      url: '/api/third-party/ledger/?payment_reference=SETTLE-C',
-      headers: { authorization: `Token ${s.api.serverToken}` },
-    });
-    assert.equal(ledger.status, 200, JSON.stringify(ledger.body));
-    assert.deepEqual(
-      ledger.body.entries
-        .filter((e: { payment_id?: string }) => e.payment_id === c.paymentId)
-        .map((e: { type: string; amount: string }) => `${e.type} ${e.amount}`),
-      ['payment 1200.00', 'refund 200.00', 'refund 1000.00'],
-    );
+    assert.deepEqual(await ledgerEntriesOf('SETTLE-C', c.paymentId), [
+      'payment 1200.00',
+      'refund 200.00',
+      'refund 1000.00',
+    ]);
 
     // Next month's rent, £1,500.00, less the £200.00 refunded and the £1,000.00 lost to the dispute.
     await pay('c@example.com', '1500.00');
@@ -228,17 +233,7 @@ describe('payouts follow Stripe settlement and disputes', () => {
     const paid = await run(today());
     assert.deepEqual(paid.items, [['SETTLE-D', '700.00']], 'the rent less the £500.00 the dispute took back');
 
-    const ledger = await send(s.t, {
-      method: 'GET',
-      url: '/api/third-party/ledger/?payment_reference=SETTLE-D',
-      headers: { authorization: `Token ${s.api.serverToken}` },
-    });
-    assert.deepEqual(
-      ledger.body.entries
-        .filter((e: { payment_id?: string }) => e.payment_id === d.paymentId)
-        .map((e: { type: string; amount: string }) => `${e.type} ${e.amount}`),
-      ['payment 1200.00', 'refund 500.00'],
-    );
+    assert.deepEqual(await ledgerEntriesOf('SETTLE-D', d.paymentId), ['payment 1200.00', 'refund 500.00']);
   });
 
   it('reconcile: clean, then names a payment paid out before its funds, a wrong dispute deduction and an unsettled payment', async () => {

@@ -172,8 +172,14 @@ export class PaymentService {
     );
     if ('dispute' in notification) {
       if (!payment) return undefined;
-      await this.settlement.recordDispute(payment.id, notification.dispute, notification.disputedPence);
-      const [row] = await this.db.query<PaymentRow>('SELECT * FROM payments WHERE id = $1', [payment.id]);
+      const changed = await this.settlement.recordDispute(
+        payment.id,
+        notification.dispute,
+        notification.disputedPence,
+      );
+      const [row] = changed
+        ? [changed]
+        : await this.db.query<PaymentRow>('SELECT * FROM payments WHERE id = $1', [payment.id]);
       return { kind: 'payment', payment: row! };
     }
     if ('refundedTotalPence' in notification) {

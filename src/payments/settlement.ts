@@ -28,7 +28,7 @@ export async function enqueueSettlement(
   processor: PaymentProcessor,
   paymentIds: readonly string[],
 ): Promise<void> {
-  if (settlesAtOnce(processor) || paymentIds.length === 0) return;
+  if (settlesAtOnce(processor)) return;
   await enqueueJobs(
     tx,
     clock,
@@ -50,11 +50,14 @@ export class SettlementService {
 
   /**
    * Asks the processor when a succeeded payment's funds become available and records it. Throws while the
-   * processor cannot say yet, so the job asks again later; a payment already recorded (or not succeeded) is skipped.
+   * processor cannot say yet, so the job asks again later; a payment already recorded (or not succeeded, or of a
+   * processor that settles at once) is skipped.
    */
   async recordFundsAvailability(paymentId: string): Promise<'recorded' | 'skipped'> {
     const [payment] = await this.db.query<PaymentRow>('SELECT * FROM payments WHERE id = $1', [paymentId]);
+    const fundsAvailableAt = this.processor.fundsAvailableAt?.bind(this.processor);
     if (
+      !fundsAvailableAt ||
       payment?.status !== 'succeeded' ||
       payment.funds_available_at !== null ||
       !payment.processor_payment_id ||
@@ -62,9 +65,7 @@ export class SettlementService {
     ) {
       return 'skipped';
     }
-    const availableAt = settlesAtOnce(this.processor)
-      ? this.clock.now()
-      : await this.processor.fundsAvailableAt!(payment.processor_payment_id);
+    const availableAt = await fundsAvailableAt(payment.processor_payment_id);
     if (!availableAt) {
       throw new Error(`The processor cannot say yet when payment ${paymentId}'s funds are available.`);
     }
@@ -77,12 +78,16 @@ export class SettlementService {
 
   /**
    * A dispute opened or ended on a payment, with its event (payment_disputed, payment_dispute_closed); a lost one
-   * keeps how much it took back. An ended dispute stays ended: an `open` arriving after it (the
+   * keeps how much it took back. Returns the payment when it changed. An ended dispute stays ended: an `open` arriving after it (the
    * processor's events come in any order) changes nothing.
    */
-  async recordDispute(paymentId: string, status: DisputeStatus, disputedPence: number): Promise<void> {
+  async recordDispute(
+    paymentId: string,
+    status: DisputeStatus,
+    disputedPence: number,
+  ): Promise<PaymentRow | undefined> {
     const amountPence = Math.max(1, disputedPence);
-    await this.db.transaction(async (tx) => {
+    return this.db.transaction(async (tx) => {
       const [payment] = await tx.query<PaymentRow>(
         `UPDATE payments SET dispute_status = $2, updated_at = $3,
                 dispute_lost_at = CASE WHEN $2 = 'lost' THEN $3::timestamptz END,
@@ -92,7 +97,7 @@ export class SettlementService {
           RETURNING *`,
         [paymentId, status, this.clock.now(), amountPence],
       );
-      if (!payment) return;
+      if (!payment) return undefined;
       await recordPaymentEvent(
         tx,
         this.clock,
@@ -100,6 +105,7 @@ export class SettlementService {
         payment,
         { dispute: { status, amount: formatPence(amountPence) } },
       );
+      return payment;
     });
   }
 }

@@ -29,7 +29,7 @@ export const REFUND_RENT_PARTS = `
  * its funds available by then, and by `today` (a run dated ahead cannot pay funds not yet available). A dispute lost
  * does not stop it: what the dispute took back is a negative line, as a refund is.
  */
-export function settledBy(asOf: string, today: string): string {
+function settledBy(asOf: string, today: string): string {
   return `p.status = 'succeeded' AND (p.created_at AT TIME ZONE 'UTC')::date <= ${asOf}
       AND p.funds_available_at IS NOT NULL
       AND (p.funds_available_at AT TIME ZONE 'UTC')::date <= LEAST(${asOf}, ${today})
