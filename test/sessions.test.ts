@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { Db } from '../src/platform/db/db.ts';
 import { sha256Hex } from '../src/platform/ids.ts';
 import {
   type Answer,
@@ -9,11 +10,14 @@ import {
   assertWritesNothing,
   CLIENT_SESSION,
   countRows,
+  integrationApi,
   ONBOARDING,
   PENDING_DOCUMENT,
+  rowsAddedBy,
   send,
   sessionPath,
   startIntegration,
+  UNLIMITED,
   USER_LOGIN,
 } from './api-client.ts';
 import {
@@ -23,7 +27,7 @@ import {
   userBody,
   userWithTenancies,
 } from './fixtures.ts';
-import { type TestApp, tokenHeader } from './helpers.ts';
+import { createTestDatabase, startTestApp, type TestApp, type TestDatabase, tokenHeader } from './helpers.ts';
 
 const MINUTE = 60_000;
 const TOKEN = /^rp_ust_[A-Za-z0-9]{43}$/;
@@ -247,6 +251,110 @@ describe('user-login: which tenancy the session pays for', () => {
       assertError(await loginAsOne(paymentReference), 404, 'not_found');
     });
   }
+});
+
+describe('user-login: logins sent at once', () => {
+  let t: TestApp;
+  let database: TestDatabase;
+  let realDb: Db;
+  let api: Api;
+  let otherApi: Api;
+  /** How many logins each user-login statement carried. */
+  const statements: number[] = [];
+
+  before(async () => {
+    database = await createTestDatabase();
+    realDb = await database.open();
+    const countingDb: Db = {
+      kind: realDb.kind,
+      query: (sql, params, options) => {
+        if (options?.prepare === 'user-login') statements.push((params as unknown[][])[0]!.length);
+        return realDb.query(sql, params, options);
+      },
+      notifyOnCommit: (channel, payload) => realDb.notifyOnCommit(channel, payload),
+      transaction: (fn) => realDb.transaction(fn),
+      withExclusiveLock: (key, fn) => realDb.withExclusiveLock(key, fn),
+      listen: (channel, onNotify) => realDb.listen(channel, onNotify),
+      close: async () => undefined,
+    };
+    t = await startTestApp({ database, db: countingDb });
+    api = integrationApi(t, await t.createIntegrator({ ...UNLIMITED }));
+    otherApi = integrationApi(t, await t.createIntegrator({ ...UNLIMITED, name: 'Other platform' }));
+    await api.onboardOk([
+      userWithTenancies(
+        { user_id: 1, email: 'one@example.com' },
+        { payment_reference: 'ONE-NOW' },
+        { payment_reference: 'ONE-OLD', address_1: '3 Old Road', is_primary: false, is_active: false },
+      ),
+      userWithTenancies(
+        { user_id: 2, email: 'ended@example.com' },
+        { payment_reference: 'ENDED', is_active: false },
+      ),
+    ]);
+    await otherApi.onboardOk(
+      userWithTenancies({ user_id: 7, email: 'other@example.com' }, { payment_reference: 'OTHER' }),
+    );
+    // Both server tokens are read once, so the logins below reach user-login in the same turn.
+    await api.loginOk('one@example.com');
+    await otherApi.loginOk('other@example.com');
+    statements.length = 0;
+  });
+  after(async () => {
+    await t.close();
+    await realDb.close();
+    await database.drop();
+  });
+
+  it('each is answered as if alone, and they share a statement', async () => {
+    const cases: [Api, Record<string, unknown>, number, string][] = [
+      [api, { email: 'one@example.com' }, 200, 'ONE-NOW'],
+      [
+        api,
+        { email: 'ONE@example.com', payment_reference: 'ONE-NOW', pure_amount: '950.00' },
+        200,
+        'ONE-NOW',
+      ],
+      [api, { email: 'nobody@example.com' }, 404, 'not_found'],
+      [api, { email: 'ended@example.com' }, 400, 'no_active_tenancy'],
+      [api, { email: 'one@example.com', payment_reference: 'ONE-OLD' }, 400, 'no_active_tenancy'],
+      [api, { email: 'one@example.com', payment_reference: 'NOPE' }, 404, 'not_found'],
+      [api, { email: 'other@example.com' }, 404, 'not_found'],
+      [otherApi, { email: 'other@example.com' }, 200, 'OTHER'],
+      [otherApi, { email: 'one@example.com' }, 404, 'not_found'],
+    ];
+    const all = [...cases, ...cases, ...cases];
+    const added = await rowsAddedBy(t.db, async () => {
+      const answers = await Promise.all(all.map(([client, body]) => client.login(body)));
+      for (const [i, [client, body, status, expected]] of all.entries()) {
+        const answer = answers[i]!;
+        assert.equal(answer.status, status, `${JSON.stringify(body)}: ${JSON.stringify(answer.body)}`);
+        if (status !== 200) {
+          assert.equal(answer.body.error, expected, JSON.stringify(body));
+          continue;
+        }
+        const session = await client.session(answer.body.session_id);
+        assert.equal(session.body.tenancy.payment_reference, expected);
+        const page = await client.clientSession(answer.body.token);
+        assert.equal(page.status, 200);
+        assert.deepEqual(page.body.amount, {
+          pure_amount: body.pure_amount ?? null,
+          editable: body.pure_amount === undefined,
+        });
+      }
+      const tokens = new Set(answers.filter((a) => a.status === 200).map((a) => a.body.token));
+      assert.equal(tokens.size, 9, 'every session has its own token');
+    });
+    assert.equal(added.sessions, 9);
+    assert.equal(
+      statements.reduce((sum, n) => sum + n, 0),
+      all.length,
+      'every login ran in a user-login statement',
+    );
+    assert.ok(
+      statements.length < all.length / 3,
+      `${all.length} logins ran as ${statements.length} statements`,
+    );
+  });
 });
 
 describe('session query: GET /api/third-party/session/{session_id}/', () => {

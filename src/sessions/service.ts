@@ -1,6 +1,7 @@
 import type { Integrator } from '../integrators/service.ts';
 import { hashToken, USER_SESSION_TOKEN_PREFIX } from '../integrators/tokens.ts';
 import type { Clock } from '../platform/clock/clock.ts';
+import { StatementBatcher } from '../platform/db/batcher.ts';
 import type { Db } from '../platform/db/db.ts';
 import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { newId, randomBase62 } from '../platform/ids.ts';
@@ -115,6 +116,60 @@ export interface ClientContext {
   };
 }
 
+/** One login of a batch, as the statement reads it (timestamps as ISO text). */
+interface LoginInput {
+  integrator_id: string;
+  email_key: string;
+  payment_reference: string | null;
+  session_id: string;
+  token_hash: string;
+  token_expires_at: string;
+  expires_at: string;
+  created_at: string;
+  pure_amount_pence: number | null;
+  amount_editable: boolean;
+}
+
+interface LoginFound {
+  user_id: string | null;
+  tenancy_id: string | null;
+  /** The tenancy was active, so the session was inserted. */
+  created: boolean;
+}
+
+/**
+ * Each login ($1: a JSON array of LoginInput with its index n): the user by email, then the tenancy named by
+ * payment_reference, else the primary active one, else the newest active one; the session is inserted only when
+ * that tenancy is active. One row per login that found its user.
+ */
+const LOGIN_SQL = `
+  WITH input AS (
+    SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(
+      n int, integrator_id text, email_key text, payment_reference text, session_id text, token_hash text,
+      token_expires_at timestamptz, expires_at timestamptz, created_at timestamptz, pure_amount_pence bigint,
+      amount_editable boolean)
+  ), found AS (
+    SELECT i.*, u.id AS user_id, t.id AS tenancy_id, t.is_active AS tenancy_active
+      FROM input i
+      JOIN users u ON u.integrator_id = i.integrator_id AND u.email_key = i.email_key
+      LEFT JOIN LATERAL (
+        SELECT t.id, t.is_active FROM tenancies t
+         WHERE t.user_id = u.id
+           AND ((i.payment_reference IS NULL AND t.is_active) OR t.payment_reference = i.payment_reference)
+         ORDER BY t.is_primary DESC, t.created_at DESC, t.start_rent_date DESC, t.id DESC
+         LIMIT 1
+      ) t ON true
+  ), created AS (
+    INSERT INTO sessions (id, integrator_id, user_id, tenancy_id, token_hash, token_expires_at, expires_at, created_at,
+                          pure_amount_pence, amount_editable)
+    SELECT session_id, integrator_id, user_id, tenancy_id, token_hash, token_expires_at, expires_at, created_at,
+           pure_amount_pence, amount_editable
+      FROM found WHERE tenancy_active
+    RETURNING id
+  )
+  SELECT f.n, f.user_id, f.tenancy_id, EXISTS (SELECT 1 FROM created c WHERE c.id = f.session_id) AS created
+    FROM found f`;
+
 export class SessionService {
   constructor(
     private readonly db: Db,
@@ -125,7 +180,8 @@ export class SessionService {
 
   /**
    * user-login: one round trip finds the user and the tenancy to pay for and, when both are fit, creates the
-   * session. The token is returned once and stored as its hash.
+   * session. The token is returned once and stored as its hash. Logins made in the same turn of the event loop share
+   * that round trip (one statement, one commit), each answered once its session is committed.
    */
   async login(
     integratorId: string,
@@ -138,44 +194,21 @@ export class SessionService {
     const sessionId = newId('ses');
     const tokenExpiresAt = new Date(now.getTime() + this.tokenTtlSeconds * 1000);
     const sessionExpiresAt = new Date(now.getTime() + this.sessionTtlSeconds * 1000);
-    const [row] = await this.db.query<{
-      user_id: string | null;
-      tenancy_id: string | null;
-      tenancy_active: boolean | null;
-      session_id: string | null;
-    }>(
-      `WITH u AS (
-         SELECT id FROM users WHERE integrator_id = $1 AND email_key = $2
-       ), t AS (
-         SELECT t.id, t.is_active FROM tenancies t JOIN u ON t.user_id = u.id
-          WHERE ($3::text IS NULL AND t.is_active) OR t.payment_reference = $3::text
-          ORDER BY t.is_primary DESC, t.created_at DESC, t.start_rent_date DESC, t.id DESC
-          LIMIT 1
-       ), created AS (
-         INSERT INTO sessions (id, integrator_id, user_id, tenancy_id, token_hash, token_expires_at, expires_at, created_at,
-                               pure_amount_pence, amount_editable)
-         SELECT $4, $1, u.id, t.id, $5, $6, $7, $8, $9, $10 FROM u CROSS JOIN t WHERE t.is_active
-         RETURNING id
-       )
-       SELECT (SELECT id FROM u) AS user_id, (SELECT id FROM t) AS tenancy_id,
-              (SELECT is_active FROM t) AS tenancy_active, (SELECT id FROM created) AS session_id`,
-      [
-        integratorId,
-        email.toLowerCase(),
-        paymentReference ?? null,
-        sessionId,
-        hashToken(token),
-        tokenExpiresAt,
-        sessionExpiresAt,
-        now,
-        amount.purePence,
-        amount.editable,
-      ],
-      { prepare: 'user-login' },
-    );
-    if (!row?.user_id)
+    const found = await this.#logins.run({
+      integrator_id: integratorId,
+      email_key: email.toLowerCase(),
+      payment_reference: paymentReference ?? null,
+      session_id: sessionId,
+      token_hash: hashToken(token),
+      token_expires_at: tokenExpiresAt.toISOString(),
+      expires_at: sessionExpiresAt.toISOString(),
+      created_at: now.toISOString(),
+      pure_amount_pence: amount.purePence,
+      amount_editable: amount.editable,
+    });
+    if (!found.user_id)
       throw new ServiceError('not_found', 'No user with this email. Onboard the user first.');
-    if (!row.tenancy_id) {
+    if (!found.tenancy_id) {
       if (paymentReference !== undefined) {
         throw new ServiceError(
           'not_found',
@@ -189,7 +222,7 @@ export class SessionService {
           "user; an existing tenancy's is_active cannot be changed.",
       );
     }
-    if (!row.tenancy_active || !row.session_id) {
+    if (!found.created) {
       throw new ServiceError(
         'no_active_tenancy',
         `The tenancy "${paymentReference}" is not active. Send the payment_reference of an active tenancy, or leave ` +
@@ -198,6 +231,18 @@ export class SessionService {
     }
     return { token, sessionId, tokenExpiresAt, sessionExpiresAt };
   }
+
+  readonly #logins = new StatementBatcher<LoginInput, LoginFound>(async (inputs) => {
+    const rows = await this.db.query<LoginFound & { n: number }>(
+      LOGIN_SQL,
+      [inputs.map((input, n) => ({ n, ...input }))],
+      {
+        prepare: 'user-login',
+      },
+    );
+    const byN = new Map(rows.map((row) => [row.n, row]));
+    return inputs.map((_, n) => byN.get(n) ?? { user_id: null, tenancy_id: null, created: false });
+  });
 
   /** The session with its user, tenancy and documents, if it belongs to this integrator. */
   async detail(integratorId: string, sessionId: string): Promise<SessionDetail | undefined> {
