@@ -1,11 +1,10 @@
-import { gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
-import { chromium } from 'playwright-core';
 import { SandboxProcessor } from '../src/processors/sandbox/processor.ts';
 import { webhooksFairnessCase } from './fairness.ts';
 import { LEDGER_YEARS, ledgerSetup, PAYOUT_PAYMENTS, payoutRunBatch, payoutRunSetup } from './ledger.ts';
+import { paymentPageCase } from './page.ts';
 import { chargeDueSchedules, installBenchSchedulerRoutes, seedDueSchedules } from './schedules.ts';
-import { benchUser } from './users.ts';
+import { benchIntegrator, benchSessions, benchUser, ONBOARD_BATCH, required } from './users.ts';
 import { installBenchWorkerRoutes, recordBacklog, startBenchReceiver } from './webhooks.ts';
 
 /** What a case's setup hands from the server process to the parent (sent as JSON over IPC). */
@@ -46,46 +45,7 @@ export interface BenchCase {
   batch?(baseUrl: string, data: CaseData): Promise<BatchResult>;
 }
 
-async function benchIntegrator(app: FastifyInstance): Promise<string> {
-  // Limits far above what two cores can push, so the limiter counts but never rejects.
-  const { serverToken } = await app.ctx.integrators.create({
-    name: 'bench',
-    rate_limit_per_second: 1_000_000,
-    rate_limit_burst: 2_000_000,
-  });
-  return serverToken;
-}
-
 const ONBOARD_TOTAL = 10_000;
-const ONBOARD_BATCH = 500;
-
-function required(data: CaseData, key: string): string {
-  const value = data[key];
-  if (value === undefined) throw new Error(`the server process did not send "${key}"`);
-  return value;
-}
-
-/** Onboards `count` users with a live session each. */
-async function benchSessions(
-  app: FastifyInstance,
-  count: number,
-): Promise<{ token: string; sessionId: string }[]> {
-  await benchIntegrator(app);
-  const [integrator] = await app.ctx.integrators.list();
-  const users = Array.from({ length: count }, (_, i) => benchUser(i + 1));
-  for (let start = 0; start < count; start += ONBOARD_BATCH) {
-    await app.ctx.onboarding.onboard(
-      integrator!.id,
-      users.slice(start, start + ONBOARD_BATCH) as never,
-      true,
-    );
-  }
-  const sessions: { token: string; sessionId: string }[] = [];
-  for (let i = 1; i <= count; i++) {
-    sessions.push(await app.ctx.sessions.login(integrator!.id, `tenant-${i}@bench.example`, undefined));
-  }
-  return sessions;
-}
 
 /** A token for the sandbox's success card, to pay with in the batch. */
 async function successCardToken(app: FastifyInstance): Promise<string> {
@@ -139,8 +99,6 @@ async function inFlight<T>(
 
 const CARD_PAYMENTS = 2_000;
 const PAYMENT_CONCURRENCY = 50;
-const PAGE_LOADS = 20;
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const WEBHOOK_BACKLOG = 20_000;
 const WEBHOOK_LATENCY_PAYMENTS = 200;
 const DUE_SCHEDULES = 100_000;
@@ -190,8 +148,8 @@ export const CASES: readonly BenchCase[] = [
   {
     name: 'user-login',
     description:
-      'POST /api/third-party/user-login/: the server token (from memory once read), then one statement finds the ' +
-      'tenancy and opens a session',
+      'POST /api/third-party/user-login/: the server token (from memory once read), then one statement (shared by ' +
+      'logins arriving together) finds the tenancy and opens a session',
     yardstick: 'user-login-reference',
     setup: userLoginSetup,
     request: userLoginRequest,
@@ -280,73 +238,7 @@ export const CASES: readonly BenchCase[] = [
       return { units: sessions.length, seconds: (performance.now() - began) / 1000, latenciesMs };
     },
   },
-  {
-    name: 'payment-page',
-    description: `hosted page in headless Chromium, ${PAGE_LOADS} cold loads: navigation to an interactive card form; gzipped weight of the page's JS+CSS and of the UMD SDK`,
-    unit: 'loads',
-    async setup(app) {
-      return { sessions: JSON.stringify(await benchSessions(app, PAGE_LOADS)) };
-    },
-    async batch(baseUrl, data) {
-      const sessions = JSON.parse(required(data, 'sessions')) as { token: string; sessionId: string }[];
-      const html = await (await fetch(`${baseUrl}/third-party`)).text();
-      // fetch() decompresses whatever the server sends, so the gzipped weight is computed here from the raw bytes.
-      let weight = 0;
-      let rawWeight = 0;
-      const onDemand: Record<string, number> = {};
-      for (const asset of html.matchAll(/(?:src|href)="(\/third-party\/assets\/[^"]+)"/g)) {
-        const body = new Uint8Array(await (await fetch(`${baseUrl}${asset[1]}`)).arrayBuffer());
-        rawWeight += body.byteLength;
-        weight += gzipSync(body, { level: 9 }).byteLength;
-        // Parts loaded when first needed (the Recurring rent tab, the page with Stripe): named by the entry script.
-        for (const chunk of new TextDecoder().decode(body).matchAll(/["'`]\.\/([\w-]+\.js)["'`]/g)) {
-          const part = new Uint8Array(
-            await (await fetch(`${baseUrl}/third-party/assets/${chunk[1]}`)).arrayBuffer(),
-          );
-          onDemand[`on_demand_gzip_bytes_${chunk[1]!.replace(/-[\w]+\.js$/, '')}`] = gzipSync(part, {
-            level: 9,
-          }).byteLength;
-        }
-      }
-      const sdk = new Uint8Array(await (await fetch(`${baseUrl}/sdk/rentpay.umd.js`)).arrayBuffer());
-      const sdkWeight = gzipSync(sdk, { level: 9 }).byteLength;
-      const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox'] });
-      try {
-        const timeToForm = async (url: string, ready: string) => {
-          const context = await browser.newContext();
-          const page = await context.newPage();
-          const began = performance.now();
-          await page.goto(url, { waitUntil: 'commit' });
-          await page.locator(ready).waitFor({ state: 'visible' });
-          const elapsed = performance.now() - began;
-          await context.close();
-          return elapsed;
-        };
-        // The browser's own floor: a one-field page from a data: URL, no network at all.
-        const floor = await timeToForm('data:text/html,<label>Card number<input id="n"></label>', '#n');
-        const latenciesMs: number[] = [];
-        const began = performance.now();
-        for (const { token, sessionId } of sessions) {
-          const url = `${baseUrl}/third-party?token=${token}&session_id=${sessionId}`;
-          latenciesMs.push(await timeToForm(url, '#card-number:enabled'));
-        }
-        return {
-          units: sessions.length,
-          seconds: (performance.now() - began) / 1000,
-          latenciesMs,
-          extra: {
-            gzip_bytes: weight,
-            raw_bytes: rawWeight,
-            ...onDemand,
-            sdk_umd_gzip_bytes: sdkWeight,
-            blank_page_ms: Math.round(floor),
-          },
-        };
-      } finally {
-        await browser.close();
-      }
-    },
-  },
+  paymentPageCase,
   {
     name: 'webhooks-backlog-20k',
     description: `${WEBHOOK_BACKLOG} pending payment_success webhooks to a local receiver, by the in-process worker (BENCH_WEBHOOK_WORKERS=n: n \`rentpay worker\` processes, PostgreSQL only); rate from the first arrival to the last, p50/p99 per attempt`,

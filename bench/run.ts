@@ -4,114 +4,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { type BenchCase, type BenchRequest, CASES } from './cases.ts';
+import type { BenchCase, BenchRequest } from './cases.ts';
+import { type Options, parseOptions, USAGE } from './options.ts';
 import { percentile } from './percentile.ts';
+import { type DbKind, type Failure, type Figures, fmt, median, medianRows, table } from './report.ts';
 import { killAllServers, type ServerProcess, startServer } from './servers.ts';
-
-const USAGE = `Usage: npm run bench -- [options]
-
-  --duration <seconds>     measured seconds per case (default 10)
-  --warmup <seconds>       unmeasured load before each measurement (default 2)
-  --connections <n>        concurrent connections (default 50)
-  --db <pglite|postgres|both>  databases to run the cases on (default both)
-  --case <name>            run only this case (repeatable); cases: ${CASES.map((c) => c.name).join(', ')}
-  --rounds <n>             measure every case n times, interleaved (odd rounds in the given order, even rounds
-                           reversed); the table shows each case's median round and the median of the per-round
-                           ratios to its yardstick (default 1)
-  -h, --help
-
-Environment: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test),
-BENCH_REDIS_URL (unset: the rate limiter counts in process memory).
-Results: a table, one JSON line on stdout, and bench/results/latest.json.
-`;
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const RESULTS_FILE = path.join(BENCH_DIR, 'results', 'latest.json');
 const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
-type DbKind = 'pglite' | 'postgres';
-
-class UsageError extends Error {}
-
-interface Options {
-  duration: number;
-  warmup: number;
-  connections: number;
-  rounds: number;
-  dbs: DbKind[];
-  cases: BenchCase[];
-  dbExplicit: boolean;
-}
-
-function parseOptions(argv: string[]): Options | undefined {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      duration: { type: 'string', default: '10' },
-      warmup: { type: 'string', default: '2' },
-      connections: { type: 'string', default: '50' },
-      db: { type: 'string' },
-      case: { type: 'string', multiple: true },
-      rounds: { type: 'string', default: '1' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help) return undefined;
-  const int = (name: string, raw: string, min: number, max: number) => {
-    const n = Number(raw);
-    if (!/^\d+$/.test(raw) || n < min || n > max) {
-      throw new UsageError(`--${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
-    }
-    return n;
-  };
-  const db = values.db ?? 'both';
-  if (db !== 'pglite' && db !== 'postgres' && db !== 'both') {
-    throw new UsageError(`--db must be pglite, postgres or both (got "${db}")`);
-  }
-  const names = values.case ?? CASES.map((c) => c.name);
-  const cases = names.map((name) => {
-    const found = CASES.find((c) => c.name === name);
-    if (!found) throw new UsageError(`unknown case "${name}"; cases: ${CASES.map((c) => c.name).join(', ')}`);
-    return found;
-  });
-  return {
-    duration: int('duration', values.duration, 1, 3600),
-    warmup: int('warmup', values.warmup, 0, 600),
-    connections: int('connections', values.connections, 1, 10_000),
-    rounds: int('rounds', values.rounds, 1, 50),
-    dbs: db === 'both' ? ['pglite', 'postgres'] : [db],
-    cases,
-    dbExplicit: values.db !== undefined,
-  };
-}
-
-interface Figures {
-  case: string;
-  db: DbKind | null;
-  /** What requests_per_second counts: "req" for load cases, e.g. "users" for a batch. */
-  unit: string;
-  requests_per_second: number;
-  p99_ms: number;
-  p50_ms: number;
-  requests: number;
-  errors: number;
-  timeouts: number;
-  non_2xx: number;
-  ratio_to_reference: number | null;
-  /** Against the case's own yardstick (a hand-written equivalent) measured on the same database in this run. */
-  vs_yardstick?: { case: string; ratio: number; p99_ms: number; round_ratios?: number[] };
-  /** With --rounds: every round's rate, in the order measured; the row's figures are the median round's. */
-  round_rates?: number[];
-  extra?: Record<string, number>;
-}
-
-interface Failure {
-  case: string;
-  db: DbKind;
-  error: string;
-}
 
 /** The database of the run in progress, dropped even when the bench is interrupted. */
 let pendingCleanup: (() => Promise<void>) | undefined;
@@ -275,79 +178,6 @@ async function postgresProblem(url: string): Promise<string | undefined> {
   } finally {
     await pool.end().catch(() => undefined);
   }
-}
-
-function fmt(n: number, digits = 0): string {
-  return n.toLocaleString('en-GB', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-}
-
-function table(reference: Figures, rows: Figures[], failures: Failure[]): string {
-  const header = [
-    'case',
-    'db',
-    'rate',
-    'unit',
-    'p50 ms',
-    'p99 ms',
-    'errors',
-    'timeouts',
-    'non-2xx',
-    'vs fastify',
-    'notes',
-  ];
-  const line = (f: Figures) => [
-    f.case,
-    f.db ?? '-',
-    fmt(f.requests_per_second),
-    `${f.unit}/s`,
-    fmt(f.p50_ms),
-    fmt(f.p99_ms),
-    String(f.errors),
-    String(f.timeouts),
-    String(f.non_2xx),
-    f.ratio_to_reference === null ? '-' : `${fmt(f.ratio_to_reference, 3)}x`,
-    [
-      ...(f.vs_yardstick ? [`${fmt(f.vs_yardstick.ratio, 3)}x ${f.vs_yardstick.case}`] : []),
-      ...(f.round_rates ? [`rounds ${f.round_rates.map((rate) => fmt(rate)).join(' / ')}`] : []),
-      ...Object.entries(f.extra ?? {}).map(([key, value]) => `${key}=${value}`),
-    ].join(' '),
-  ];
-  const body = [header, line(reference), ...rows.map(line)];
-  for (const failure of failures)
-    body.push([failure.case, failure.db, 'FAILED', '', '', '', '', '', '', '', '']);
-  const widths = header.map((_, i) => Math.max(...body.map((r) => (r[i] ?? '').length)));
-  const render = (r: string[]) =>
-    r
-      .map((cell, i) =>
-        i < 2 || i === 3 || i === 10 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0),
-      )
-      .join('  ');
-  const rule = widths.map((w) => '-'.repeat(w)).join('  ');
-  return [render(header), rule, ...body.slice(1).map(render)].join('\n');
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] ?? 0)
-    : Number((((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2).toFixed(3));
-}
-
-/** One row per case and database: the round with the median rate, with every round's rate beside it. */
-function medianRows(rounds: Figures[][], cases: BenchCase[], dbs: DbKind[], failures: Failure[]): Figures[] {
-  const rows: Figures[] = [];
-  for (const db of dbs) {
-    for (const benchCase of cases) {
-      if (failures.some((f) => f.case === benchCase.name && f.db === db)) continue;
-      const runs = rounds.flatMap((round) => round.filter((r) => r.case === benchCase.name && r.db === db));
-      if (runs.length === 0) continue;
-      const byRate = [...runs].sort((a, b) => a.requests_per_second - b.requests_per_second);
-      const row = byRate[Math.floor((byRate.length - 1) / 2)]!;
-      rows.push(runs.length > 1 ? { ...row, round_rates: runs.map((r) => r.requests_per_second) } : row);
-    }
-  }
-  return rows;
 }
 
 function gitCommit(): string | null {
