@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { StatementBatcher } from '../src/platform/db/batcher.ts';
+import { StatementBatcher, type StatementBatcherOptions } from '../src/platform/db/batcher.ts';
 
-/** A batcher whose batches are recorded; an input of 'bad' fails any batch it is in. */
-function recordingBatcher(maxBatch?: number) {
+/** A batcher whose batches are recorded; an input of 'bad' (or 'down', as a database would) fails its batch. */
+function recordingBatcher(options?: StatementBatcherOptions) {
   const batches: string[][] = [];
   const batcher = new StatementBatcher<string, string>(async (inputs) => {
     batches.push(inputs);
+    if (inputs.includes('down')) throw Object.assign(new Error('down'), { code: 'ECONNREFUSED' });
     if (inputs.includes('bad')) throw new Error(`batch of ${inputs.length} failed`);
     return inputs.map((input) => input.toUpperCase());
-  }, maxBatch);
+  }, options);
   return { batches, batcher };
 }
 
@@ -30,7 +31,7 @@ describe('StatementBatcher', () => {
   });
 
   it('splits the calls of one turn into batches of at most maxBatch', async () => {
-    const { batches, batcher } = recordingBatcher(2);
+    const { batches, batcher } = recordingBatcher({ maxBatch: 2 });
     const results = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((input) => batcher.run(input)));
     assert.deepEqual(results, ['A', 'B', 'C', 'D', 'E']);
     assert.deepEqual(batches, [['a', 'b'], ['c', 'd'], ['e']]);
@@ -44,6 +45,18 @@ describe('StatementBatcher', () => {
       ['A', 'batch of 1 failed', 'C'],
     );
     assert.deepEqual(batches, [['a', 'bad', 'c'], ['a'], ['bad'], ['c']]);
+  });
+
+  it('a failure it is told not to split rejects every call of the batch with it, none run again', async () => {
+    const { batches, batcher } = recordingBatcher({
+      splits: (error) => (error as { code?: string }).code !== 'ECONNREFUSED',
+    });
+    const settled = await Promise.allSettled(['a', 'down', 'c'].map((input) => batcher.run(input)));
+    assert.deepEqual(
+      settled.map((s) => (s.status === 'rejected' ? (s.reason as Error).message : s.value)),
+      ['down', 'down', 'down'],
+    );
+    assert.deepEqual(batches, [['a', 'down', 'c']]);
   });
 
   it('a lone failing call is rejected with its own error, once', async () => {
@@ -64,7 +77,10 @@ describe('StatementBatcher', () => {
 
   for (const maxBatch of [0, -1, 1.5]) {
     it(`maxBatch ${maxBatch} is refused`, () => {
-      assert.throws(() => new StatementBatcher(async () => [], maxBatch), /maxBatch must be a whole number/);
+      assert.throws(
+        () => new StatementBatcher(async () => [], { maxBatch }),
+        /maxBatch must be a whole number/,
+      );
     });
   }
 });

@@ -3,7 +3,9 @@ import { hashToken, USER_SESSION_TOKEN_PREFIX } from '../integrators/tokens.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import { StatementBatcher } from '../platform/db/batcher.ts';
 import type { Db } from '../platform/db/db.ts';
+import { isDatabaseUnavailable } from '../platform/db/unavailable.ts';
 import { FieldValidationError, ServiceError } from '../platform/errors.ts';
+import { textProblem } from '../platform/http/input-checks.ts';
 import { newId, randomBase62 } from '../platform/ids.ts';
 import { amountInRange, formatPence, PURE_AMOUNT_LIMITS } from '../shared/money.ts';
 import type { InstallmentPlan } from '../shared/vocabulary.ts';
@@ -43,6 +45,16 @@ export function fixedAmountPence(session: AmountFields): number | undefined {
   return session.pure_amount_pence !== null && !session.amount_editable
     ? Number(session.pure_amount_pence)
     : undefined;
+}
+
+/** Text PostgreSQL cannot take (NUL, unpaired surrogates) can name no user or tenancy: a field error, not a 500. */
+function checkLoginText(email: string, paymentReference: string | undefined): void {
+  const errors: Record<string, string[]> = {};
+  const emailProblem = textProblem(email);
+  if (emailProblem) errors.email = [emailProblem];
+  const referenceProblem = paymentReference === undefined ? undefined : textProblem(paymentReference);
+  if (referenceProblem) errors.payment_reference = [referenceProblem];
+  if (Object.keys(errors).length > 0) throw new FieldValidationError(errors);
 }
 
 /** 400 on `pure_amount` unless the amount is within the payment limits. */
@@ -189,6 +201,7 @@ export class SessionService {
     paymentReference: string | undefined,
     amount: SessionAmount = { purePence: null, editable: true },
   ): Promise<LoginResult> {
+    checkLoginText(email, paymentReference);
     const now = this.clock.now();
     const token = `${USER_SESSION_TOKEN_PREFIX}${randomBase62(43)}`;
     const sessionId = newId('ses');
@@ -232,17 +245,18 @@ export class SessionService {
     return { token, sessionId, tokenExpiresAt, sessionExpiresAt };
   }
 
-  readonly #logins = new StatementBatcher<LoginInput, LoginFound>(async (inputs) => {
-    const rows = await this.db.query<LoginFound & { n: number }>(
-      LOGIN_SQL,
-      [inputs.map((input, n) => ({ n, ...input }))],
-      {
-        prepare: 'user-login',
-      },
-    );
-    const byN = new Map(rows.map((row) => [row.n, row]));
-    return inputs.map((_, n) => byN.get(n) ?? { user_id: null, tenancy_id: null, created: false });
-  });
+  readonly #logins = new StatementBatcher<LoginInput, LoginFound>(
+    async (inputs) => {
+      const rows = await this.db.query<LoginFound & { n: number }>(
+        LOGIN_SQL,
+        [inputs.map((input, n) => ({ n, ...input }))],
+        { prepare: 'user-login' },
+      );
+      const byN = new Map(rows.map((row) => [row.n, row]));
+      return inputs.map((_, n) => byN.get(n) ?? { user_id: null, tenancy_id: null, created: false });
+    },
+    { splits: (error) => !isDatabaseUnavailable(error) },
+  );
 
   /** The session with its user, tenancy and documents, if it belongs to this integrator. */
   async detail(integratorId: string, sessionId: string): Promise<SessionDetail | undefined> {

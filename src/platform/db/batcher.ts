@@ -1,27 +1,41 @@
-/**
- * Gathers the calls made in one turn of the event loop into one call of `runBatch`: under load, many requests share
- * one statement (one round trip, one commit) instead of queueing for a connection each. A lone call waits for
- * nothing but the end of the current turn.
- *
- * `runBatch` gets the inputs in call order and resolves to one result per input, in the same order. Should a batch
- * of several fail as a whole, each input is run again on its own, so one caller's failure never becomes another's.
- */
 interface PendingCall<Input, Output> {
   input: Input;
   resolve: (output: Output) => void;
   reject: (error: unknown) => void;
 }
 
+export interface StatementBatcherOptions {
+  /** The most inputs one batch carries (default 64). */
+  maxBatch?: number;
+  /** Whether a batch that failed with this error is worth running again input by input (default: always). */
+  splits?: (error: unknown) => boolean;
+}
+
+/**
+ * Gathers the calls made in one turn of the event loop into one call of `runBatch`: under load, many requests share
+ * one statement (one round trip, one commit) instead of queueing for a connection each. A lone call waits for
+ * nothing but the end of the current turn.
+ *
+ * `runBatch` gets the inputs in call order and resolves to one result per input, in the same order. It must be all
+ * or nothing (one statement): a batch of several that fails is run again input by input, so that one caller's
+ * failure never becomes another's, unless `splits` says the error is not worth it (a database that is down would
+ * only fail each input again, after as long); then every caller gets that error.
+ */
 export class StatementBatcher<Input, Output> {
   #pending: PendingCall<Input, Output>[] = [];
   #scheduled = false;
+  readonly #maxBatch: number;
+  readonly #splits: (error: unknown) => boolean;
 
   constructor(
     private readonly runBatch: (inputs: Input[]) => Promise<Output[]>,
-    private readonly maxBatch = 64,
+    options: StatementBatcherOptions = {},
   ) {
+    const { maxBatch = 64, splits = () => true } = options;
     if (!Number.isInteger(maxBatch) || maxBatch < 1)
       throw new Error('maxBatch must be a whole number from 1');
+    this.#maxBatch = maxBatch;
+    this.#splits = splits;
   }
 
   run(input: Input): Promise<Output> {
@@ -39,8 +53,8 @@ export class StatementBatcher<Input, Output> {
     this.#scheduled = false;
     const pending = this.#pending;
     this.#pending = [];
-    for (let start = 0; start < pending.length; start += this.maxBatch) {
-      void this.#settle(pending.slice(start, start + this.maxBatch));
+    for (let start = 0; start < pending.length; start += this.#maxBatch) {
+      void this.#settle(pending.slice(start, start + this.#maxBatch));
     }
   }
 
@@ -52,8 +66,8 @@ export class StatementBatcher<Input, Output> {
         throw new Error(`a batch of ${calls.length} returned ${outputs.length} results`);
       }
     } catch (error) {
-      if (calls.length === 1) {
-        calls[0]!.reject(error);
+      if (calls.length === 1 || !this.#splits(error)) {
+        for (const call of calls) call.reject(error);
         return;
       }
       await Promise.all(calls.map((call) => this.#settle([call])));

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { FieldValidationError } from '../../platform/errors.ts';
-import { textProblem } from '../../platform/http/input-checks.ts';
 import { ErrorResponse, integrationErrors, Timestamp } from '../../platform/http/schemas.ts';
 import { AMOUNT_FORMAT_MESSAGE, PURE_AMOUNT_LIMITS, parsePence } from '../../shared/money.ts';
 import type { SessionAmount } from '../service.ts';
@@ -73,12 +72,6 @@ export const userLoginRoute: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      // Text PostgreSQL cannot take (NUL, unpaired surrogates) can name no tenancy: a field error, not a 500.
-      const problem =
-        request.body.payment_reference === undefined
-          ? undefined
-          : textProblem(request.body.payment_reference);
-      if (problem) throw new FieldValidationError({ payment_reference: [problem] });
       const result = await app.ctx.sessions.login(
         request.integrator.id,
         request.body.email,
