@@ -132,7 +132,7 @@ export async function reserveCardAttempt(
   source: string,
   now: Date,
 ): Promise<void> {
-  await tx.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [owner.userId]);
+  await tx.query('SELECT id FROM users WHERE id = $1 FOR NO KEY UPDATE', [owner.userId]);
   await assertCardAttemptsLeft(tx, owner, session, now);
   await tx.query(
     `INSERT INTO card_declines (id, integrator_id, user_id, session_id, source, created_at, pending)

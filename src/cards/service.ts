@@ -33,7 +33,7 @@ function ownerOf(client: ClientContext): Owner {
  * default now?" are answered once at a time (the partial unique index would refuse a second default anyway).
  */
 async function lockUser(tx: Queryable, userId: string): Promise<void> {
-  await tx.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [userId]);
+  await tx.query('SELECT id FROM users WHERE id = $1 FOR NO KEY UPDATE', [userId]);
 }
 
 export class SavedCardService {

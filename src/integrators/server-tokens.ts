@@ -14,7 +14,9 @@ export async function lockValidTokens(
   now: Date,
 ): Promise<{ id: string; expires_at: Date | null }[]> {
   // Serialises concurrent rotations of one integrator, so two of them cannot leave three valid tokens.
-  const [integrator] = await tx.query('SELECT id FROM integrators WHERE id = $1 FOR UPDATE', [integratorId]);
+  const [integrator] = await tx.query('SELECT id FROM integrators WHERE id = $1 FOR NO KEY UPDATE', [
+    integratorId,
+  ]);
   if (!integrator) throw new ServiceError('not_found', `No integrator ${integratorId}.`);
   return tx.query<{ id: string; expires_at: Date | null }>(
     `SELECT id, expires_at FROM server_tokens

@@ -196,7 +196,7 @@ export class ScheduleService {
     }>(
       `SELECT is_active, amount_pence, frequency, rent_due_day, start_rent_date::text AS start_rent_date,
               end_rent_date::text AS end_rent_date, installment_plan, address_1, recipient_bank_account_name AS payee
-         FROM tenancies WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
+         FROM tenancies WHERE id = $1${lock ? ' FOR NO KEY UPDATE' : ''}`,
       [session.tenancy_id],
     );
     const [card] = await tx.query<{ id: string; brand: string; last4: string }>(

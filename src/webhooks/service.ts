@@ -227,7 +227,7 @@ export class WebhookService {
     const secret = generateWebhookSecret();
     return this.db.transaction(async (tx) => {
       const [current] = await tx.query<{ webhook_secret: string }>(
-        'SELECT webhook_secret FROM integrators WHERE id = $1 FOR UPDATE',
+        'SELECT webhook_secret FROM integrators WHERE id = $1 FOR NO KEY UPDATE',
         [integratorId],
       );
       if (!current) throw new ServiceError('not_found', `No integrator ${integratorId}.`);
