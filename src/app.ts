@@ -26,6 +26,7 @@ import { stripeProcessorRoutes } from './processors/stripe/plugin.ts';
 import { sandboxDocuments } from './sandbox/sample-documents.ts';
 import { sdkFiles } from './sdk/plugin.ts';
 import { createServices, type Services } from './services.ts';
+import { installLoginMetrics } from './sessions/metrics.ts';
 import { installWebhookMetrics } from './webhooks/metrics.ts';
 import './app-context.ts';
 
@@ -126,7 +127,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ...(redis ? { redis, nameSpace: 'rentpay-ratelimit-' } : {}),
   });
 
-  installWebhookMetrics(installMetrics(app, db, clock, config.metricsToken), db, clock);
+  const registry = installMetrics(app, db, clock, config.metricsToken);
+  installWebhookMetrics(registry, db, clock);
+  installLoginMetrics(registry);
   await installOpenApi(app, config.publicUrl);
   await app.register(healthRoutes);
   await app.register(integrationApi, { prefix: '/api/third-party' });

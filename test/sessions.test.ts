@@ -323,6 +323,16 @@ describe('user-login: logins sent at once', () => {
       [otherApi, { email: 'one@example.com' }, 404, 'not_found'],
     ];
     const all = [...cases, ...cases, ...cases];
+    const batchMetrics = async () => {
+      const text = (await t.app.inject('/metrics')).body;
+      const value = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1]);
+      return {
+        statements: value('rentpay_user_login_batch_size_count'),
+        logins: value('rentpay_user_login_batch_size_sum'),
+        splits: value('rentpay_user_login_batch_splits_total'),
+      };
+    };
+    const metricsBefore = await batchMetrics();
     const added = await rowsAddedBy(t.db, async () => {
       const answers = await Promise.all(all.map(([client, body]) => client.login(body)));
       for (const [i, [client, body, status, expected]] of all.entries()) {
@@ -353,6 +363,16 @@ describe('user-login: logins sent at once', () => {
     assert.ok(
       statements.length < all.length / 3,
       `${all.length} logins ran as ${statements.length} statements`,
+    );
+    const metricsAfter = await batchMetrics();
+    assert.deepEqual(
+      {
+        statements: metricsAfter.statements - metricsBefore.statements,
+        logins: metricsAfter.logins - metricsBefore.logins,
+        splits: metricsAfter.splits - metricsBefore.splits,
+      },
+      { statements: statements.length, logins: all.length, splits: 0 },
+      '/metrics counts the statements and the logins they carried',
     );
   });
 });

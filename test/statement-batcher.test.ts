@@ -38,13 +38,21 @@ describe('StatementBatcher', () => {
   });
 
   it('a batch that fails as a whole is run again call by call: only the failing call is rejected', async () => {
-    const { batches, batcher } = recordingBatcher();
+    const splits: [number, string][] = [];
+    const { batches, batcher } = recordingBatcher({
+      onSplit: (size, error) => splits.push([size, (error as Error).message]),
+    });
     const settled = await Promise.allSettled(['a', 'bad', 'c'].map((input) => batcher.run(input)));
     assert.deepEqual(
       settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error).message)),
       ['A', 'batch of 1 failed', 'C'],
     );
     assert.deepEqual(batches, [['a', 'bad', 'c'], ['a'], ['bad'], ['c']]);
+    assert.deepEqual(
+      splits,
+      [[3, 'batch of 3 failed']],
+      'the split is told once, the lone failure not at all',
+    );
   });
 
   it('a failure it is told not to split rejects every call of the batch with it, none run again', async () => {

@@ -9,6 +9,7 @@ import { textProblem } from '../platform/http/input-checks.ts';
 import { newId, randomBase62 } from '../platform/ids.ts';
 import { amountInRange, formatPence, PURE_AMOUNT_LIMITS } from '../shared/money.ts';
 import type { InstallmentPlan } from '../shared/vocabulary.ts';
+import { loginMetrics } from './metrics.ts';
 
 export interface LoginResult {
   token: string;
@@ -247,6 +248,7 @@ export class SessionService {
 
   readonly #logins = new StatementBatcher<LoginInput, LoginFound>(
     async (inputs) => {
+      loginMetrics.batchSize.observe(inputs.length);
       const rows = await this.db.query<LoginFound & { n: number }>(
         LOGIN_SQL,
         [inputs.map((input, n) => ({ n, ...input }))],
@@ -255,7 +257,7 @@ export class SessionService {
       const byN = new Map(rows.map((row) => [row.n, row]));
       return inputs.map((_, n) => byN.get(n) ?? { user_id: null, tenancy_id: null, created: false });
     },
-    { splits: (error) => !isDatabaseUnavailable(error) },
+    { splits: (error) => !isDatabaseUnavailable(error), onSplit: () => loginMetrics.splits.inc() },
   );
 
   /** The session with its user, tenancy and documents, if it belongs to this integrator. */

@@ -9,6 +9,8 @@ export interface StatementBatcherOptions {
   maxBatch?: number;
   /** Whether a batch that failed with this error is worth running again input by input (default: always). */
   splits?: (error: unknown) => boolean;
+  /** Told each time a batch of several failed and is run again input by input. */
+  onSplit?: (size: number, error: unknown) => void;
 }
 
 /**
@@ -26,16 +28,18 @@ export class StatementBatcher<Input, Output> {
   #scheduled = false;
   readonly #maxBatch: number;
   readonly #splits: (error: unknown) => boolean;
+  readonly #onSplit: (size: number, error: unknown) => void;
 
   constructor(
     private readonly runBatch: (inputs: Input[]) => Promise<Output[]>,
     options: StatementBatcherOptions = {},
   ) {
-    const { maxBatch = 64, splits = () => true } = options;
+    const { maxBatch = 64, splits = () => true, onSplit = () => undefined } = options;
     if (!Number.isInteger(maxBatch) || maxBatch < 1)
       throw new Error('maxBatch must be a whole number from 1');
     this.#maxBatch = maxBatch;
     this.#splits = splits;
+    this.#onSplit = onSplit;
   }
 
   run(input: Input): Promise<Output> {
@@ -70,6 +74,7 @@ export class StatementBatcher<Input, Output> {
         for (const call of calls) call.reject(error);
         return;
       }
+      this.#onSplit(calls.length, error);
       await Promise.all(calls.map((call) => this.#settle([call])));
       return;
     }
