@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Db } from '../src/platform/db/db.ts';
 import { sha256Hex } from '../src/platform/ids.ts';
 import {
   type Answer,
@@ -27,7 +26,7 @@ import {
   userBody,
   userWithTenancies,
 } from './fixtures.ts';
-import { createTestDatabase, startTestApp, type TestApp, type TestDatabase, tokenHeader } from './helpers.ts';
+import { startTestApp, type TestApp, tokenHeader } from './helpers.ts';
 
 const MINUTE = 60_000;
 const TOKEN = /^rp_ust_[A-Za-z0-9]{43}$/;
@@ -255,29 +254,11 @@ describe('user-login: which tenancy the session pays for', () => {
 
 describe('user-login: logins sent at once', () => {
   let t: TestApp;
-  let database: TestDatabase;
-  let realDb: Db;
   let api: Api;
   let otherApi: Api;
-  /** How many logins each user-login statement carried. */
-  const statements: number[] = [];
 
   before(async () => {
-    database = await createTestDatabase();
-    realDb = await database.open();
-    const countingDb: Db = {
-      kind: realDb.kind,
-      query: (sql, params, options) => {
-        if (options?.prepare === 'user-login') statements.push((params as unknown[][])[0]!.length);
-        return realDb.query(sql, params, options);
-      },
-      notifyOnCommit: (channel, payload) => realDb.notifyOnCommit(channel, payload),
-      transaction: (fn) => realDb.transaction(fn),
-      withExclusiveLock: (key, fn) => realDb.withExclusiveLock(key, fn),
-      listen: (channel, onNotify) => realDb.listen(channel, onNotify),
-      close: async () => undefined,
-    };
-    t = await startTestApp({ database, db: countingDb });
+    t = await startTestApp();
     api = integrationApi(t, await t.createIntegrator({ ...UNLIMITED }));
     otherApi = integrationApi(t, await t.createIntegrator({ ...UNLIMITED, name: 'Other platform' }));
     await api.onboardOk([
@@ -297,15 +278,10 @@ describe('user-login: logins sent at once', () => {
     // Both server tokens are read once, so the logins below reach user-login in the same turn.
     await api.loginOk('one@example.com');
     await otherApi.loginOk('other@example.com');
-    statements.length = 0;
   });
-  after(async () => {
-    await t.close();
-    await realDb.close();
-    await database.drop();
-  });
+  after(() => t.close());
 
-  it('each is answered as if alone, and they share a statement', async () => {
+  it('each is answered as if alone, and they share a statement', async (ctx) => {
     const cases: [Api, Record<string, unknown>, number, string][] = [
       [api, { email: 'one@example.com' }, 200, 'ONE-NOW'],
       [
@@ -333,6 +309,8 @@ describe('user-login: logins sent at once', () => {
       };
     };
     const metricsBefore = await batchMetrics();
+    // How many logins each user-login statement carried, seen on the app's own database.
+    const query = ctx.mock.method(t.db, 'query');
     const added = await rowsAddedBy(t.db, async () => {
       const answers = await Promise.all(all.map(([client, body]) => client.login(body)));
       for (const [i, [client, body, status, expected]] of all.entries()) {
@@ -354,6 +332,9 @@ describe('user-login: logins sent at once', () => {
       const tokens = new Set(answers.filter((a) => a.status === 200).map((a) => a.body.token));
       assert.equal(tokens.size, 9, 'every session has its own token');
     });
+    const statements = query.mock.calls
+      .filter((call) => call.arguments[2]?.prepare === 'user-login')
+      .map((call) => (call.arguments[1] as unknown[][])[0]!.length);
     assert.equal(added.sessions, 9);
     assert.equal(
       statements.reduce((sum, n) => sum + n, 0),

@@ -78,8 +78,8 @@ export class SettlementService {
 
   /**
    * A dispute opened or ended on a payment, with its event (payment_disputed, payment_dispute_closed); a lost one
-   * keeps how much it took back. Returns the payment when it changed. An ended dispute stays ended: an `open` arriving after it (the
-   * processor's events come in any order) changes nothing.
+   * keeps how much it took back. Returns the payment when it changed. An ended dispute stays ended: an `open`
+   * arriving after it (the processor's events come in any order) changes nothing.
    */
   async recordDispute(
     paymentId: string,

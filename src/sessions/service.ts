@@ -153,7 +153,8 @@ interface LoginFound {
 /**
  * Each login ($1: a JSON array of LoginInput with its index n): the user by email, then the tenancy named by
  * payment_reference, else the primary active one, else the newest active one; the session is inserted only when
- * that tenancy is active. One row per login that found its user.
+ * that tenancy is active. One row per login that found its user. The INSERT runs whether or not it is read, and the
+ * statement is all or nothing, so an active tenancy means its session was inserted.
  */
 const LOGIN_SQL = `
   WITH input AS (
@@ -178,10 +179,8 @@ const LOGIN_SQL = `
     SELECT session_id, integrator_id, user_id, tenancy_id, token_hash, token_expires_at, expires_at, created_at,
            pure_amount_pence, amount_editable
       FROM found WHERE tenancy_active
-    RETURNING id
   )
-  SELECT f.n, f.user_id, f.tenancy_id, EXISTS (SELECT 1 FROM created c WHERE c.id = f.session_id) AS created
-    FROM found f`;
+  SELECT n, user_id, tenancy_id, tenancy_active IS TRUE AS created FROM found`;
 
 export class SessionService {
   constructor(
