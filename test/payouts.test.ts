@@ -208,12 +208,39 @@ describe('payouts', () => {
     });
   });
 
-  it('a refund after payout is carried as a negative into the tenancy’s next payout', async () => {
+  it('paid out: the integrator’s refund is 409 paid_out and changes nothing; the operator’s still refunds', async () => {
     t.clock.advance(86_400_000);
-    const refund = await send(t, {
+    const refundsBefore = await t.db.query('SELECT id FROM refunds WHERE payment_id = $1', [payments.two]);
+    const refused = await send(t, {
       method: 'POST',
       url: `/api/third-party/payments/${payments.two}/refunds/`,
       headers: { authorization: `Token ${api.serverToken}`, 'idempotency-key': 'po-refund' },
+      payload: { amount: '300.00' },
+    });
+    assert.equal(refused.status, 409, JSON.stringify(refused.body));
+    assert.equal(refused.body.error, 'paid_out');
+    assert.match(refused.body.detail, /paid out to the landlord in a confirmed payout/);
+    assert.match(refused.body.detail, /operator/);
+    const full = await send(t, {
+      method: 'POST',
+      url: `/api/third-party/payments/${payments.two}/refunds/`,
+      headers: { authorization: `Token ${api.serverToken}` },
+    });
+    assert.equal(full.body.error, 'paid_out', 'a refund of everything left alike');
+    assert.deepEqual(
+      await t.db.query('SELECT id FROM refunds WHERE payment_id = $1', [payments.two]),
+      refundsBefore,
+      'no refund row written',
+    );
+    const events = await integration('/events/?type=payment_refunded');
+    assert.equal(events.body.data.length, 0, 'no payment_refunded');
+  });
+
+  it('a refund after payout (by the operator) is carried as a negative into the tenancy’s next payout', async () => {
+    const refund = await send(t, {
+      method: 'POST',
+      url: `/api/operator/payments/${payments.two}/refunds`,
+      headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, 'idempotency-key': 'po-refund' },
       payload: { amount: '300.00' },
     });
     assert.equal(refund.status, 201, JSON.stringify(refund.body));

@@ -32,6 +32,9 @@ export interface RefundRow {
   updated_at: Date | string;
 }
 
+/** Who asks for a refund: an integrator may not refund rent already paid out to the landlord; the operator may. */
+export type RefundRequester = 'operator' | 'integrator';
+
 export interface RefundResult {
   refund: RefundRow;
   payment: PaymentRow;
@@ -58,20 +61,24 @@ export class RefundService {
     paymentId: string,
     amountPence: number | undefined,
     idempotencyKey?: string,
+    requester: RefundRequester = 'operator',
   ): Promise<RefundResult> {
-    const { refund, replayed } = await this.beginRefund(paymentId, amountPence, idempotencyKey);
+    const { refund, replayed } = await this.beginRefund(paymentId, amountPence, idempotencyKey, requester);
     const finished = await this.finishRefund(refund.id, false);
     return { ...finished, replayed };
   }
 
   /**
    * The first step of a refund, in one transaction: the payment row locked, what is left checked, the refund
-   * inserted as `pending` and its job enqueued. A known idempotency key answers its refund instead.
+   * inserted as `pending` and its job enqueued. A known idempotency key answers its refund instead. An integrator's
+   * refund of a payment in a confirmed payout is refused (`paid_out`): the rent has reached the landlord, and only
+   * the operator, who carries the negative into the next payout, may take it back.
    */
   async beginRefund(
     paymentId: string,
     amountPence: number | undefined,
     idempotencyKey?: string,
+    requester: RefundRequester = 'operator',
   ): Promise<{ refund: RefundRow; replayed: boolean }> {
     return this.db.transaction(async (tx) => {
       // Refunds of one payment queue on its row, so each sees every refund committed before it.
@@ -91,6 +98,14 @@ export class RefundService {
         throw new ServiceError(
           'conflict',
           `Only a succeeded payment can be refunded; this one is ${payment.status}.`,
+        );
+      }
+      if (requester === 'integrator' && (await inConfirmedPayout(tx, paymentId))) {
+        throw new ServiceError(
+          'paid_out',
+          `The rent of payment ${paymentId} has been paid out to the landlord in a confirmed payout, so it cannot ` +
+            'be refunded with a server token. Ask the operator: an operator refund is still possible, and what it ' +
+            "takes back is deducted from the landlord's next payout.",
         );
       }
       const [pending] = await tx.query<{ pence: string | number }>(
@@ -253,6 +268,16 @@ export class RefundService {
       return updated!;
     });
   }
+}
+
+/** True when the payment's rent is in a payout of a confirmed run (not one merely created, nor canceled). */
+async function inConfirmedPayout(tx: Queryable, paymentId: string): Promise<boolean> {
+  const rows = await tx.query(
+    `SELECT 1 FROM payout_lines l JOIN payouts po ON po.id = l.payout_id
+      WHERE l.payment_id = $1 AND l.kind = 'payment' AND l.active AND po.status = 'paid'`,
+    [paymentId],
+  );
+  return rows.length > 0;
 }
 
 /** A replay of a refund request: the same key must ask for the same amount (or again for "everything left"). */

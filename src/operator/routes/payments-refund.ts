@@ -51,6 +51,7 @@ export const refundPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
         request.body,
         request.headers['idempotency-key'],
         request.log,
+        'operator',
       );
       return reply.code(refunded.code).send(refunded.body);
     },

@@ -85,7 +85,9 @@ export const integrationPaymentRoutes: FastifyPluginAsyncTypebox = async (app) =
         description:
           'Send an `Idempotency-Key`: a retry with the same key and amount answers 200 with the same refund and ' +
           'refunds nothing more. 201: refunded; 202: the processor has not answered yet (the refund finishes in the ' +
-          'background and `payment_refunded` follows); 409: the processor refused it; 422: the same key with ' +
+          'background and `payment_refunded` follows); 409 `conflict`: the processor refused it; 409 `paid_out`: the ' +
+          'rent has been paid out to the landlord in a confirmed payout (only the operator can refund it now, and what ' +
+          "it takes back comes off the landlord's next payout); 422: the same key with " +
           'another amount; 400 on `amount`: more than is left to refund. A `payment_refunded` webhook follows each refund.',
         tags: ['Payments'],
         params: PaymentParams,
@@ -118,6 +120,7 @@ export const integrationPaymentRoutes: FastifyPluginAsyncTypebox = async (app) =
         request.body,
         request.headers['idempotency-key'],
         request.log,
+        'integrator',
       );
       return reply.code(refunded.code).send(refunded.body);
     },

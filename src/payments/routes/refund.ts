@@ -3,6 +3,7 @@ import { type Static, Type } from 'typebox';
 import { FieldValidationError, ServiceError } from '../../platform/errors.ts';
 import { IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_MESSAGE, Timestamp } from '../../platform/http/schemas.ts';
 import { formatPence, parsePence } from '../../shared/money.ts';
+import type { RefundRequester } from '../refunds.ts';
 import { PaymentView, paymentView } from '../view.ts';
 
 /** A refund as the operator and the integrator see it: the same rules and answers on both APIs. */
@@ -47,6 +48,7 @@ export async function refundPayment(
   body: Static<typeof RefundBody>,
   key: string | undefined,
   log: { info(details: object, message: string): void },
+  requester: RefundRequester,
 ): Promise<{ code: 200 | 201 | 202; body: RefundView }> {
   if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
     throw new ServiceError('invalid_request', `Idempotency-Key: ${IDEMPOTENCY_KEY_MESSAGE}`);
@@ -55,7 +57,12 @@ export async function refundPayment(
   if (body.amount !== undefined && amountPence === undefined) {
     throw new FieldValidationError({ amount: ['Enter an amount in pounds, e.g. "100.00".'] });
   }
-  const { refund, payment, replayed } = await app.ctx.payments.refunds.refund(paymentId, amountPence, key);
+  const { refund, payment, replayed } = await app.ctx.payments.refunds.refund(
+    paymentId,
+    amountPence,
+    key,
+    requester,
+  );
   log.info(
     { payment_id: payment.id, refund_id: refund.id, status: refund.status, replayed },
     'payment refund',
