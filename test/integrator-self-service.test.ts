@@ -80,14 +80,21 @@ describe('webhook endpoint self-service', () => {
     assert.deepEqual((await call(b.token, 'GET', '/webhook-endpoint/')).body, shown.body);
   });
 
-  it('sets a URL: the first time with the signing secret, then without; B sees only its own', async () => {
+  it('sets a URL: the first time ever with a newly made secret, then never a secret; B sees only its own', async () => {
     const set = await call(a.token, 'PUT', '/webhook-endpoint/', { url: `${receiver.url}/a` });
     assert.equal(set.status, 200, JSON.stringify(set.body));
     assert.equal(set.body.url, `${receiver.url}/a`);
-    assert.equal(set.body.secret, a.webhookSecret);
+    assert.match(set.body.secret, /^whsec_/);
+    assert.notEqual(set.body.secret, a.webhookSecret, 'made by this request, not the one created with A');
+    a.webhookSecret = set.body.secret;
     const again = await call(a.token, 'PUT', '/webhook-endpoint/', { url: `${receiver.url}/hooks` });
     assert.equal(again.status, 200);
     assert.equal(again.body.secret, undefined);
+    // Cleared and set again: the live secret is still not shown.
+    const cleared = await call(a.token, 'PUT', '/webhook-endpoint/', { url: null });
+    assert.deepEqual([cleared.status, cleared.body.url, cleared.body.secret], [200, null, undefined]);
+    const reset = await call(a.token, 'PUT', '/webhook-endpoint/', { url: `${receiver.url}/hooks` });
+    assert.deepEqual([reset.status, reset.body.secret], [200, undefined]);
     assert.equal((await call(a.token, 'GET', '/webhook-endpoint/')).body.url, `${receiver.url}/hooks`);
     assert.equal((await call(b.token, 'GET', '/webhook-endpoint/')).body.url, null);
   });
@@ -152,6 +159,37 @@ describe('webhook endpoint self-service', () => {
     assert.throws(() => verify(a.webhookSecret, signedOnce, t.clock.now()));
     assert.equal((await call(a.token, 'GET', '/webhook-endpoint/')).body.previous_secret_expires_at, null);
     a.webhookSecret = rotated.body.secret;
+  });
+
+  it('a replaced token in its grace period cannot change the endpoint or the secret: 403, nothing changes', async () => {
+    const c = await t.createIntegrator({ ...UNLIMITED, name: 'Platform C' });
+    const first = await call(c.token, 'PUT', '/webhook-endpoint/', { url: `${receiver.url}/c` });
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    const rotated = await call(c.token, 'POST', '/rotate-token/', { grace_period_seconds: 3600 });
+    assert.equal(rotated.status, 201, JSON.stringify(rotated.body));
+    const [secretBefore] = await t.db.query(
+      'SELECT webhook_secret, webhook_url FROM integrators WHERE id = $1',
+      [c.id],
+    );
+    const endpointBefore = (await call(rotated.body.token, 'GET', '/webhook-endpoint/')).body;
+    // The takeover the old token tried: clear the URL, set it again to its own, read the secret, rotate it.
+    for (const [method, path, body] of [
+      ['PUT', '/webhook-endpoint/', { url: null }],
+      ['PUT', '/webhook-endpoint/', { url: `${receiver.url}/attacker` }],
+      ['POST', '/webhook-endpoint/rotate-secret/', { overlap_seconds: 0 }],
+      ['POST', '/webhook-endpoint/rotate-secret/', undefined],
+    ] as const) {
+      assertError(await call(c.token, method, path, body), 403, 'forbidden', /newest server token/);
+    }
+    assert.equal((await call(c.token, 'GET', '/webhook-endpoint/')).status, 200, 'it can still read');
+    assert.deepEqual(
+      await t.db.query('SELECT webhook_secret, webhook_url FROM integrators WHERE id = $1', [c.id]),
+      [secretBefore],
+    );
+    assert.deepEqual((await call(rotated.body.token, 'GET', '/webhook-endpoint/')).body, endpointBefore);
+    // The newest token can.
+    const byNewest = await call(rotated.body.token, 'POST', '/webhook-endpoint/rotate-secret/', {});
+    assert.equal(byNewest.status, 201, JSON.stringify(byNewest.body));
   });
 });
 

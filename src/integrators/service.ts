@@ -124,8 +124,9 @@ export class IntegratorService {
       const [row] = await tx.query<Integrator>(
         `INSERT INTO integrators AS i (id, name, environment, webhook_url, webhook_secret, allowed_origins, fees,
                                  rate_limit_per_second, rate_limit_burst, created_at, updated_at, features,
-                                 reminder_days_before)
-         VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8, $9, $10, $10, $11::jsonb, $12)
+                                 reminder_days_before, webhook_secret_issued_at)
+         VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8, $9, $10, $10, $11::jsonb, $12,
+                 CASE WHEN $4::text IS NULL THEN NULL ELSE $10::timestamptz END)
          RETURNING ${INTEGRATOR_COLUMNS}`,
         [
           id,
@@ -148,13 +149,26 @@ export class IntegratorService {
     return { integrator, serverToken };
   }
 
-  async update(id: string, settings: IntegratorSettings): Promise<Integrator> {
+  /**
+   * Changes the settings given. With `firstWebhookSecret`, a webhook URL set where the integrator's secret has never
+   * been put to use (no URL ever set, never rotated) makes that the secret: the answer then carries it, and the
+   * caller alone has seen it. Setting a URL marks the secret as in use.
+   */
+  async update(
+    id: string,
+    settings: IntegratorSettings,
+    options: { firstWebhookSecret?: string } = {},
+  ): Promise<Integrator> {
     const current = await this.get(id);
     const { rate, burst } = rateLimits(current, settings);
     const [row] = await this.db.query<Integrator>(
       `UPDATE integrators AS i SET
          name = COALESCE($2, i.name),
          webhook_url = CASE WHEN $3::boolean THEN $4 ELSE i.webhook_url END,
+         webhook_secret = CASE WHEN $4::text IS NOT NULL AND $13::text IS NOT NULL AND i.webhook_secret_issued_at IS NULL
+                               THEN $13 ELSE i.webhook_secret END,
+         webhook_secret_issued_at = CASE WHEN $4::text IS NOT NULL THEN COALESCE(i.webhook_secret_issued_at, $9)
+                                         ELSE i.webhook_secret_issued_at END,
          allowed_origins = COALESCE($5::jsonb, i.allowed_origins),
          fees = COALESCE($6::jsonb, i.fees),
          features = i.features || COALESCE($10::jsonb, '{}'::jsonb),
@@ -177,6 +191,7 @@ export class IntegratorService {
         settings.features ?? null,
         settings.reminder_days_before !== undefined,
         settings.reminder_days_before ?? null,
+        options.firstWebhookSecret ?? null,
       ],
     );
     await this.#tokensChanged(this.db);
@@ -262,6 +277,25 @@ export class IntegratorService {
    */
   watchAuthChanges(): Promise<() => Promise<void>> {
     return this.db.listen(AUTH_CHANGES_CHANNEL, () => this.#forgetTokens());
+  }
+
+  /**
+   * 403 unless `tokenId` is the integrator's newest valid server token: a replaced token in its grace period may keep
+   * calling the API, but not change its credentials or where its events go and how they are signed.
+   */
+  async assertNewestToken(integratorId: string, tokenId: string, action: string): Promise<void> {
+    const [newest] = await this.db.query<{ id: string }>(
+      `SELECT id FROM server_tokens
+        WHERE integrator_id = $1 AND (expires_at IS NULL OR expires_at > $2)
+        ORDER BY seq DESC LIMIT 1`,
+      [integratorId, this.clock.now()],
+    );
+    if (newest?.id === tokenId) return;
+    throw new ServiceError(
+      'forbidden',
+      `Only the newest server token can ${action}. This token has been replaced and is in its grace period; use ` +
+        'the newest token, or ask the operator to reissue your tokens if it is lost.',
+    );
   }
 
   /**

@@ -182,16 +182,6 @@ export class WebhookService {
     return row;
   }
 
-  /** The current signing secret (for an integrator that has just set its first URL). */
-  async currentSecret(integratorId: string): Promise<string> {
-    const [row] = await this.db.query<{ webhook_secret: string }>(
-      'SELECT webhook_secret FROM integrators WHERE id = $1',
-      [integratorId],
-    );
-    if (!row) throw new ServiceError('not_found', `No integrator ${integratorId}.`);
-    return row.webhook_secret;
-  }
-
   /**
    * A `ping` event for the integrator, delivered like any other (and listed, so `rentpay listen` forwards it even
    * without a URL). Returns its id.
@@ -231,11 +221,12 @@ export class WebhookService {
         [integratorId],
       );
       if (!current) throw new ServiceError('not_found', `No integrator ${integratorId}.`);
-      await tx.query('UPDATE integrators SET webhook_secret = $2, updated_at = $3 WHERE id = $1', [
-        integratorId,
-        secret,
-        now,
-      ]);
+      await tx.query(
+        `UPDATE integrators SET webhook_secret = $2, updated_at = $3,
+                webhook_secret_issued_at = COALESCE(webhook_secret_issued_at, $3)
+          WHERE id = $1`,
+        [integratorId, secret, now],
+      );
       await tx.query(
         `INSERT INTO webhook_endpoints (integrator_id, previous_secret, previous_secret_expires_at, secret_rotated_at,
                                         updated_at)

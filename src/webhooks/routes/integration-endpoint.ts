@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { generateWebhookSecret } from '../../integrators/service.ts';
 import { FieldValidationError } from '../../platform/errors.ts';
 import { integrationErrors, optionalBody, Timestamp } from '../../platform/http/schemas.ts';
 import { checkWebhookUrl } from '../address.ts';
@@ -31,7 +33,8 @@ const WithSecret = Type.Object(
     ...WebhookEndpoint.properties,
     secret: Type.Optional(
       Type.String({
-        description: 'The signing secret (whsec_…), given when you set a URL where there was none.',
+        description:
+          'The signing secret (whsec_…), made and shown once: when the first URL ever is set. Never shown again.',
       }),
     ),
   },
@@ -68,16 +71,23 @@ export const integrationWebhookEndpointRoutes: FastifyPluginAsyncTypebox = async
     async (request) => endpointView(await webhooks.integratorEndpoint(request.integrator.id)),
   );
 
+  // Where events go and how they are signed belongs to the newest token: a leaked, replaced one cannot take it over.
+  const newestTokenOnly = (action: string) => async (request: FastifyRequest) =>
+    app.ctx.integrators.assertNewestToken(request.integrator.id, request.serverTokenId, action);
+
   app.put(
     '/webhook-endpoint/',
     {
+      preHandler: newestTokenOnly('change the webhook endpoint'),
       schema: {
         operationId: 'setWebhookEndpoint',
         summary: 'Set (or remove) your webhook URL',
         description:
-          'An http or https URL on a public host. Setting a URL where there was none answers with the signing ' +
-          '`secret`; setting one re-enables an endpoint a 410 Gone disabled. `null` removes it: events are then ' +
-          'kept and listed, not sent.',
+          'An http or https URL on a public host. The first URL ever set (when no URL was ever set and the secret ' +
+          'was never rotated) comes with a newly made signing `secret`, shown this once; later sets never show a ' +
+          'secret: get a new one with rotate-secret/. Setting a URL re-enables an endpoint a 410 Gone disabled. ' +
+          '`null` removes it: events are then kept and listed, not sent. Only your newest server token can change ' +
+          'the endpoint (a replaced token in its grace period gets 403 `forbidden`).',
         tags: ['Your webhook endpoint and events'],
         body: Type.Object(
           { url: Nullable(Type.String({ minLength: 1, maxLength: 2048 })) },
@@ -99,17 +109,20 @@ export const integrationWebhookEndpointRoutes: FastifyPluginAsyncTypebox = async
         sandbox: app.ctx.config.serviceEnv === 'sandbox',
         field: 'url',
       });
-      const before = await webhooks.integratorEndpoint(integratorId);
-      await app.ctx.integrators.update(integratorId, { webhook_url: url });
+      const firstSecret = generateWebhookSecret();
+      const updated = await app.ctx.integrators.update(
+        integratorId,
+        { webhook_url: url },
+        { firstWebhookSecret: firstSecret },
+      );
       if (url !== null) await webhooks.enableEndpoint(integratorId);
       request.log.info(
         { integrator_id: integratorId, webhook_url: url },
         'webhook endpoint set by its integrator',
       );
       const view = endpointView(await webhooks.integratorEndpoint(integratorId));
-      return before.url === null && url !== null
-        ? { ...view, secret: await webhooks.currentSecret(integratorId) }
-        : view;
+      // Only a secret minted by this very request is shown: an existing one never is (rotate-secret/ gives a new one).
+      return updated.webhook_secret === firstSecret ? { ...view, secret: firstSecret } : view;
     },
   );
 
@@ -117,13 +130,14 @@ export const integrationWebhookEndpointRoutes: FastifyPluginAsyncTypebox = async
     '/webhook-endpoint/rotate-secret/',
     {
       preValidation: optionalBody,
+      preHandler: newestTokenOnly('rotate the webhook secret'),
       schema: {
         operationId: 'rotateWebhookSecret',
         summary: 'Issue a new signing secret; the previous one keeps signing during the overlap',
         description:
           'During the overlap each delivery carries two signatures (old and new secret) in `webhook-signature`, so ' +
           'you can switch without losing a delivery; then only the new secret signs. A secret replaced earlier ' +
-          'stops at once.',
+          'stops at once. Only your newest server token can rotate (a replaced token gets 403 `forbidden`).',
         tags: ['Your webhook endpoint and events'],
         body: Type.Object(
           {
