@@ -148,7 +148,7 @@ describe('job queue', () => {
     async () => {
       await clearJobs();
       const ids: string[] = [];
-      for (let i = 0; i < 5; i++) ids.push(await enqueueJob(db, clock, 'test.locked', { n: i }));
+      for (let i = 0; i < 5; i++) ids.push((await enqueueJob(db, clock, 'test.locked', { n: i }))!);
       const locked = ids.slice(0, 2);
       const worker = new Worker({
         db: otherDb,

@@ -26,6 +26,12 @@ function httpUrlProblem(value: string): string | undefined {
 }
 
 const BLANK = /^\s*$/;
+const MAX_TENANCY_YEARS = 100;
+
+/** The same day `years` later, as text (29 February may name a day that year lacks: it only bounds a comparison). */
+function yearsAfter(date: string, years: number): string {
+  return `${String(Number(date.slice(0, 4)) + years).padStart(4, '0')}${date.slice(4)}`;
+}
 const AMOUNT_PATTERN_MESSAGE = 'Enter a valid value.';
 
 /** Why a tenancy amount string does not match the schema's pattern, in the words of the contract's rule. */
@@ -88,6 +94,14 @@ function checkUser(user: UserInput, prefix: string, errors: FieldErrors): void {
     const endReal = date(`tenant.${j}.end_rent_date`, tenancy.end_rent_date);
     if (startReal && endReal && tenancy.end_rent_date < tenancy.start_rent_date) {
       add(errors, t('end_rent_date'), 'Ensure this date is on or after start_rent_date.');
+    }
+    const latestEnd = yearsAfter(tenancy.start_rent_date, MAX_TENANCY_YEARS);
+    if (startReal && endReal && tenancy.end_rent_date > latestEnd) {
+      add(
+        errors,
+        t('end_rent_date'),
+        `A tenancy spans at most ${MAX_TENANCY_YEARS} years: ensure this date is on or before ${latestEnd}.`,
+      );
     }
     if (parsePence(tenancy.amount) === 0) add(errors, t('amount'), 'Ensure this value is greater than 0.');
     const agreementProblem = httpUrlProblem(tenancy.agreement);

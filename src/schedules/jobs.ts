@@ -24,7 +24,7 @@ export function enqueueSchedulerRun(
   db: Queryable,
   clock: Clock,
   tickMs = SCHEDULER_TICK_MS,
-): Promise<string> {
+): Promise<string | undefined> {
   return enqueuePeriodicJob(db, clock, schedulerRunJob(tickMs));
 }
 

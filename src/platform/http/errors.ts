@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { type ErrorCode, type FieldErrors, FieldValidationError, ServiceError } from '../errors.ts';
+import { DATE_RANGE_MESSAGE, EARLIEST_DATE, LATEST_DATE, outOfDateRange } from './input-checks.ts';
 
 export type { ErrorCode, FieldErrors };
 
@@ -36,6 +37,8 @@ interface AjvError {
   instancePath: string;
   params: Record<string, unknown>;
   message?: string;
+  /** The value refused (Ajv's verbose mode). */
+  data?: unknown;
 }
 
 const TYPE_MESSAGES: Record<string, string> = {
@@ -63,16 +66,25 @@ const BODY_TYPE_MESSAGES: Record<string, string> = {
 /** Where the values being validated come from: a JSON body, or text (a query string or path parameters). */
 export type ValidatedPart = 'body' | 'text';
 
-function formatMessage(format: unknown): string {
+const WELL_FORMED_DATE = /^(?!0000)\d{4}-\d{2}-\d{2}$/;
+
+function formatMessage(format: unknown, value: unknown): string {
+  // A date the format refused that looks right is a real date outside the range every date must lie in.
+  const outOfRange =
+    typeof value === 'string' && WELL_FORMED_DATE.test(value.slice(0, 10)) && outOfDateRange(value);
   switch (format) {
     case 'email':
       return 'Enter a valid email address.';
     case 'date':
-      return 'Date has wrong format or is not a real date. Use YYYY-MM-DD.';
+      return outOfRange && value.length === 10
+        ? DATE_RANGE_MESSAGE
+        : 'Date has wrong format or is not a real date. Use YYYY-MM-DD.';
     case 'uri':
       return 'Enter a valid URL.';
     case 'date-time':
-      return 'Datetime has wrong format. Use ISO 8601.';
+      return outOfRange
+        ? `Enter a time from ${EARLIEST_DATE}T00:00:00Z to ${LATEST_DATE}T23:59:59Z.`
+        : 'Datetime has wrong format. Use ISO 8601.';
     default:
       return `Enter a valid ${String(format)}.`;
   }
@@ -111,7 +123,7 @@ function messageFor(error: AjvError, part: ValidatedPart): string {
     case 'enum':
       return `Not a valid choice. Choose one of: ${(p.allowedValues as unknown[]).map(String).join(', ')}.`;
     case 'format':
-      return formatMessage(p.format);
+      return formatMessage(p.format, error.data);
     case 'pattern':
       return error.message?.startsWith('must match') ? 'Enter a valid value.' : (error.message ?? 'Invalid.');
     case 'additionalProperties':

@@ -1,6 +1,7 @@
 import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
+import { outOfDateRange } from './input-checks.ts';
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
 type AddFormats = (ajv: Ajv, options: { mode: 'full' | 'fast' }) => Ajv;
@@ -8,10 +9,28 @@ const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).de
   addFormatsModule) as unknown as AddFormats;
 
 function makeAjv(options: Options): Ajv {
-  // verbose: each error carries its schema, where ERROR_MESSAGE is read.
+  // verbose: each error carries its schema, where ERROR_MESSAGE is read, and its value (messages of dates read it).
   const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, verbose: true, ...options });
   addFormats(ajv, { mode: 'full' });
+  // Dates and date-times are refused outside EARLIEST_DATE … LATEST_DATE on every route, by the format itself.
+  for (const name of ['date', 'date-time']) {
+    const valid = formatValidator(ajv, name);
+    ajv.addFormat(name, {
+      type: 'string',
+      validate: (value: string) => valid(value) && !outOfDateRange(value),
+    });
+  }
   return ajv;
+}
+
+function formatValidator(ajv: Ajv, name: string): (value: string) => boolean {
+  const format = ajv.formats[name];
+  if (typeof format === 'function') return format as (value: string) => boolean;
+  if (format instanceof RegExp) return (value) => format.test(value);
+  if (typeof format === 'object' && typeof format.validate === 'function') {
+    return format.validate as (value: string) => boolean;
+  }
+  throw new Error(`ajv-formats has no ${name} format`);
 }
 
 /**

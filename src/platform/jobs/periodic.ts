@@ -15,7 +15,11 @@ export interface PeriodicJob {
  * period (at any phase) enqueue it once. Periods align with the Unix epoch (so with midnight UTC for any period that
  * divides a day).
  */
-export function enqueuePeriodicJob(db: Queryable, clock: Clock, job: PeriodicJob): Promise<string> {
+export function enqueuePeriodicJob(
+  db: Queryable,
+  clock: Clock,
+  job: PeriodicJob,
+): Promise<string | undefined> {
   const now = clock.now();
   const period = new Date(Math.floor(now.getTime() / job.everyMs) * job.everyMs).toISOString();
   return enqueueJob(db, clock, job.kind, job.payload(now), {

@@ -73,7 +73,7 @@ export const JOBS_CHANNEL = 'rentpay_jobs';
 
 /**
  * Writes a job in the caller's transaction, so it exists if and only if the change that needs it commits. Returns
- * its id (with a dedupe key already taken, an id no row has).
+ * its id, or undefined when a job with the same dedupe key exists already (nothing is written).
  */
 export async function enqueueJob(
   tx: Queryable,
@@ -81,13 +81,13 @@ export async function enqueueJob(
   kind: string,
   payload: Record<string, unknown>,
   options: EnqueueOptions = {},
-): Promise<string> {
+): Promise<string | undefined> {
   const now = clock.now();
   const id = newId('job');
-  await tx.query(
+  const inserted = await tx.query(
     `INSERT INTO jobs (id, kind, payload, dedupe_key, run_at, max_attempts, fair_key, created_at, updated_at)
      VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8, $8)
-     ON CONFLICT (dedupe_key) DO NOTHING`,
+     ON CONFLICT (dedupe_key) DO NOTHING RETURNING id`,
     [
       id,
       kind,
@@ -99,7 +99,7 @@ export async function enqueueJob(
       now,
     ],
   );
-  return id;
+  return inserted.length > 0 ? id : undefined;
 }
 
 /**

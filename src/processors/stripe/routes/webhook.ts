@@ -77,7 +77,7 @@ export function stripeWebhookRoute(config: StripeConfig): FastifyPluginAsyncType
           request.log.info({ stripe_event: event.id, type: event.type }, 'stripe event ignored');
           return { received: true, applied: false };
         }
-        await app.ctx.db.transaction((tx) =>
+        const jobId = await app.ctx.db.transaction((tx) =>
           enqueueJob(
             tx,
             app.ctx.clock,
@@ -86,8 +86,13 @@ export function stripeWebhookRoute(config: StripeConfig): FastifyPluginAsyncType
             { dedupeKey: `stripe-event:${event.id}` },
           ),
         );
-        request.log.info({ stripe_event: event.id, type: event.type }, 'stripe event queued');
-        return { received: true, applied: true };
+        // A redelivery of an event already queued is received and dropped: say so.
+        const applied = jobId !== undefined;
+        request.log.info(
+          { stripe_event: event.id, type: event.type },
+          applied ? 'stripe event queued' : 'stripe event already received',
+        );
+        return { received: true, applied };
       },
     );
   };
