@@ -15,7 +15,9 @@ import type { Config } from './platform/config/config.ts';
 import { type Db, openDatabase } from './platform/db/db.ts';
 import { migrate } from './platform/db/migrate.ts';
 import { ServiceError } from './platform/errors.ts';
+import { AuthFailureLimiter, installAuthFailureLimit } from './platform/http/auth-failures.ts';
 import { installErrorHandling } from './platform/http/errors.ts';
+import { installInputHygiene } from './platform/http/input-hygiene.ts';
 import { installValidation } from './platform/http/validation.ts';
 import { randomBase62 } from './platform/ids.ts';
 import { createLogger } from './platform/log/logger.ts';
@@ -86,6 +88,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.decorate('ctx', { ...services, config, db, clock, log: app.log });
 
   installValidation(app);
+  installInputHygiene(app);
   installErrorHandling(app);
   // JSON only: any other content type (text/plain, forms) is refused with 400 unsupported_content_type.
   app.removeAllContentTypeParsers();
@@ -120,6 +123,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Without an offline queue a request that arrives before the connection is up would pass unlimited, so the
   // app waits for it (briefly: a Redis that is down must not stop the API from starting).
   if (redis) await redisReady(redis, 2_000);
+  installAuthFailureLimit(app, new AuthFailureLimiter(clock, config.authFailureLimit, redis));
   await app.register(rateLimit, {
     global: false,
     // Redis down must not take the API down with it: requests then pass unlimited and a warning is logged.

@@ -297,11 +297,26 @@ describe('onboarding validation: every field of every resource (table)', () => {
   it('whitespace-only strings fail required text fields', async () => {
     const response = await onboardFullUser(api, (body) => {
       setPath(body, ['first_name'], '   ');
-      setPath(body, [...TENANCY, 'city'], '\t');
+      setPath(body, [...TENANCY, 'city'], ' \u00a0 ');
     });
     assertOutcome(response, {
       first_name: ['This field may not be blank.'],
       'tenant.0.city': ['This field may not be blank.'],
+    });
+  });
+
+  it('control characters (a tab, a line break, an escape) are refused in any string, before other rules', async () => {
+    const response = await onboardFullUser(api, (body) => {
+      setPath(body, ['first_name'], '   ');
+      setPath(body, [...TENANCY, 'city'], '\t');
+      setPath(body, [...TENANCY, 'recipient_bank_account_name'], 'L\r\n400000,99999999,Mallory,9999.00,X');
+      setPath(body, ['last_name'], 'Love\u001b[8mlace');
+    });
+    const control = ['Control characters (such as line breaks, tabs or escape codes) are not allowed.'];
+    assertOutcome(response, {
+      'tenant.0.city': control,
+      'tenant.0.recipient_bank_account_name': control,
+      last_name: control,
     });
   });
 
@@ -575,8 +590,10 @@ describe('onboarding validation: values (dates, amounts, ranges, enums, identifi
     assertOutcome(response, undefined);
   });
 
-  it('an unknown field holding text PostgreSQL could not store is ignored too', async () => {
-    assertOutcome(await onboardFullUser(api, (body) => setPath(body, ['note'], 'a\u0000b\ud800')), undefined);
+  it('an unknown field is ignored, but not text no field may hold (NUL, lone surrogates, controls)', async () => {
+    assertOutcome(await onboardFullUser(api, (body) => setPath(body, ['note'], 'a\u0000b\ud800')), {
+      note: ['Null characters are not allowed.'],
+    });
   });
 });
 

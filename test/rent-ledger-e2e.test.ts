@@ -188,7 +188,7 @@ describe('rent ledger over 14 months', () => {
         );
         assert.deepEqual(file.text.split('\r\n'), [
           '"sort_code","account_number","account_name","amount","reference"',
-          '"123456","12345678","Landlord Ltd","8400.00","YEAR-1"',
+          '"123456","12345678","LANDLORD LTD","8400.00","YEAR-1"',
           '',
         ]);
         assert.equal(
@@ -206,7 +206,7 @@ describe('rent ledger over 14 months', () => {
     assert.equal(file.code, 0, file.stderr);
     const rows = file.stdout.split('\r\n').slice(1, -1);
     assert.equal(rows.length, 1);
-    assert.equal(rows[0], '"123456","12345678","Landlord Ltd","8400.00","YEAR-1"');
+    assert.equal(rows[0], '"123456","12345678","LANDLORD LTD","8400.00","YEAR-1"');
     const confirmed = await runCli(['payouts', 'confirm', second.body.payout_run_id], env);
     assert.equal(confirmed.code, 0, confirmed.stderr);
     await deliver();

@@ -3,6 +3,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import Fastify from 'fastify';
 import { IntegratorService } from '../src/integrators/service.ts';
 import { installErrorHandling } from '../src/platform/http/errors.ts';
+import { installValidation } from '../src/platform/http/validation.ts';
 import { type Api, assertError, integrationApi, send, UNLIMITED } from './api-client.ts';
 import { installment, tenancyBody, userBody } from './fixtures.ts';
 import { OPERATOR_TOKEN, runJobs, type TestApp } from './helpers.ts';
@@ -454,9 +455,9 @@ describe('recurring schedules: Client API, Integration API and the sandbox test 
     );
     assertError(
       await schedules.change('nope', 'pause'),
-      404,
-      'not_found',
-      /^No schedule nope\. List a user's/,
+      400,
+      'invalid_request',
+      /^Invalid params: schedule_id: Enter a schedule id: "sch_" followed by letters and digits\.$/,
     );
     assertError(
       await other.list(ann.userId),
@@ -1072,6 +1073,7 @@ describe('the sandbox test clock in production', () => {
       const live = await new IntegratorService(t.db, t.clock, 'production').create({ name: 'Live platform' });
       const app = Fastify();
       app.decorate('ctx', { ...t.app.ctx, config: { ...t.config, serviceEnv: 'production' } });
+      installValidation(app);
       installErrorHandling(app);
       await app.register((await import('@fastify/rate-limit')).default, { global: false });
       await app.register((await import('../src/integration/plugin.ts')).integrationApi, {

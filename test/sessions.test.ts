@@ -483,8 +483,15 @@ describe('session query: GET /api/third-party/session/{session_id}/', () => {
     ['with odd characters', "ses_'; DROP TABLE sessions; --"],
     ['with non-ASCII characters', 'ses_é🏠'],
   ] as const) {
-    it(`a session id ${name}: 404 as unknown, not a 400 or 500`, async () => {
-      assertError(await api.session(id), 404, 'not_found');
+    it(`a session id ${name}: 400 naming the shape of a session id, not a 500`, async () => {
+      assertError(
+        await api.session(id),
+        400,
+        'invalid_request',
+        id.includes('\u0000')
+          ? /^Invalid params: session_id: Null characters are not allowed\.$/
+          : /^Invalid params: session_id: (Enter a session id: "ses_" followed by letters and digits|Ensure this field has no more than 64 characters)\./,
+      );
     });
   }
 

@@ -3,7 +3,7 @@ import type { ServiceEnv } from '../platform/config/config.ts';
 import { ServiceError } from '../platform/errors.ts';
 import { parseAuthorization, unauthorized } from '../platform/http/auth.ts';
 import type { AuthenticatedIntegrator, Integrator, IntegratorService } from './service.ts';
-import { SERVER_TOKEN_PREFIX, USER_SESSION_TOKEN_PREFIX } from './tokens.ts';
+import { isServerTokenShaped, SERVER_TOKEN_PREFIX, USER_SESSION_TOKEN_PREFIX } from './tokens.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -65,6 +65,7 @@ export function serverTokenAuth(integrators: IntegratorService, env: ServiceEnv)
     if (!credentials.startsWith(ownPrefix)) {
       throw unauthorized(`Invalid token. Server tokens for this environment start with "${ownPrefix}".`);
     }
+    if (!isServerTokenShaped(credentials, env)) throw unauthorized(INVALID_SERVER_TOKEN);
     const result = await integrators.authenticate(credentials);
     if (!result) throw unauthorized(INVALID_SERVER_TOKEN);
     assertNotSuspended(result.integrator);

@@ -20,7 +20,11 @@ export function settingsFromBody(body: UpdateIntegratorBody): IntegratorSettings
     const origins: string[] = [];
     body.allowed_origins.forEach((value, index) => {
       const origin = normaliseOrigin(value);
-      if (origin === undefined) {
+      if (value.includes('*')) {
+        errors[`allowed_origins.${index}`] = [
+          'Wildcards are not allowed: list each origin that may show the page, e.g. https://app.platform.example.',
+        ];
+      } else if (origin === undefined) {
         errors[`allowed_origins.${index}`] = [
           'Enter an origin: scheme, host and optional port, e.g. https://platform.example.',
         ];

@@ -9,8 +9,20 @@ export const SERVER_TOKEN_PREFIX: Record<ServiceEnv, string> = {
 /** User session tokens (issued by user-login) carry this prefix, so the Integration API can name the mistake. */
 export const USER_SESSION_TOKEN_PREFIX = 'rp_ust_';
 
+const SERVER_TOKEN_LENGTH = 40;
+
 export function generateServerToken(env: ServiceEnv): string {
-  return `${SERVER_TOKEN_PREFIX[env]}${randomBase62(40)}`;
+  return `${SERVER_TOKEN_PREFIX[env]}${randomBase62(SERVER_TOKEN_LENGTH)}`;
+}
+
+/** True when `token` has the shape generateServerToken gives: one of another shape is refused without a lookup. */
+export function isServerTokenShaped(token: string, env: ServiceEnv): boolean {
+  const tail = token.slice(SERVER_TOKEN_PREFIX[env].length);
+  return (
+    token.startsWith(SERVER_TOKEN_PREFIX[env]) &&
+    tail.length === SERVER_TOKEN_LENGTH &&
+    /^[0-9A-Za-z]+$/.test(tail)
+  );
 }
 
 export function hashToken(token: string): string {

@@ -1,6 +1,6 @@
 import type { TSchema } from 'typebox';
 import { Type } from 'typebox';
-import { ErrorResponse, FieldErrorsResponse } from '../platform/http/schemas.ts';
+import { ErrorResponse, FieldErrorsResponse, IdString } from '../platform/http/schemas.ts';
 
 const described = (description: string) => ({ ...ErrorResponse, description });
 
@@ -24,5 +24,5 @@ export function operatorErrors(extra: Record<number, TSchema> = {}): Record<numb
 
 /** An integrator in the path. */
 export const IntegratorParams = Type.Object({
-  integrator_id: Type.String({ maxLength: 64, examples: ['int_3fQx8LmN2pRs7TvW9yZb1C'] }),
+  integrator_id: IdString('int', 'an integrator'),
 });

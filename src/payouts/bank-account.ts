@@ -35,16 +35,27 @@ export function payoutReadiness(
   };
 }
 
-/** A bulk payment reference: upper-case letters, digits, space and . - / &, at most 18 characters. */
-export function bankReference(paymentReference: string): string {
-  const cleaned = paymentReference
+/** Text in the bank's character set: upper-case letters, digits, space and . - / &; anything else becomes a space. */
+function bankCharacters(text: string): string {
+  return text
     .toUpperCase()
     .replace(/[^A-Z0-9 .\-/&]/g, ' ')
     .replace(/\s+/g, ' ')
-    .trim()
-    .slice(0, 18)
     .trim();
+}
+
+/** A bulk payment reference: the bank's character set, at most 18 characters. */
+export function bankReference(paymentReference: string): string {
+  const cleaned = bankCharacters(paymentReference).slice(0, 18).trim();
   return cleaned === '' ? 'RENT' : cleaned;
+}
+
+/**
+ * The landlord's account name as the bank file carries it: the bank's character set, so no name can break a line,
+ * add a cell or hold a formula, whatever delimiter the bank's software reads the file with.
+ */
+export function bankAccountName(accountName: string): string {
+  return bankCharacters(accountName);
 }
 
 /**
@@ -73,7 +84,7 @@ export function payoutCsv(
     ...items.map((item) => [
       item.sort_code,
       item.account_number,
-      item.account_name,
+      bankAccountName(item.account_name),
       item.amount,
       item.reference,
     ]),

@@ -203,7 +203,7 @@ export class SessionService {
   ): Promise<LoginResult> {
     checkLoginText(email, paymentReference);
     const now = this.clock.now();
-    const token = `${USER_SESSION_TOKEN_PREFIX}${randomBase62(43)}`;
+    const token = `${USER_SESSION_TOKEN_PREFIX}${randomBase62(USER_SESSION_TOKEN_LENGTH)}`;
     const sessionId = newId('ses');
     const tokenExpiresAt = new Date(now.getTime() + this.tokenTtlSeconds * 1000);
     const sessionExpiresAt = new Date(now.getTime() + this.sessionTtlSeconds * 1000);
@@ -293,6 +293,8 @@ export class SessionService {
 
   /** Client API authentication: a live user session token, with what the page needs to render. */
   async authenticateClient(token: string): Promise<ClientContext> {
+    // A token no login could have issued is not looked up.
+    if (!USER_SESSION_TOKEN_SHAPE.test(token)) throw invalidSession();
     const [row] = await this.db.query<{
       session: SessionRow;
       integrator: Integrator;
@@ -311,11 +313,7 @@ export class SessionService {
         WHERE s.token_hash = $1`,
       [hashToken(token)],
     );
-    if (!row)
-      throw new ServiceError(
-        'session_expired',
-        'This payment session is not valid. Log in again (user-login).',
-      );
+    if (!row) throw invalidSession();
     const now = this.clock.now().getTime();
     if (
       new Date(row.session.token_expires_at).getTime() <= now ||
@@ -328,4 +326,13 @@ export class SessionService {
     }
     return { session: row.session, integrator: row.integrator, user: row.usr, tenancy: row.tenancy };
   }
+}
+
+const USER_SESSION_TOKEN_LENGTH = 43;
+const USER_SESSION_TOKEN_SHAPE = new RegExp(
+  `^${USER_SESSION_TOKEN_PREFIX}[0-9A-Za-z]{${USER_SESSION_TOKEN_LENGTH}}$`,
+);
+
+function invalidSession(): ServiceError {
+  return new ServiceError('session_expired', 'This payment session is not valid. Log in again (user-login).');
 }

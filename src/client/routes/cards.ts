@@ -2,11 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { assertSavedCardsEnabled } from '../../cards/service.ts';
 import { SavedCardView, savedCardView } from '../../cards/view.ts';
-import { ErrorResponse } from '../../platform/http/schemas.ts';
+import { ErrorResponse, IdString } from '../../platform/http/schemas.ts';
 import { BadRequest, clientErrors, NotFound, RETRY_AFTER } from '../../sessions/client-schemas.ts';
 
 const CardParams = Type.Object({
-  card_id: Type.String({ maxLength: 64, examples: ['card_5Hq2nW8rT1yUe6Kd9Zp3Xa'] }),
+  card_id: IdString('card', 'a saved card'),
 });
 
 /** Every saved-card route answers 409 feature_disabled while the integrator has saved cards off. */

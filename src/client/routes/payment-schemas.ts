@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
 import { NextActionView, type PaymentRow, PaymentView, paymentView } from '../../payments/view.ts';
+import { IdString } from '../../platform/http/schemas.ts';
 
 /** A payment of the session in the path. */
 export const PaymentParams = Type.Object({
-  payment_id: Type.String({ maxLength: 64, examples: ['pay_8sKq2LmW4nXc7RtY1vBz3D'] }),
+  payment_id: IdString('pay', 'a payment'),
 });
 
 /** The Client API's Payment: the contract's Payment plus what the page must do next (3DS, redirect, QR). */

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { PaymentView, paymentView } from '../../payments/view.ts';
 import { ServiceError } from '../../platform/errors.ts';
-import { ErrorResponse, integrationErrors } from '../../platform/http/schemas.ts';
+import { ErrorResponse, IdString, integrationErrors } from '../../platform/http/schemas.ts';
 import { SessionView, sessionView } from '../../sessions/schemas.ts';
 
 const SESSION_ID = /^[A-Za-z0-9_]{1,64}$/;
@@ -24,7 +24,7 @@ export const getSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'getSession',
         summary: 'Read a session: user, tenancy, bank account and payments',
         tags: ['Sessions'],
-        params: Type.Object({ session_id: Type.String() }),
+        params: Type.Object({ session_id: IdString('ses', 'a session') }),
         response: { 200: SessionQueryView, ...integrationErrors({ 404: ErrorResponse }) },
       },
     },

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { PaymentRow } from '../../payments/view.ts';
 import { ServiceError } from '../../platform/errors.ts';
+import { IdString } from '../../platform/http/schemas.ts';
 import { BadRequest, NotFound, operatorErrors } from '../schemas.ts';
 import { OperatorPaymentView, operatorPaymentView } from './payments-list.ts';
 
@@ -15,7 +16,7 @@ export const getPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
         description: 'Any integrator’s payment, with whose it is and how much of it was refunded.',
         tags: ['Payments'],
         params: Type.Object({
-          payment_id: Type.String({ maxLength: 64, examples: ['pay_8sKq2LmW4nXc7RtY1vBz3D'] }),
+          payment_id: IdString('pay', 'a payment'),
         }),
         response: { 200: OperatorPaymentView, ...operatorErrors({ 400: BadRequest, 404: NotFound }) },
       },

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
 import { listPayments, PAYMENT_STATUSES } from '../../payments/list.ts';
 import { type PaymentRow, PaymentView, paymentView } from '../../payments/view.ts';
-import { pageQuery } from '../../platform/http/schemas.ts';
+import { IdString, pageQuery } from '../../platform/http/schemas.ts';
 import { formatPence } from '../../shared/money.ts';
 import { BadRequest, operatorErrors } from '../schemas.ts';
 
@@ -31,16 +31,11 @@ export function operatorPaymentView(row: PaymentRow): OperatorPaymentView {
 const ListQuery = Type.Object(
   {
     integrator_id: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 64,
-        description: 'Only this integrator’s payments.',
-        examples: ['int_3fQx8LmN2pRs7TvW9yZb1C'],
-      }),
+      IdString('int', 'an integrator', { description: 'Only this integrator’s payments.' }),
     ),
     status: Type.Optional(Type.Enum([...PAYMENT_STATUSES], { examples: ['succeeded'] })),
     session_id: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 64, description: 'Only the payments of this payment session.' }),
+      IdString('ses', 'a session', { description: 'Only the payments of this payment session.' }),
     ),
     ...pageQuery('payment'),
   },

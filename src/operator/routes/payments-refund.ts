@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { RefundBody, RefundHeaders, RefundView, refundPayment } from '../../payments/routes/refund.ts';
-import { ErrorResponse, optionalBody } from '../../platform/http/schemas.ts';
+import { ErrorResponse, IdString, optionalBody } from '../../platform/http/schemas.ts';
 import { BadRequest, NotFound, operatorErrors } from '../schemas.ts';
 
 export const refundPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
@@ -19,7 +19,7 @@ export const refundPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
           'on amount.',
         tags: ['Payments'],
         params: Type.Object({
-          payment_id: Type.String({ maxLength: 64, examples: ['pay_8sKq2LmW4nXc7RtY1vBz3D'] }),
+          payment_id: IdString('pay', 'a payment'),
         }),
         headers: RefundHeaders,
         body: { ...RefundBody, examples: [{ amount: '100.00' }] },

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { ErrorResponse, pageQuery, Timestamp } from '../../platform/http/schemas.ts';
+import { ErrorResponse, IdString, pageQuery, Timestamp } from '../../platform/http/schemas.ts';
 import {
   WebhookEventDetailView,
   WebhookEventView,
@@ -11,13 +11,13 @@ import { EVENT_DELIVERY_STATUSES, WebhookService } from '../../webhooks/service.
 import { BadRequest, NotFound, operatorErrors } from '../schemas.ts';
 
 const EventParams = Type.Object({
-  event_id: Type.String({ maxLength: 64, examples: ['evt_7YtR2pLq9sKw4XmN1cVb8Z'] }),
+  event_id: IdString('evt', 'an event'),
 });
 
 const ListQuery = Type.Object(
   {
     integrator_id: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 64, description: 'Only this integrator’s events.' }),
+      IdString('int', 'an integrator', { description: 'Only this integrator’s events.' }),
     ),
     status: Type.Optional(
       Type.Union(
@@ -142,7 +142,7 @@ export const webhookEventRoutes: FastifyPluginAsyncTypebox = async (app) => {
               description: 'Deliveries that failed at or after this time (ISO 8601).',
             },
             integrator_id: Type.Optional(
-              Type.String({ minLength: 1, maxLength: 64, description: 'Only this integrator’s deliveries.' }),
+              IdString('int', 'an integrator', { description: 'Only this integrator’s deliveries.' }),
             ),
           },
           {
@@ -180,7 +180,7 @@ export const webhookEventRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: Type.Object(
           {
             integrator_id: Type.Optional(
-              Type.String({ minLength: 1, maxLength: 64, description: 'Only this integrator’s deliveries.' }),
+              IdString('int', 'an integrator', { description: 'Only this integrator’s deliveries.' }),
             ),
           },
           // An unknown member (a misspelt integrator_id) must not widen the retry to every integrator.

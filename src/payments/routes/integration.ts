@@ -1,7 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
 import { ServiceError } from '../../platform/errors.ts';
-import { ErrorResponse, integrationErrors, optionalBody, pageQuery } from '../../platform/http/schemas.ts';
+import {
+  ErrorResponse,
+  IdString,
+  integrationErrors,
+  optionalBody,
+  pageQuery,
+} from '../../platform/http/schemas.ts';
 import { formatPence } from '../../shared/money.ts';
 import { listPayments, PAYMENT_STATUSES } from '../list.ts';
 import { type PaymentRow, PaymentView, paymentView } from '../view.ts';
@@ -31,14 +37,20 @@ function integratorPaymentView(row: PaymentRow & { user_external_id: string }): 
 
 const ListQuery = Type.Object(
   {
-    user_id: Type.Optional(Type.Integer({ minimum: 1, description: 'Only this tenant’s payments.' })),
+    user_id: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description: 'Only this tenant’s payments.',
+      }),
+    ),
     status: Type.Optional(Type.Enum([...PAYMENT_STATUSES])),
     ...pageQuery('payment'),
   },
   { additionalProperties: false },
 );
 
-const PaymentParams = Type.Object({ payment_id: Type.String({ maxLength: 64 }) });
+const PaymentParams = Type.Object({ payment_id: IdString('pay', 'a payment') });
 
 /** Your payments, newest first, and refunds of them: the operator's rules, limited to your own payments. */
 export const integrationPaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {

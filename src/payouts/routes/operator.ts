@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { BadRequest, NotFound, operatorErrors } from '../../operator/schemas.ts';
 import { ServiceError } from '../../platform/errors.ts';
 import { dateProblem } from '../../platform/http/input-checks.ts';
-import { ErrorResponse, optionalBody } from '../../platform/http/schemas.ts';
+import { ErrorResponse, IdString, optionalBody } from '../../platform/http/schemas.ts';
 import { utcDate } from '../../schedules/dates.ts';
 import { formatPence } from '../../shared/money.ts';
 import { payoutCsv } from '../bank-account.ts';
@@ -13,7 +13,7 @@ import { PayoutRunView, payoutRunView } from '../view.ts';
 
 const Money = Type.String({ pattern: '^\\d+\\.\\d{2}$', examples: ['1200.00'] });
 const RunParams = Type.Object({
-  payout_run_id: Type.String({ maxLength: 64, examples: ['prun_3fQx8LmN2pRs7TvW9yZb1C'] }),
+  payout_run_id: IdString('prun', 'a payout run'),
 });
 const Conflict = { ...ErrorResponse, description: 'conflict: the run is not in a state that allows this.' };
 const { items: _items, ...summaryProperties } = PayoutRunView.properties;

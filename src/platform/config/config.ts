@@ -60,6 +60,8 @@ export interface Config {
   jobRetentionDays: number;
   /** The Client API's request limit per payment session: `burst` requests per window (a steady burst/window rate). */
   clientRateLimit: { burst: number; windowMs: number };
+  /** Failed authentications per client address in a window, on every surface, before 429. */
+  authFailureLimit: { max: number; windowMs: number };
 }
 
 export class ConfigError extends Error {
@@ -295,5 +297,6 @@ export function loadConfig(env: Env = process.env): Config {
     jobRetentionDays: readInt(env, 'JOB_RETENTION_DAYS', 7, 1, 3_650),
     // 20 per second sustained: a page polls and retries, but a script trying cards does far more.
     clientRateLimit: { burst: 40, windowMs: 2_000 },
+    authFailureLimit: { max: 20, windowMs: 60_000 },
   };
 }

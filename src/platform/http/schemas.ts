@@ -1,5 +1,7 @@
 import { type TSchema, Type } from 'typebox';
 import { ERROR_CODES } from '../errors.ts';
+import type { IdPrefix } from '../ids.ts';
+import { ERROR_MESSAGE } from './validation.ts';
 
 export const ErrorResponse = Type.Object(
   {
@@ -18,6 +20,27 @@ export const FieldErrorsResponse = Type.Record(Type.String(), Type.Array(Type.St
 });
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC.' });
+
+const ID_EXAMPLE_TAIL = '3fQx8LmN2pRs7TvW9yZb1C';
+
+/**
+ * An id of ours in a path or query: its prefix and then letters and digits, at most 64 characters. Anything else is
+ * refused before a handler reads it (a well-formed id that is unknown is a 404 as before).
+ */
+export function IdString(
+  prefix: IdPrefix,
+  what: string,
+  options: { description?: string; example?: boolean } = {},
+) {
+  const { example = true, ...rest } = options;
+  return Type.String({
+    maxLength: 64,
+    pattern: `^${prefix}_[A-Za-z0-9]+$`,
+    [ERROR_MESSAGE]: `Enter ${what} id: "${prefix}_" followed by letters and digits.`,
+    ...(example ? { examples: [`${prefix}_${ID_EXAMPLE_TAIL}`] } : {}),
+    ...rest,
+  });
+}
 
 /** An idempotency key (Client API payments, operator refunds): 1 to 255 printable ASCII characters, no spaces. */
 export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -39,10 +62,10 @@ export function pageQuery(resource: 'payment' | 'event') {
   return {
     limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
     starting_after: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 64,
+      IdString(resource === 'payment' ? 'pay' : 'evt', `a ${resource}`, {
         description: `A ${resource}_id: the page starts with the ${resource} listed right after it.`,
+        // No example: an example id names no payment or event, and a cursor must name one.
+        example: false,
       }),
     ),
   };

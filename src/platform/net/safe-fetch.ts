@@ -26,16 +26,26 @@ export type AddressPolicy = (ip: string) => boolean;
 /**
  * The strict rule: global unicast addresses only. Loopback, private, link-local (and so cloud metadata),
  * CGNAT, unspecified, multicast, broadcast, reserved, ULA, NAT64, 6to4 and Teredo all fall outside ipaddr.js's
- * "unicast" range; an IPv4-mapped IPv6 address is judged by the IPv4 address it carries.
+ * "unicast" range; an IPv4-mapped IPv6 address is judged by the IPv4 address it carries; any other IPv6 address
+ * outside the global unicast space 2000::/3 is refused.
  */
 export function isPublicAddress(ip: string): boolean {
   if (net.isIP(ip) === 0) return false;
   try {
-    return ipaddr.process(ip).range() === 'unicast';
+    const address = ipaddr.process(ip);
+    if (address.kind() === 'ipv6' && !address.match(GLOBAL_UNICAST_IPV6)) return false;
+    return address.range() === 'unicast';
   } catch {
     return false;
   }
 }
+
+/**
+ * Every public IPv6 host is in 2000::/3, the global unicast space. ipaddr.js calls "unicast" whatever it has no name
+ * for, which includes the IPv4-compatible (::/96) and IPv4-translated (::ffff:0:0:0/96) forms and the rest of the
+ * reserved 0000::/8: a stack that still routes them reaches the IPv4 address inside, loopback included.
+ */
+const GLOBAL_UNICAST_IPV6 = ipaddr.parseCIDR('2000::/3');
 
 export type SafeFetchFailureCode =
   | 'invalid_url'

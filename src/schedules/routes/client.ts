@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
-import { ErrorResponse } from '../../platform/http/schemas.ts';
+import { ErrorResponse, IdString } from '../../platform/http/schemas.ts';
 import {
   AmountInput,
   amountPence,
@@ -243,7 +243,7 @@ export const clientScheduleRoutes: FastifyPluginAsyncTypebox = async (app) => {
           description: ACTION_DESCRIPTIONS[action],
           tags: TAGS,
           params: Type.Object({
-            schedule_id: Type.String({ maxLength: 64, examples: ['sch_s5TD0hTwwUae8wUcwSUmeZ'] }),
+            schedule_id: IdString('sch', 'a schedule'),
           }),
           response: {
             200: ScheduleView,

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ServiceError } from '../../platform/errors.ts';
-import { ErrorResponse, integrationErrors } from '../../platform/http/schemas.ts';
+import { ErrorResponse, IdString, integrationErrors } from '../../platform/http/schemas.ts';
 import type { ScheduleAction } from '../service.ts';
 import { ScheduleView, scheduleView } from '../view.ts';
 
@@ -71,7 +71,7 @@ export const integrationScheduleRoutes: FastifyPluginAsyncTypebox = async (app) 
             'Answers the Schedule as it is afterwards, or 409 when the move is not allowed from its status. Records ' +
             `a schedule_${action === 'cancel' ? 'canceled' : `${action}d`} event (webhook).`,
           tags: ['Schedules'],
-          params: Type.Object({ schedule_id: Type.String() }),
+          params: Type.Object({ schedule_id: IdString('sch', 'a schedule') }),
           response: { 200: ScheduleView, ...integrationErrors({ 404: ErrorResponse, 409: ErrorResponse }) },
         },
       },

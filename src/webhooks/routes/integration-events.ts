@@ -1,7 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ServiceError } from '../../platform/errors.ts';
-import { ErrorResponse, integrationErrors, pageQuery, Timestamp } from '../../platform/http/schemas.ts';
+import {
+  ErrorResponse,
+  IdString,
+  integrationErrors,
+  pageQuery,
+  Timestamp,
+} from '../../platform/http/schemas.ts';
 import { EVENT_DELIVERY_STATUSES, type EventRow } from '../service.ts';
 
 export const IntegratorEvent = Type.Object(
@@ -88,7 +94,7 @@ export const integrationEventRoutes: FastifyPluginAsyncTypebox = async (app) => 
           'A new round of the retry schedule, starting now. 409 when you have no URL, the endpoint is disabled by ' +
           'a 410 (PUT a URL to enable it), or an attempt is under way (at most 15 s).',
         tags: ['Your webhook endpoint and events'],
-        params: Type.Object({ event_id: Type.String({ maxLength: 64 }) }),
+        params: Type.Object({ event_id: IdString('evt', 'an event') }),
         response: { 202: IntegratorEvent, ...integrationErrors({ 404: ErrorResponse, 409: ErrorResponse }) },
       },
     },

@@ -3,6 +3,7 @@ import Stripe from 'stripe';
 import { Type } from 'typebox';
 import type { StripeConfig } from '../../../platform/config/config.ts';
 import { ServiceError } from '../../../platform/errors.ts';
+import { unstorableTextPath } from '../../../platform/http/input-hygiene.ts';
 import { ErrorResponse } from '../../../platform/http/schemas.ts';
 import { enqueueJob } from '../../../platform/jobs/queue.ts';
 import { PAYMENT_NOTIFICATION_JOB } from '../../processor.ts';
@@ -71,6 +72,17 @@ export function stripeWebhookRoute(config: StripeConfig): FastifyPluginAsyncType
             'invalid_signature',
             `The Stripe signature does not verify (${(error as Error).message.split('\n')[0]}). Check ` +
               'STRIPE_WEBHOOK_SECRET is the signing secret of this endpoint.',
+          );
+        }
+        // Signed, so from Stripe (or whoever holds the secret): still checked before it is queued as jsonb.
+        if (event === null || typeof event !== 'object' || typeof event.type !== 'string') {
+          throw new ServiceError('invalid_request', 'The body is not a Stripe event object.');
+        }
+        const unstorable = unstorableTextPath(event);
+        if (unstorable !== undefined) {
+          throw new ServiceError(
+            'invalid_request',
+            `The event holds text that cannot be stored (a NUL or an unpaired surrogate) at ${unstorable}.`,
           );
         }
         if (!STRIPE_EVENT_TYPES.has(event.type)) {

@@ -1,0 +1,140 @@
+import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import ipaddr from 'ipaddr.js';
+import type { Clock } from '../clock/clock.ts';
+import { ServiceError } from '../errors.ts';
+
+/**
+ * Failed authentications per client address: past `max` in a window, every request that presents credentials from
+ * that address is answered 429 before any token is looked up, until the window ends. A guessed token then costs
+ * nothing, and no address can make the database check tokens without end.
+ *
+ * The check reads this process's memory only, so it adds nothing to a request's path. Each failure is also counted
+ * in Redis when REDIS_URL is set: the count every node shares comes back with it, so a node learns of an address
+ * over the limit at its first failure from it.
+ */
+export interface AuthFailureLimit {
+  max: number;
+  windowMs: number;
+}
+
+interface Window {
+  count: number;
+  resetAt: number;
+}
+
+/** Windows kept at most: past it, ended windows are dropped, and if none has ended the oldest go. */
+const MAX_ADDRESSES = 100_000;
+
+export class AuthFailureLimiter {
+  readonly #windows = new Map<string, Window>();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly limit: AuthFailureLimit,
+    private readonly redis?: Redis,
+  ) {}
+
+  /** Whole seconds until `address` may authenticate again, or undefined when it may now. */
+  retryAfterSeconds(address: string): number | undefined {
+    const key = addressKey(address);
+    const window = this.#windows.get(key);
+    const now = this.clock.now().getTime();
+    if (!window) return undefined;
+    if (window.resetAt <= now) {
+      this.#windows.delete(key);
+      return undefined;
+    }
+    return window.count >= this.limit.max ? Math.max(1, Math.ceil((window.resetAt - now) / 1000)) : undefined;
+  }
+
+  /** Counts one failed authentication of `address`. */
+  async recordFailure(address: string): Promise<void> {
+    const key = addressKey(address);
+    const now = this.clock.now().getTime();
+    let window = this.#windows.get(key);
+    if (!window || window.resetAt <= now) {
+      if (this.#windows.size >= MAX_ADDRESSES) this.#prune(now);
+      window = { count: 0, resetAt: now + this.limit.windowMs };
+      this.#windows.set(key, window);
+    }
+    window.count += 1;
+    if (!this.redis) return;
+    const shared = await this.#countShared(key);
+    if (shared && shared.count > window.count) {
+      window.count = shared.count;
+      window.resetAt = now + shared.ttlMs;
+    }
+  }
+
+  async #countShared(key: string): Promise<{ count: number; ttlMs: number } | undefined> {
+    const redisKey = `rentpay-auth-failures-${key}`;
+    try {
+      const results = await this.redis!.multi()
+        .set(redisKey, '0', 'PX', this.limit.windowMs, 'NX')
+        .incr(redisKey)
+        .pttl(redisKey)
+        .exec();
+      const count = Number(results?.[1]?.[1]);
+      const ttlMs = Number(results?.[2]?.[1]);
+      return Number.isFinite(count) && ttlMs > 0 ? { count, ttlMs } : undefined;
+    } catch {
+      // Redis down: this process's own count still limits.
+      return undefined;
+    }
+  }
+
+  #prune(now: number): void {
+    for (const [key, window] of this.#windows) if (window.resetAt <= now) this.#windows.delete(key);
+    for (const key of this.#windows.keys()) {
+      if (this.#windows.size < MAX_ADDRESSES) break;
+      this.#windows.delete(key);
+    }
+  }
+}
+
+/** IPv6 clients are counted per /64, the block one subscriber gets; IPv4 per address. */
+function addressKey(address: string): string {
+  try {
+    const parsed = ipaddr.process(address);
+    if (parsed.kind() === 'ipv6') {
+      return `${(parsed as ipaddr.IPv6).parts
+        .slice(0, 4)
+        .map((part) => part.toString(16))
+        .join(':')}::/64`;
+    }
+    return parsed.toString();
+  } catch {
+    return address;
+  }
+}
+
+/**
+ * On every surface: a request that presents credentials (an Authorization header) from an address over the limit
+ * is answered 429 `rate_limited` with Retry-After; every 401 answered counts as a failure of its address.
+ */
+export function installAuthFailureLimit(app: FastifyInstance, limiter: AuthFailureLimiter): void {
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.headers.authorization === undefined) return done();
+    const seconds = limiter.retryAfterSeconds(request.ip);
+    if (seconds === undefined) return done();
+    done(
+      new ServiceError(
+        'rate_limited',
+        `Too many failed authentications from your address. Retry after ${seconds} s (Retry-After), with a valid token.`,
+        { 'retry-after': String(seconds) },
+      ),
+    );
+  });
+  // Counted as the answer is sent, so the next request from the address already sees the count.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (reply.statusCode === 401) {
+      limiter
+        .recordFailure(request.ip)
+        .catch((error) =>
+          request.log.warn({ err: (error as Error).message }, 'could not count a failed authentication'),
+        );
+    }
+    done(null, payload);
+  });
+}
