@@ -8,6 +8,7 @@ import { registerPayoutCommands } from './commands/payouts.ts';
 import { registerServeCommands } from './commands/serve.ts';
 import { registerWebhookCommands } from './commands/webhooks.ts';
 import { CliError } from './operator-client.ts';
+import { printableLines } from './output.ts';
 
 const program = new Command();
 program
@@ -18,7 +19,10 @@ program
       'Operator commands (integrator ..., payments ...) call the Operator API of a running deployment.\n' +
       'listen forwards your integration’s events to a local URL (server token).',
   )
-  .showHelpAfterError();
+  .showHelpAfterError()
+  // Commander's own errors repeat what was typed (an unknown option, a bad argument): escaped like any output.
+  // Set before the commands are added, which copy it.
+  .configureOutput({ outputError: (text, write) => write(printableLines(text)) });
 
 // Registration order is the order `rentpay --help` lists the commands in.
 registerServeCommands(program);
@@ -33,11 +37,11 @@ try {
   await program.parseAsync(process.argv);
 } catch (error) {
   if (error instanceof ConfigError || error instanceof CliError) {
-    process.stderr.write(`rentpay: ${error.message}\n`);
+    process.stderr.write(`rentpay: ${printableLines(error.message)}\n`);
     process.exit(2);
   }
   process.stderr.write(
-    `rentpay: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    `rentpay: ${printableLines(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`,
   );
   process.exit(1);
 }

@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import { safe } from './output.ts';
 
 /** The options every operator command takes: where the deployment is, the operator token, and --json. */
 export function withOperatorOptions(command: Command): Command {
@@ -52,7 +53,7 @@ export class OperatorClient {
       } catch (error) {
         if (last) {
           throw new CliError(
-            `Cannot reach ${this.baseUrl}: ${(error as Error).cause ?? (error as Error).message}`,
+            safe`Cannot reach ${this.baseUrl}: ${(error as Error).cause ?? (error as Error).message}`,
           );
         }
       }
@@ -64,7 +65,7 @@ export class OperatorClient {
     try {
       parsed = text === '' ? undefined : JSON.parse(text);
     } catch {
-      throw new CliError(`${response.status} from ${this.baseUrl}: not JSON: ${text.slice(0, 200)}`);
+      throw new CliError(safe`${response.status} from ${this.baseUrl}: not JSON: ${text.slice(0, 200)}`);
     }
     if (!response.ok) throw new CliError(describeError(response.status, parsed));
     return parsed as T;
@@ -82,7 +83,9 @@ export async function operatorText(options: { url: string; token?: string }, pat
       headers: { authorization: `Bearer ${options.token}` },
     });
   } catch (error) {
-    throw new CliError(`Cannot reach ${options.url}: ${(error as Error).cause ?? (error as Error).message}`);
+    throw new CliError(
+      safe`Cannot reach ${options.url}: ${(error as Error).cause ?? (error as Error).message}`,
+    );
   }
   const text = await response.text();
   if (!response.ok) {
@@ -95,14 +98,16 @@ export async function operatorText(options: { url: string; token?: string }, pat
   return text;
 }
 
+/** The API's error answer as one line, or one line per field; its text escaped (it may repeat what was sent). */
 function describeError(status: number, body: unknown): string {
   if (body && typeof body === 'object') {
     const record = body as Record<string, unknown>;
-    if (typeof record.error === 'string') return `${status} ${record.error}: ${String(record.detail ?? '')}`;
+    if (typeof record.error === 'string')
+      return safe`${status} ${record.error}: ${String(record.detail ?? '')}`;
     const fields = Object.entries(record)
       .map(
         ([field, messages]) =>
-          `  ${field}: ${Array.isArray(messages) ? messages.join(' ') : String(messages)}`,
+          safe`  ${field}: ${Array.isArray(messages) ? messages.join(' ') : String(messages)}`,
       )
       .join('\n');
     return `${status} invalid request:\n${fields}`;

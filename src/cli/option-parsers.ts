@@ -1,4 +1,5 @@
 import { CliError } from './operator-client.ts';
+import { safe } from './output.ts';
 
 /** For a repeatable option: each use adds its value to the list. */
 export function collect(value: string, previous: string[] = []): string[] {
@@ -7,6 +8,6 @@ export function collect(value: string, previous: string[] = []): string[] {
 
 export function positiveInt(value: string): number {
   const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 1) throw new CliError(`"${value}" is not a positive whole number`);
+  if (!Number.isSafeInteger(n) || n < 1) throw new CliError(safe`"${value}" is not a positive whole number`);
   return n;
 }

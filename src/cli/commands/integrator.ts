@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { CliError, operatorClient, withOperatorOptions } from '../operator-client.ts';
 import { collect, positiveInt } from '../option-parsers.ts';
+import { jsonOutput, safe } from '../output.ts';
 
 interface IntegratorOut {
   integrator_id: string;
@@ -25,7 +26,7 @@ function parseFees(
   const fees: Record<string, { percent: string; fixed: string }> = {};
   for (const value of values) {
     const match = /^([a-z_]+)=([\d.]+)%(?:\+([\d.]+))?$/.exec(value);
-    if (!match) throw new CliError(`--fee "${value}": write METHOD=PERCENT%+FIXED, e.g. card=1.4%+0.20`);
+    if (!match) throw new CliError(safe`--fee "${value}": write METHOD=PERCENT%+FIXED, e.g. card=1.4%+0.20`);
     fees[match[1]!] = { percent: match[2]!, fixed: match[3] ?? '0' };
   }
   return fees;
@@ -41,7 +42,7 @@ function parseFeatures(values: string[] | undefined): Record<string, boolean> | 
     const match = /^([A-Za-z]+)=(on|off)$/.exec(value);
     if (!match || !FEATURE_NAMES.includes(match[1]!)) {
       throw new CliError(
-        `--feature "${value}": write NAME=on or NAME=off, NAME one of ${FEATURE_NAMES.join(', ')}`,
+        safe`--feature "${value}": write NAME=on or NAME=off, NAME one of ${FEATURE_NAMES.join(', ')}`,
       );
     }
     features[match[1]!] = match[2] === 'on';
@@ -51,34 +52,35 @@ function parseFeatures(values: string[] | undefined): Record<string, boolean> | 
 
 function printIntegrator(integrator: IntegratorOut, json: boolean | undefined): void {
   if (json) {
-    process.stdout.write(`${JSON.stringify(integrator)}\n`);
+    process.stdout.write(`${jsonOutput(integrator)}\n`);
     return;
   }
   const fees = Object.entries(integrator.fees)
     .map(([method, fee]) => `${method} ${fee.percent}% + £${fee.fixed}`)
     .join(', ');
   const lines = [
-    `integrator_id          ${integrator.integrator_id}`,
-    `name                   ${integrator.name}`,
-    `environment            ${integrator.environment}`,
-    `status                 ${integrator.status}`,
-    `webhook_url            ${integrator.webhook_url ?? '(none)'}`,
-    `allowed_origins        ${integrator.allowed_origins.join(' ') || '(none)'}`,
-    `fees                   ${fees || '(none)'}`,
-    `features               ${
+    safe`integrator_id          ${integrator.integrator_id}`,
+    safe`name                   ${integrator.name}`,
+    safe`environment            ${integrator.environment}`,
+    safe`status                 ${integrator.status}`,
+    safe`webhook_url            ${integrator.webhook_url ?? '(none)'}`,
+    safe`allowed_origins        ${integrator.allowed_origins.join(' ') || '(none)'}`,
+    safe`fees                   ${fees || '(none)'}`,
+    safe`features               ${
       Object.entries(integrator.features ?? {})
         .map(([name, on]) => `${name} ${on ? 'on' : 'off'}`)
         .join(', ') || '(all on)'
     }`,
-    `rate limit             ${integrator.rate_limit_per_second}/s, burst ${integrator.rate_limit_burst}`,
-    `rent reminders         ${
+    safe`rate limit             ${integrator.rate_limit_per_second}/s, burst ${integrator.rate_limit_burst}`,
+    safe`rent reminders         ${
       integrator.reminder_days_before
         ? `${integrator.reminder_days_before} days before a due date, 1 and 7 days after`
         : 'off'
     }`,
   ];
-  if (integrator.server_token) lines.push(`server_token           ${integrator.server_token}   (shown once)`);
-  if (integrator.webhook_secret) lines.push(`webhook_secret         ${integrator.webhook_secret}`);
+  if (integrator.server_token)
+    lines.push(safe`server_token           ${integrator.server_token}   (shown once)`);
+  if (integrator.webhook_secret) lines.push(safe`webhook_secret         ${integrator.webhook_secret}`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
@@ -180,12 +182,14 @@ export function registerIntegratorCommands(program: Command): void {
         '/integrators',
       );
       if (options.json) {
-        process.stdout.write(`${JSON.stringify(data)}\n`);
+        process.stdout.write(`${jsonOutput(data)}\n`);
         return;
       }
       if (data.length === 0) process.stdout.write('No integrators.\n');
       for (const item of data) {
-        process.stdout.write(`${item.integrator_id}  ${item.name}  ${item.webhook_url ?? '(no webhook)'}\n`);
+        process.stdout.write(
+          `${safe`${item.integrator_id}  ${item.name}  ${item.webhook_url ?? '(no webhook)'}`}\n`,
+        );
       }
     },
   );
@@ -213,10 +217,10 @@ export function registerIntegratorCommands(program: Command): void {
       'POST',
       `/integrators/${encodeURIComponent(integratorId)}/tokens/reissue`,
     );
-    if (options.json) process.stdout.write(`${JSON.stringify({ server_token })}\n`);
+    if (options.json) process.stdout.write(`${jsonOutput({ server_token })}\n`);
     else
       process.stdout.write(
-        `server_token           ${server_token}   (shown once; every older token has ended)\n`,
+        safe`server_token           ${server_token}   (shown once; every older token has ended)\n`,
       );
   });
 

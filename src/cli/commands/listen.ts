@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type Command, Option } from 'commander';
 import { signedHeaders } from '../../webhooks/signing.ts';
 import { CliError } from '../operator-client.ts';
+import { printable, safe } from '../output.ts';
 
 /** How often the service is asked for new events, and how long to wait after losing it. */
 const POLL_MS = 1_000;
@@ -135,7 +136,7 @@ export class EventForwarder {
     if ([502, 503, 504].includes(response.status)) throw new Unreachable(`HTTP ${response.status}`);
     const text = await response.text();
     if (response.status === 401 || response.status === 403) {
-      throw new CliError(`The server token was refused (${response.status}): ${detailOf(text)}`);
+      throw new CliError(safe`The server token was refused (${response.status}): ${detailOf(text)}`);
     }
     if (!response.ok) throw new Unreachable(`HTTP ${response.status}: ${detailOf(text)}`);
     return JSON.parse(text);
@@ -199,11 +200,11 @@ export function registerListenCommand(program: Command): void {
         target = new URL(options.forwardTo);
       } catch {
         throw new CliError(
-          `--forward-to "${options.forwardTo}": enter a URL such as http://localhost:3000/webhooks.`,
+          safe`--forward-to "${options.forwardTo}": enter a URL such as http://localhost:3000/webhooks.`,
         );
       }
       if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-        throw new CliError(`--forward-to "${options.forwardTo}": use an http or https URL.`);
+        throw new CliError(safe`--forward-to "${options.forwardTo}": use an http or https URL.`);
       }
       const forwarder = new EventForwarder({
         baseUrl: options.url.replace(/\/+$/, ''),
@@ -213,7 +214,8 @@ export function registerListenCommand(program: Command): void {
           ?.split(',')
           .map((type) => type.trim())
           .filter(Boolean),
-        write: (line) => process.stdout.write(`${line}\n`),
+        // Each line carries what the service and the local receiver answered: escaped.
+        write: (line) => process.stdout.write(`${printable(line)}\n`),
       });
       const stop = () => process.exit(0);
       process.on('SIGINT', stop);
@@ -221,7 +223,7 @@ export function registerListenCommand(program: Command): void {
       await forwarder.start();
       process.stdout.write(
         `Ready. Signing secret: ${forwarder.secret}\n` +
-          `Forwarding new events from ${options.url} to ${target} (Ctrl-C to stop).\n`,
+          safe`Forwarding new events from ${options.url} to ${target} (Ctrl-C to stop).\n`,
       );
       for (;;) await sleep(await forwarder.poll());
     });

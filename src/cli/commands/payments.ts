@@ -5,7 +5,7 @@ import { formatPence, parsePence } from '../../shared/money.ts';
 import { PAYMENT_STATUSES } from '../../shared/vocabulary.ts';
 import { CliError, operatorClient, withOperatorOptions } from '../operator-client.ts';
 import { positiveInt } from '../option-parsers.ts';
-import { table } from '../output.ts';
+import { jsonOutput, safe, table } from '../output.ts';
 
 /** A payment as the Operator API answers it (its schema is the source). */
 type PaymentOut = OperatorPaymentView;
@@ -21,7 +21,7 @@ interface RefundOut {
 
 function paymentStatus(value: string): string {
   if (!(PAYMENT_STATUSES as readonly string[]).includes(value)) {
-    throw new CliError(`--status "${value}": choose one of ${PAYMENT_STATUSES.join(', ')}`);
+    throw new CliError(safe`--status "${value}": choose one of ${PAYMENT_STATUSES.join(', ')}`);
   }
   return value;
 }
@@ -33,32 +33,35 @@ function pence(amount: string): number {
 
 function printPayment(payment: PaymentOut, json: boolean | undefined): void {
   if (json) {
-    process.stdout.write(`${JSON.stringify(payment)}\n`);
+    process.stdout.write(`${jsonOutput(payment)}\n`);
     return;
   }
   const card = payment.card
-    ? ` (${payment.card.brand} ending ${payment.card.last4}, expires ${String(payment.card.exp_month).padStart(2, '0')}/${payment.card.exp_year})`
+    ? safe` (${payment.card.brand} ending ${payment.card.last4}, expires ${String(payment.card.exp_month).padStart(2, '0')}/${payment.card.exp_year})`
     : '';
   const left = pence(payment.amount) - pence(payment.refunded);
   const lines = [
-    `payment_id             ${payment.payment_id}`,
-    `status                 ${payment.status}`,
-    `amount                 ${payment.amount} ${payment.currency} (${payment.pure_amount} + fee ${payment.fee})`,
-    `refunded               ${payment.refunded}${payment.status === 'succeeded' ? ` (${formatPence(left)} left to refund)` : ''}`,
-    `method                 ${payment.method}${card}`,
-    `reference              ${payment.reference}`,
-    `integrator_id          ${payment.integrator_id}`,
-    `session_id             ${payment.session_id}`,
+    safe`payment_id             ${payment.payment_id}`,
+    safe`status                 ${payment.status}`,
+    safe`amount                 ${payment.amount} ${payment.currency} (${payment.pure_amount} + fee ${payment.fee})`,
+    safe`refunded               ${payment.refunded}${payment.status === 'succeeded' ? ` (${formatPence(left)} left to refund)` : ''}`,
+    safe`method                 ${payment.method}${card}`,
+    safe`reference              ${payment.reference}`,
+    safe`integrator_id          ${payment.integrator_id}`,
+    safe`session_id             ${payment.session_id}`,
   ];
   if (payment.schedule_id) {
     lines.push(
-      `schedule               ${payment.schedule_id}, installment ${payment.installment_number ?? '-'}`,
+      safe`schedule               ${payment.schedule_id}, installment ${payment.installment_number ?? '-'}`,
     );
   }
   if (payment.failure_code) {
-    lines.push(`failure                ${payment.failure_code}: ${payment.failure_message ?? ''}`);
+    lines.push(safe`failure                ${payment.failure_code}: ${payment.failure_message ?? ''}`);
   }
-  lines.push(`created_at             ${payment.created_at}`, `updated_at             ${payment.updated_at}`);
+  lines.push(
+    safe`created_at             ${payment.created_at}`,
+    safe`updated_at             ${payment.updated_at}`,
+  );
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
@@ -92,7 +95,7 @@ export function registerPaymentCommands(program: Command): void {
       path,
     );
     if (options.json) {
-      process.stdout.write(`${JSON.stringify(page)}\n`);
+      process.stdout.write(`${jsonOutput(page)}\n`);
       return;
     }
     if (page.data.length === 0) {
@@ -112,7 +115,7 @@ export function registerPaymentCommands(program: Command): void {
       table(['PAYMENT_ID', 'STATUS', 'AMOUNT', 'REFUNDED', 'METHOD', 'CREATED_AT', 'INTEGRATOR'], rows),
     ];
     if (page.has_more) {
-      lines.push('', `More: run again with --starting-after ${page.data.at(-1)!.payment_id}`);
+      lines.push('', safe`More: run again with --starting-after ${page.data.at(-1)!.payment_id}`);
     }
     process.stdout.write(`${lines.join('\n')}\n`);
   });
@@ -153,31 +156,33 @@ export function registerPaymentCommands(program: Command): void {
     } catch (error) {
       // Whether the refund was made is unknown: the same key finds it instead of refunding twice.
       if (error instanceof CliError && error.message.startsWith('Cannot reach')) {
-        throw new CliError(`${error.message}\nTo retry safely, run again with --idempotency-key ${key}`);
+        throw new CliError(
+          `${error.message}\n${safe`To retry safely, run again with --idempotency-key ${key}`}`,
+        );
       }
       throw error;
     }
     if (options.json) {
-      process.stdout.write(`${JSON.stringify(refund)}\n`);
+      process.stdout.write(`${jsonOutput(refund)}\n`);
       return;
     }
     const lines = [
-      `refund_id              ${refund.refund_id}`,
-      `payment_id             ${refund.payment_id}`,
-      `amount                 ${refund.amount} ${refund.payment.currency}`,
-      `status                 ${refund.status}${refund.status === 'pending' ? ' (the processor has not answered yet; it is finished in the background: see payments show)' : ''}`,
-      `created_at             ${refund.created_at}`,
-      `idempotency_key        ${key}`,
+      safe`refund_id              ${refund.refund_id}`,
+      safe`payment_id             ${refund.payment_id}`,
+      safe`amount                 ${refund.amount} ${refund.payment.currency}`,
+      safe`status                 ${refund.status}${refund.status === 'pending' ? ' (the processor has not answered yet; it is finished in the background: see payments show)' : ''}`,
+      safe`created_at             ${refund.created_at}`,
+      safe`idempotency_key        ${key}`,
     ];
     // The refund is made (or pending); the totals are a courtesy and their absence is not a failure.
     try {
       const payment = await api.request<PaymentOut>('GET', path);
       const left = pence(payment.amount) - pence(payment.refunded);
       lines.push(
-        `payment                ${payment.amount} ${payment.currency}, refunded ${payment.refunded}, ${formatPence(left)} left`,
+        safe`payment                ${payment.amount} ${payment.currency}, refunded ${payment.refunded}, ${formatPence(left)} left`,
       );
     } catch {
-      lines.push(`payment                ${refund.payment.amount} ${refund.payment.currency}`);
+      lines.push(safe`payment                ${refund.payment.amount} ${refund.payment.currency}`);
     }
     process.stdout.write(`${lines.join('\n')}\n`);
   });

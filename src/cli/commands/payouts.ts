@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { CliError, operatorClient, operatorText, withOperatorOptions } from '../operator-client.ts';
-import { table } from '../output.ts';
+import { jsonOutput, printable, safe, table } from '../output.ts';
 
 interface PayoutOut {
   payout_id: string;
@@ -24,18 +24,19 @@ interface RunOut {
 }
 
 function calendarDate(value: string): string {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) throw new CliError(`"${value}" is not a date: write YYYY-MM-DD`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value))
+    throw new CliError(safe`"${value}" is not a date: write YYYY-MM-DD`);
   return value;
 }
 
 function printRun(run: RunOut, json: boolean | undefined): void {
   if (json) {
-    process.stdout.write(`${JSON.stringify(run)}\n`);
+    process.stdout.write(`${jsonOutput(run)}\n`);
     return;
   }
   const items = run.items ?? [];
   const lines = [
-    `${run.payout_run_id}  ${run.status}  as of ${run.as_of}  total £${run.total}  ${items.length} payouts`,
+    safe`${run.payout_run_id}  ${run.status}  as of ${run.as_of}  total £${run.total}  ${items.length} payouts`,
   ];
   if (items.length > 0) {
     lines.push(
@@ -91,7 +92,7 @@ export function registerPayoutCommands(program: Command): void {
       const { data } = await client.request<{
         data: { integrator_id: string; payment_reference: string; amount: string; reason: string }[];
       }>('GET', `/payouts/held${query}`);
-      if (options.json) return void process.stdout.write(`${JSON.stringify(data)}\n`);
+      if (options.json) return void process.stdout.write(`${jsonOutput(data)}\n`);
       process.stdout.write(
         data.length === 0
           ? 'No rent is held back.\n'
@@ -110,7 +111,7 @@ export function registerPayoutCommands(program: Command): void {
       return;
     }
     const { data } = await client.request<{ data: RunOut[] }>('GET', '/payouts/runs');
-    if (options.json) return void process.stdout.write(`${JSON.stringify(data)}\n`);
+    if (options.json) return void process.stdout.write(`${jsonOutput(data)}\n`);
     process.stdout.write(
       data.length === 0
         ? 'No payout runs.\n'
@@ -126,9 +127,10 @@ export function registerPayoutCommands(program: Command): void {
       .command('file <payout_run_id>')
       .description('Print the run’s bulk-payment file (CSV) for the bank'),
   ).action(async (runId: string, options) => {
-    process.stdout.write(
-      await operatorText(options, `/payouts/runs/${encodeURIComponent(runId)}/file?format=csv`),
-    );
+    const file = await operatorText(options, `/payouts/runs/${encodeURIComponent(runId)}/file?format=csv`);
+    // Redirected or piped, the file is the bank's, byte for byte; shown on a terminal, its controls are escaped
+    // (its CRLF line ends kept) so an account name cannot hide or rewrite a line of it.
+    process.stdout.write(process.stdout.isTTY ? file.split('\r\n').map(printable).join('\r\n') : file);
   });
 
   for (const action of ['confirm', 'cancel'] as const) {
@@ -165,8 +167,8 @@ export function registerPayoutCommands(program: Command): void {
     );
     process.stdout.write(
       options.json
-        ? `${JSON.stringify(approved)}\n`
-        : `Approved ${approved.sort_code} ${approved.account_number} for payouts.\n`,
+        ? `${jsonOutput(approved)}\n`
+        : safe`Approved ${approved.sort_code} ${approved.account_number} for payouts.\n`,
     );
   });
 
@@ -180,12 +182,12 @@ export function registerPayoutCommands(program: Command): void {
       mismatches: string[];
       checked: { payments: number; payouts: number; runs: number };
     }>('GET', '/payouts/reconcile');
-    if (options.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+    if (options.json) process.stdout.write(`${jsonOutput(result)}\n`);
     else {
-      for (const mismatch of result.mismatches) process.stdout.write(`MISMATCH ${mismatch}\n`);
+      for (const mismatch of result.mismatches) process.stdout.write(`${safe`MISMATCH ${mismatch}`}\n`);
       process.stdout.write(
-        `${result.ok ? 'Reconciled' : `${result.mismatches.length} mismatches`}: ${result.checked.payments} ` +
-          `succeeded payments, ${result.checked.payouts} payouts, ${result.checked.runs} runs.\n`,
+        safe`${result.ok ? 'Reconciled' : `${result.mismatches.length} mismatches`}: ${result.checked.payments} ` +
+          safe`succeeded payments, ${result.checked.payouts} payouts, ${result.checked.runs} runs.\n`,
       );
     }
     if (!result.ok) process.exitCode = 1;

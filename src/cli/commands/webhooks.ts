@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { CliError, operatorClient, withOperatorOptions } from '../operator-client.ts';
-import { table } from '../output.ts';
+import { jsonOutput, safe, table } from '../output.ts';
 
 interface EventOut {
   event_id: string;
@@ -46,7 +46,7 @@ const STATUSES = ['pending', 'delivered', 'failed', 'not_sent'];
 
 function status(value: string): string {
   if (!STATUSES.includes(value))
-    throw new CliError(`--status "${value}": choose one of ${STATUSES.join(', ')}`);
+    throw new CliError(safe`--status "${value}": choose one of ${STATUSES.join(', ')}`);
   return value;
 }
 
@@ -54,72 +54,72 @@ function status(value: string): string {
 function isoTime(value: string): string {
   const at = new Date(value);
   if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(at.getTime())) {
-    throw new CliError(`"${value}" is not an ISO 8601 time, e.g. 2026-03-01T09:00:00Z`);
+    throw new CliError(safe`"${value}" is not an ISO 8601 time, e.g. 2026-03-01T09:00:00Z`);
   }
   return at.toISOString();
 }
 
 function limit(value: string): number {
   const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 1 || n > 100) throw new CliError(`--limit "${value}": 1 to 100`);
+  if (!Number.isSafeInteger(n) || n < 1 || n > 100) throw new CliError(safe`--limit "${value}": 1 to 100`);
   return n;
 }
 
 function describeState(event: EventOut): string {
   switch (event.status) {
     case 'pending':
-      return `pending, next attempt ${event.next_attempt_at ?? 'now'}`;
+      return safe`pending, next attempt ${event.next_attempt_at ?? 'now'}`;
     case 'delivered':
-      return `delivered ${event.delivered_at}`;
+      return safe`delivered ${event.delivered_at}`;
     case 'failed':
-      return `failed ${event.failed_at}`;
+      return safe`failed ${event.failed_at}`;
     default:
       return 'not sent (no webhook URL when it happened)';
   }
 }
 
 function print(json: boolean | undefined, value: unknown, text: () => string): void {
-  process.stdout.write(`${json ? JSON.stringify(value) : text()}\n`);
+  process.stdout.write(`${json ? jsonOutput(value) : text()}\n`);
 }
 
 function eventLines(event: EventOut): string[] {
   const lines = [
-    `event_id               ${event.event_id}`,
-    `type                   ${event.type}`,
-    `integrator_id          ${event.integrator_id}`,
-    `created_at             ${event.created_at}`,
-    `status                 ${describeState(event)}`,
-    `attempts               ${event.attempt_count} (${event.attempts_in_round} in this round)`,
+    safe`event_id               ${event.event_id}`,
+    safe`type                   ${event.type}`,
+    safe`integrator_id          ${event.integrator_id}`,
+    safe`created_at             ${event.created_at}`,
+    safe`status                 ${describeState(event)}`,
+    safe`attempts               ${event.attempt_count} (${event.attempts_in_round} in this round)`,
   ];
-  if (event.last_error) lines.push(`last error             ${event.last_error}`);
+  if (event.last_error) lines.push(safe`last error             ${event.last_error}`);
   return lines;
 }
 
 function attemptLines(attempt: AttemptOut): string[] {
   const answer = attempt.status_code === null ? 'no answer' : `HTTP ${attempt.status_code}`;
   const lines = [
-    `  #${attempt.number}  ${attempt.attempted_at}  ${answer}  ${attempt.latency_ms} ms  ${attempt.outcome}${
+    safe`  #${attempt.number}  ${attempt.attempted_at}  ${answer}  ${attempt.latency_ms} ms  ${attempt.outcome}${
       attempt.next_attempt_at ? `, next ${attempt.next_attempt_at}` : ''
     }`,
-    `      ${attempt.url}`,
+    safe`      ${attempt.url}`,
   ];
-  if (attempt.error) lines.push(`      ${attempt.error}`);
-  if (attempt.response_body) lines.push(`      response: ${JSON.stringify(attempt.response_body)}`);
+  if (attempt.error) lines.push(safe`      ${attempt.error}`);
+  if (attempt.response_body) lines.push(safe`      response: ${JSON.stringify(attempt.response_body)}`);
   return lines;
 }
 
 function endpointLines(endpoint: EndpointOut): string[] {
   const lines = [
-    `integrator_id          ${endpoint.integrator_id}`,
-    `webhook_url            ${endpoint.webhook_url ?? '(none: events are kept, nothing is sent)'}`,
-    `state                  ${endpoint.state}`,
+    safe`integrator_id          ${endpoint.integrator_id}`,
+    safe`webhook_url            ${endpoint.webhook_url ?? '(none: events are kept, nothing is sent)'}`,
+    safe`state                  ${endpoint.state}`,
   ];
-  if (endpoint.disabled_reason) lines.push(`disabled               ${endpoint.disabled_reason}`);
-  if (endpoint.secret_rotated_at) lines.push(`secret rotated         ${endpoint.secret_rotated_at}`);
+  if (endpoint.disabled_reason) lines.push(safe`disabled               ${endpoint.disabled_reason}`);
+  if (endpoint.secret_rotated_at) lines.push(safe`secret rotated         ${endpoint.secret_rotated_at}`);
   if (endpoint.previous_secret_expires_at) {
-    lines.push(`previous secret signs  until ${endpoint.previous_secret_expires_at}`);
+    lines.push(safe`previous secret signs  until ${endpoint.previous_secret_expires_at}`);
   }
-  lines.push(`deliveries             ${endpoint.pending} pending, ${endpoint.failed} failed`);
+  lines.push(safe`deliveries             ${endpoint.pending} pending, ${endpoint.failed} failed`);
   return lines;
 }
 
@@ -166,7 +166,7 @@ export function registerWebhookCommands(program: Command): void {
         table(['EVENT_ID', 'TYPE', 'STATUS', 'ATTEMPTS', 'LAST', 'CREATED_AT', 'INTEGRATOR'], rows),
       ];
       if (page.has_more)
-        lines.push('', `More: run again with --starting-after ${page.data.at(-1)!.event_id}`);
+        lines.push('', safe`More: run again with --starting-after ${page.data.at(-1)!.event_id}`);
       return lines.join('\n');
     });
   });
@@ -180,7 +180,7 @@ export function registerWebhookCommands(program: Command): void {
     print(options.json, event, () =>
       [
         ...eventLines(event),
-        `payload                ${event.payload}`,
+        safe`payload                ${event.payload}`,
         event.attempts.length === 0 ? 'attempts               (none yet)' : 'attempts:',
         ...event.attempts.flatMap(attemptLines),
       ].join('\n'),
@@ -208,14 +208,14 @@ export function registerWebhookCommands(program: Command): void {
         `/webhooks/events/${encodeURIComponent(eventId)}/redeliver`,
         {},
       );
-      print(options.json, event, () => `Redelivering ${event.event_id}: ${describeState(event)}`);
+      print(options.json, event, () => safe`Redelivering ${event.event_id}: ${describeState(event)}`);
       return;
     }
     const result = await api.request<{ redelivered: number }>('POST', '/webhooks/redeliver', {
       failed_since: options.failedSince,
       integrator_id: options.integrator,
     });
-    print(options.json, result, () => `Redelivering ${result.redelivered} failed deliveries.`);
+    print(options.json, result, () => safe`Redelivering ${result.redelivered} failed deliveries.`);
   });
 
   withOperatorOptions(
@@ -231,7 +231,7 @@ export function registerWebhookCommands(program: Command): void {
         integrator_id: options.integrator,
       },
     );
-    print(options.json, result, () => `Attempting ${result.count} pending deliveries now.`);
+    print(options.json, result, () => safe`Attempting ${result.count} pending deliveries now.`);
   });
 
   withOperatorOptions(
@@ -266,8 +266,8 @@ export function registerWebhookCommands(program: Command): void {
     }>('POST', `/integrators/${encodeURIComponent(integratorId)}/webhook-secret/rotate`, {});
     print(options.json, rotated, () =>
       [
-        `webhook_secret         ${rotated.webhook_secret}   (shown once)`,
-        `previous secret signs  until ${rotated.previous_secret_expires_at}`,
+        safe`webhook_secret         ${rotated.webhook_secret}   (shown once)`,
+        safe`previous secret signs  until ${rotated.previous_secret_expires_at}`,
       ].join('\n'),
     );
   });
