@@ -3,4 +3,6 @@
 -- setting a URL never answers with a secret (a new one is got by rotating it), so no caller can read the live one.
 ALTER TABLE integrators ADD COLUMN webhook_secret_issued_at timestamptz;
 UPDATE integrators i SET webhook_secret_issued_at = i.updated_at
- WHERE i.webhook_url IS NOT NULL OR EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.integrator_id = i.id);
+ WHERE i.webhook_url IS NOT NULL
+    OR EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.integrator_id = i.id)
+    OR EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.integrator_id = i.id);

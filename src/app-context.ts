@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from './platform/clock/clock.ts';
 import type { Config } from './platform/config/config.ts';
 import type { Db } from './platform/db/db.ts';
+import type { AuthFailureLimiter } from './platform/http/auth-failures.ts';
 import type { Services } from './services.ts';
 
 /** What every route may use: the services (built once per app by buildApp) and the plumbing they run on. */
@@ -10,6 +11,8 @@ export interface AppContext extends Services {
   db: Db;
   clock: Clock;
   log: FastifyBaseLogger;
+  /** Failed authentications per client address: checked before any token is looked up. */
+  authFailures: AuthFailureLimiter;
 }
 
 declare module 'fastify' {

@@ -61,6 +61,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
+    // request.ip is the client behind the proxies named here (rate limits per address depend on it).
+    trustProxy: config.trustProxy,
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
@@ -85,7 +87,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const services = options.services ?? createServices(config, db, clock);
   const { processor } = services;
   const stopWatchingAuth = await services.integrators.watchAuthChanges();
-  app.decorate('ctx', { ...services, config, db, clock, log: app.log });
+  // Without an offline queue a Redis command fails at once while Redis is unreachable, instead of waiting.
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, {
+        connectTimeout: 2_000,
+        maxRetriesPerRequest: 1,
+        enableOfflineQueue: false,
+      })
+    : undefined;
+  const authFailures = new AuthFailureLimiter(clock, config.authFailureLimit, redis);
+  app.decorate('ctx', { ...services, config, db, clock, log: app.log, authFailures });
 
   installValidation(app);
   installInputHygiene(app);
@@ -111,19 +122,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     done(null, payload);
   });
 
-  const redis = config.redisUrl
-    ? // No offline queue: while Redis is unreachable a command fails at once instead of waiting for a reconnect.
-      new Redis(config.redisUrl, {
-        connectTimeout: 2_000,
-        maxRetriesPerRequest: 1,
-        enableOfflineQueue: false,
-      })
-    : undefined;
   redis?.on('error', (error: Error) => app.log.warn({ err: error.message }, 'redis unavailable'));
   // Without an offline queue a request that arrives before the connection is up would pass unlimited, so the
   // app waits for it (briefly: a Redis that is down must not stop the API from starting).
   if (redis) await redisReady(redis, 2_000);
-  installAuthFailureLimit(app, new AuthFailureLimiter(clock, config.authFailureLimit, redis));
+  installAuthFailureLimit(app, authFailures);
   await app.register(rateLimit, {
     global: false,
     // Redis down must not take the API down with it: requests then pass unlimited and a warning is logged.

@@ -31,6 +31,14 @@ const LIVE_STRIPE = {
 };
 
 describe('configuration', () => {
+  it('TRUST_PROXY: unset trusts no proxy; a list of addresses, ranges and proxy-addr names is read', () => {
+    assert.equal(loadConfig({}).trustProxy, false);
+    assert.deepEqual(
+      loadConfig({ TRUST_PROXY: ' 10.0.0.0/8, 2001:db8::/32 ,loopback,192.0.2.1' }).trustProxy,
+      ['10.0.0.0/8', '2001:db8::/32', 'loopback', '192.0.2.1'],
+    );
+  });
+
   it('has the documented defaults', () => {
     const config = loadConfig({});
     assert.equal(config.port, 8080);
@@ -215,6 +223,9 @@ describe('configuration', () => {
       { USER_TOKEN_TTL_SECONDS: '3600', SESSION_TTL_SECONDS: '1800' },
       /USER_TOKEN_TTL_SECONDS must not be longer than SESSION_TTL_SECONDS/,
     ],
+    ['TRUST_PROXY', { TRUST_PROXY: 'true' }, /TRUST_PROXY must be a comma list .* \(got "true"\)/],
+    ['TRUST_PROXY', { TRUST_PROXY: '10.0.0.0/8, 1' }, /\(got "1"\)/],
+    ['TRUST_PROXY', { TRUST_PROXY: '10.0.0.0/33' }, /\(got "10.0.0.0\/33"\)/],
   ];
   for (const [variable, env, message] of cases) {
     it(`names ${variable} when it is wrong (${JSON.stringify(env)})`, () => {

@@ -250,11 +250,11 @@ describe('operator refunds: pending first, idempotent by key, finished by a job'
       },
     });
     const service = new PaymentService(t.db, t.clock, unreachable);
-    const first = await service.refunds.refund(paymentId, 20_000, 'unreached');
+    const first = await service.refunds.refund(paymentId, 20_000, 'unreached', 'operator');
     assert.equal(first.refund.status, 'pending');
     assert.equal(first.replayed, false);
     assert.equal((await ledger(t, paymentId)).sandboxRefunds, 0, 'the processor never had it');
-    const retry = await service.refunds.refund(paymentId, 20_000, 'unreached');
+    const retry = await service.refunds.refund(paymentId, 20_000, 'unreached', 'operator');
     assert.equal(retry.replayed, true);
     assert.equal(retry.refund.id, first.refund.id);
     assert.equal(retry.refund.status, 'succeeded');
@@ -270,6 +270,7 @@ describe('operator refunds: pending first, idempotent by key, finished by a job'
       paymentId,
       undefined,
       'crash-key',
+      'operator',
     );
     assert.equal(pending.status, 'pending');
     assert.equal(Number(pending.amount_pence), 121_740);

@@ -214,6 +214,23 @@ describe('input hygiene: NUL, lone surrogates and control characters are refused
     assertNoUnhandledErrors();
   });
 
+  it('a body nested thousands deep is a 400 at once, not a stalled event loop or a 500', async () => {
+    const deep = `${'['.repeat(5_000)}"x"${']'.repeat(5_000)}`;
+    for (const url of ['/api/third-party/onboarding/', '/api/third-party/user-login/']) {
+      const answer = await send(t, {
+        method: 'POST',
+        url,
+        headers: { ...tokenHeader(api.serverToken), 'content-type': 'application/json' },
+        payload: deep,
+      });
+      assertError(answer, 400, 'invalid_request', /more than 64 levels deep/);
+    }
+    const wide = JSON.stringify({ note: Array.from({ length: 50_000 }, (_, i) => ({ [`k${i}`]: 'v' })) });
+    const answer = await api.onboard(JSON.parse(wide));
+    assert.equal(answer.status, 400, 'refused by the schema, after the hygiene walk');
+    assertNoUnhandledErrors();
+  });
+
   it('ids have a pattern and integers in a query a maximum', async () => {
     const wrongId = await integration('GET', '/session/pay_3fQx8LmN2pRs7TvW9yZb1C/');
     assertError(
@@ -263,16 +280,16 @@ describe('webhook URLs and allowed origins', () => {
 });
 
 describe('failed authentication is limited per client address', () => {
-  it('20 bad tokens a minute, then 429 with Retry-After on every surface (even a good token) until the minute ends', async () => {
+  it('20 failures a minute, then every token that needs a lookup is 429 with Retry-After until the minute ends', async () => {
     const lookups: string[] = [];
     const query = t.db.query.bind(t.db);
-    const counted = (async (sql: string, params?: unknown[], options?: unknown) => {
+    t.db.query = (async (sql: string, params?: unknown[], options?: unknown) => {
       if (/token_hash/.test(sql)) lookups.push(sql);
       return (query as (...args: unknown[]) => unknown)(sql, params, options);
     }) as typeof t.db.query;
-    t.db.query = counted;
     const from = (ip: string, url: string, authorization: string) =>
       send(t, { method: 'GET', url, headers: { authorization }, remoteAddress: ip });
+    const unknownServerToken = `Token rp_sandbox_${'A'.repeat(40)}`;
     try {
       for (let i = 0; i < 20; i++) {
         const surface = i % 3;
@@ -285,21 +302,29 @@ describe('failed authentication is limited per client address', () => {
         assert.equal(answer.status, 401, JSON.stringify(answer.body));
       }
       assert.deepEqual(lookups, [], 'tokens of the wrong shape were never looked up');
+      // Past the limit: a token that would be looked up is refused before the lookup, a good one too.
       for (const [url, authorization] of [
-        ['/api/third-party/webhook-endpoint/', `Token ${api.serverToken}`],
+        ['/api/third-party/webhook-endpoint/', unknownServerToken],
         ['/api/client/session', `Bearer ${session.token}`],
-        ['/api/operator/integrators', `Bearer ${OPERATOR_TOKEN}`],
-        ['/metrics', 'Bearer x'],
-      ]) {
-        const limited = await from('203.0.113.7', url!, authorization!);
+        ['/api/client/session', `Bearer rp_ust_${'a'.repeat(43)}`],
+      ] as const) {
+        const limited = await from('203.0.113.7', url, authorization);
         assertError(limited, 429, 'rate_limited', /Too many failed authentications/);
         assert.equal(limited.headers['retry-after'], '60');
       }
-      const other = await from(
-        '203.0.113.8',
+      assert.deepEqual(lookups, [], 'and nothing was looked up past the limit');
+      // What needs no lookup still works: the operator's token, and a server token this node has just checked.
+      assert.equal(
+        (await from('203.0.113.7', '/api/operator/integrators', `Bearer ${OPERATOR_TOKEN}`)).status,
+        200,
+      );
+      const cached = await from(
+        '203.0.113.7',
         '/api/third-party/webhook-endpoint/',
         `Token ${api.serverToken}`,
       );
+      assert.equal(cached.status, 200, JSON.stringify(cached.body));
+      const other = await from('203.0.113.8', '/api/client/session', `Bearer ${session.token}`);
       assert.equal(other.status, 200, 'another address is not limited');
       t.clock.advance(30_000);
       const later = await from(
@@ -307,6 +332,7 @@ describe('failed authentication is limited per client address', () => {
         '/api/third-party/webhook-endpoint/',
         `Token ${api.serverToken}`,
       );
+      assert.equal(later.status, 429, 'no longer in this node’s memory: it needs a lookup');
       assert.equal(later.headers['retry-after'], '30');
       t.clock.advance(30_000);
       const again = await from(
@@ -320,12 +346,33 @@ describe('failed authentication is limited per client address', () => {
     }
   });
 
+  it('behind a proxy named by TRUST_PROXY, the client in X-Forwarded-For is counted, not the proxy', async () => {
+    const proxied = await startTestApp({ config: { trustProxy: ['10.0.0.1'] } });
+    try {
+      const from = (client: string, peer = '10.0.0.1') =>
+        send(proxied, {
+          method: 'GET',
+          url: '/api/client/session',
+          headers: { authorization: `Bearer rp_ust_${'c'.repeat(43)}`, 'x-forwarded-for': client },
+          remoteAddress: peer,
+        });
+      for (let i = 0; i < 20; i++) assert.equal((await from('198.51.100.1')).status, 401);
+      assert.equal((await from('198.51.100.1')).status, 429, 'that client is limited');
+      assert.equal((await from('198.51.100.2')).status, 401, 'another client behind the same proxy is not');
+      // A peer that is not the proxy cannot choose its address by the header: it is counted as itself.
+      for (let i = 0; i < 20; i++) assert.equal((await from('198.51.100.3', '192.0.2.9')).status, 401);
+      assert.equal((await from('198.51.100.4', '192.0.2.9')).status, 429);
+    } finally {
+      await proxied.close();
+    }
+  });
+
   it('IPv6 clients are counted per /64', async () => {
     const from = (ip: string) =>
       send(t, {
         method: 'GET',
         url: '/api/third-party/webhook-endpoint/',
-        headers: { authorization: 'Token rp_sandbox_short' },
+        headers: { authorization: `Token rp_sandbox_${'B'.repeat(40)}` },
         remoteAddress: ip,
       });
     for (let i = 0; i < 20; i++) assert.equal((await from(`2001:db8:1:2::${i + 1}`)).status, 401);

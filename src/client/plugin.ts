@@ -39,6 +39,7 @@ const authenticatedClientRoutes: FastifyPluginAsync = async (app) => {
     if (!token.startsWith(USER_SESSION_TOKEN_PREFIX)) {
       throw new ServiceError('unauthorized', 'Invalid user session token.', BEARER);
     }
+    app.ctx.authFailures.assertMayLookUp(request.ip);
     try {
       request.client = await app.ctx.sessions.authenticateClient(token);
     } catch (error) {

@@ -22,7 +22,10 @@ import { getSessionRoute } from './routes/get-session.ts';
  * burst at once and the per-second rate on average.
  */
 export const integrationApi: FastifyPluginAsync = async (app) => {
-  app.addHook('onRequest', serverTokenAuth(app.ctx.integrators, app.ctx.config.serviceEnv));
+  app.addHook(
+    'onRequest',
+    serverTokenAuth(app.ctx.integrators, app.ctx.config.serviceEnv, app.ctx.authFailures),
+  );
   app.addHook(
     'onRequest',
     app.rateLimit({

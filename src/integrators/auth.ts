@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceEnv } from '../platform/config/config.ts';
 import { ServiceError } from '../platform/errors.ts';
 import { parseAuthorization, unauthorized } from '../platform/http/auth.ts';
+import type { AuthFailureLimiter } from '../platform/http/auth-failures.ts';
 import type { AuthenticatedIntegrator, Integrator, IntegratorService } from './service.ts';
 import { isServerTokenShaped, SERVER_TOKEN_PREFIX, USER_SESSION_TOKEN_PREFIX } from './tokens.ts';
 
@@ -29,7 +30,11 @@ export const INVALID_SERVER_TOKEN =
   'returned) as "Authorization: Token <server token>"; if it is lost, ask the operator to reissue it.';
 
 /** onRequest hook for the Integration API: `Authorization: Token <server token>`, contract §2. */
-export function serverTokenAuth(integrators: IntegratorService, env: ServiceEnv) {
+export function serverTokenAuth(
+  integrators: IntegratorService,
+  env: ServiceEnv,
+  authFailures: Pick<AuthFailureLimiter, 'assertMayLookUp'>,
+) {
   const ownPrefix = SERVER_TOKEN_PREFIX[env];
   const otherEnv: ServiceEnv = env === 'sandbox' ? 'production' : 'sandbox';
   const otherPrefix = SERVER_TOKEN_PREFIX[otherEnv];
@@ -66,7 +71,9 @@ export function serverTokenAuth(integrators: IntegratorService, env: ServiceEnv)
       throw unauthorized(`Invalid token. Server tokens for this environment start with "${ownPrefix}".`);
     }
     if (!isServerTokenShaped(credentials, env)) throw unauthorized(INVALID_SERVER_TOKEN);
-    const result = await integrators.authenticate(credentials);
+    const result = await integrators.authenticate(credentials, () =>
+      authFailures.assertMayLookUp(request.ip),
+    );
     if (!result) throw unauthorized(INVALID_SERVER_TOKEN);
     assertNotSuspended(result.integrator);
     request.integrator = result.integrator;

@@ -214,17 +214,24 @@ export class IntegratorService {
     );
   }
 
-  /** The integrator a valid server token belongs to; undefined for an unknown or expired token. */
+  /**
+   * The integrator a valid server token belongs to; undefined for an unknown or expired token. `beforeLookup` runs
+   * (and may throw) only when the token must be read from the database.
+   */
   async authenticate(
     token: string,
+    beforeLookup: () => void = () => undefined,
   ): Promise<{ integrator: AuthenticatedIntegrator; tokenId: string } | undefined> {
     const tokenHash = hashToken(token);
     const now = this.clock.now().getTime();
     const cached = this.#authCache.get(tokenHash);
-    const result =
-      cached && now - cached.readAt < AUTH_CACHE_TTL_MS && now >= cached.readAt
-        ? cached.result
-        : await this.#readToken(tokenHash, now);
+    let result: AuthResult | undefined;
+    if (cached && now - cached.readAt < AUTH_CACHE_TTL_MS && now >= cached.readAt) {
+      result = cached.result;
+    } else {
+      beforeLookup();
+      result = await this.#readToken(tokenHash, now);
+    }
     if (!result) return undefined;
     if (result.expiresAt !== null && result.expiresAt.getTime() <= now) return undefined;
     return { integrator: result.integrator, tokenId: result.tokenId };

@@ -8,6 +8,15 @@ export const SERVER_TOKEN_PREFIX: Record<ServiceEnv, string> = {
 
 /** User session tokens (issued by user-login) carry this prefix, so the Integration API can name the mistake. */
 export const USER_SESSION_TOKEN_PREFIX = 'rp_ust_';
+export const USER_SESSION_TOKEN_LENGTH = 43;
+const USER_SESSION_TOKEN_SHAPE = new RegExp(
+  `^${USER_SESSION_TOKEN_PREFIX}[0-9A-Za-z]{${USER_SESSION_TOKEN_LENGTH}}$`,
+);
+
+/** True when `token` has the shape user-login gives: one of another shape is refused without a lookup. */
+export function isUserSessionTokenShaped(token: string): boolean {
+  return USER_SESSION_TOKEN_SHAPE.test(token);
+}
 
 const SERVER_TOKEN_LENGTH = 40;
 

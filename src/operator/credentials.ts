@@ -3,6 +3,7 @@ import type { Clock } from '../platform/clock/clock.ts';
 import type { Db } from '../platform/db/db.ts';
 import { ServiceError } from '../platform/errors.ts';
 import { parseAuthorization } from '../platform/http/auth.ts';
+import type { AuthFailureLimiter } from '../platform/http/auth-failures.ts';
 import { digestsEqual, randomBase62, sha256Hex } from '../platform/ids.ts';
 
 export const OPERATOR_TOKEN_PREFIX = 'rpo_';
@@ -31,7 +32,11 @@ export async function ensureOperatorToken(
 }
 
 /** onRequest hook for the Operator API: `Authorization: Bearer <operator token>`. */
-export function operatorAuth(db: Db, configured: string | undefined) {
+export function operatorAuth(
+  db: Db,
+  configured: string | undefined,
+  authFailures: Pick<AuthFailureLimiter, 'assertMayLookUp'>,
+) {
   const configuredHash = configured === undefined ? undefined : sha256Hex(configured);
   return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
     const parsed = parseAuthorization(request.headers.authorization);
@@ -43,6 +48,7 @@ export function operatorAuth(db: Db, configured: string | undefined) {
     const presented = sha256Hex(parsed.credentials);
     let expected = configuredHash;
     if (expected === undefined) {
+      authFailures.assertMayLookUp(request.ip);
       const [row] = await db.query<{ token_hash: string }>(
         'SELECT token_hash FROM operator_credentials WHERE id = 1',
       );

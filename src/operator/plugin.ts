@@ -14,7 +14,7 @@ import { webhookEventRoutes } from './routes/webhooks-events.ts';
 
 /** Every route of the Operator API but its document: `Authorization: Bearer <operator token>`. */
 const authenticatedOperatorRoutes: FastifyPluginAsync = async (app) => {
-  app.addHook('onRequest', operatorAuth(app.ctx.db, app.ctx.config.operatorToken));
+  app.addHook('onRequest', operatorAuth(app.ctx.db, app.ctx.config.operatorToken, app.ctx.authFailures));
   await app.register(createIntegratorRoute);
   await app.register(updateIntegratorRoute);
   await app.register(readIntegratorsRoutes);

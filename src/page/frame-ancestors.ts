@@ -1,6 +1,7 @@
-import { hashToken, USER_SESSION_TOKEN_PREFIX } from '../integrators/tokens.ts';
+import { hashToken, isUserSessionTokenShaped } from '../integrators/tokens.ts';
 import type { Db } from '../platform/db/db.ts';
 
+const SESSION_ID = /^ses_[A-Za-z0-9]{1,60}$/;
 const ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$|^https?:\/\/\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
 /**
@@ -13,8 +14,9 @@ export async function frameAncestorsFor(
   token: string | undefined,
   sessionId: string | undefined,
 ): Promise<string[] | undefined> {
-  const tokenHash = token?.startsWith(USER_SESSION_TOKEN_PREFIX) ? hashToken(token) : null;
-  if (!tokenHash && !sessionId) return undefined;
+  // Values that cannot be a token or a session id name nothing, and are not looked up.
+  const tokenHash = token !== undefined && isUserSessionTokenShaped(token) ? hashToken(token) : null;
+  if (!tokenHash && !(sessionId !== undefined && SESSION_ID.test(sessionId))) return undefined;
   const [row] = await db.query<{ allowed_origins: string[] }>(
     `SELECT i.allowed_origins FROM sessions s JOIN integrators i ON i.id = s.integrator_id
       WHERE s.token_hash = $1 OR ($1::text IS NULL AND s.id = $2)

@@ -1,4 +1,5 @@
 import type { Static } from 'typebox';
+import { paidOutHeld } from '../payouts/paid-out.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { FieldValidationError, ServiceError } from '../platform/errors.ts';
@@ -60,8 +61,8 @@ export class RefundService {
   async refund(
     paymentId: string,
     amountPence: number | undefined,
-    idempotencyKey?: string,
-    requester: RefundRequester = 'operator',
+    idempotencyKey: string | undefined,
+    requester: RefundRequester,
   ): Promise<RefundResult> {
     const { refund, replayed } = await this.beginRefund(paymentId, amountPence, idempotencyKey, requester);
     const finished = await this.finishRefund(refund.id, false);
@@ -77,10 +78,11 @@ export class RefundService {
   async beginRefund(
     paymentId: string,
     amountPence: number | undefined,
-    idempotencyKey?: string,
-    requester: RefundRequester = 'operator',
+    idempotencyKey: string | undefined,
+    requester: RefundRequester,
   ): Promise<{ refund: RefundRow; replayed: boolean }> {
     return this.db.transaction(async (tx) => {
+      const paidOut = requester === 'integrator' && (await paidOutHeld(tx, paymentId));
       // Refunds of one payment queue on its row, so each sees every refund committed before it.
       const [payment] = await tx.query<PaymentRow>('SELECT * FROM payments WHERE id = $1 FOR UPDATE', [
         paymentId,
@@ -100,7 +102,7 @@ export class RefundService {
           `Only a succeeded payment can be refunded; this one is ${payment.status}.`,
         );
       }
-      if (requester === 'integrator' && (await inConfirmedPayout(tx, paymentId))) {
+      if (paidOut) {
         throw new ServiceError(
           'paid_out',
           `The rent of payment ${paymentId} has been paid out to the landlord in a confirmed payout, so it cannot ` +
@@ -268,16 +270,6 @@ export class RefundService {
       return updated!;
     });
   }
-}
-
-/** True when the payment's rent is in a payout of a confirmed run (not one merely created, nor canceled). */
-async function inConfirmedPayout(tx: Queryable, paymentId: string): Promise<boolean> {
-  const rows = await tx.query(
-    `SELECT 1 FROM payout_lines l JOIN payouts po ON po.id = l.payout_id
-      WHERE l.payment_id = $1 AND l.kind = 'payment' AND l.active AND po.status = 'paid'`,
-    [paymentId],
-  );
-  return rows.length > 0;
 }
 
 /** A replay of a refund request: the same key must ask for the same amount (or again for "everything left"). */

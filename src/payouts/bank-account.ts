@@ -28,6 +28,11 @@ export function payoutReadiness(
     reasons.push('recipient_bank_account_number is not a UK account number (6 to 8 digits)');
   }
   if (accountName.trim() === '') reasons.push('recipient_bank_account_name is blank');
+  else if (bankAccountName(accountName) === '') {
+    reasons.push(
+      'recipient_bank_account_name has no letter or digit a bank file takes (A-Z, 0-9): give the name as the bank holds it',
+    );
+  }
   if (reasons.length > 0) return { ready: false, reason: `${reasons.join('; ')}.` };
   return {
     ready: true,
@@ -38,6 +43,8 @@ export function payoutReadiness(
 /** Text in the bank's character set: upper-case letters, digits, space and . - / &; anything else becomes a space. */
 function bankCharacters(text: string): string {
   return text
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
     .toUpperCase()
     .replace(/[^A-Z0-9 .\-/&]/g, ' ')
     .replace(/\s+/g, ' ')
@@ -55,7 +62,8 @@ export function bankReference(paymentReference: string): string {
  * add a cell or hold a formula, whatever delimiter the bank's software reads the file with.
  */
 export function bankAccountName(accountName: string): string {
-  return bankCharacters(accountName);
+  // Starting with a letter or digit: no cell can begin like a formula (- . / &), whatever reads the file.
+  return bankCharacters(accountName).replace(/^[^A-Z0-9]+/, '');
 }
 
 /**

@@ -6,11 +6,11 @@ import { newId } from '../platform/ids.ts';
 import { utcDate } from '../schedules/dates.ts';
 import { recordEvents } from '../webhooks/record-event.ts';
 import { bankReference, type PayoutAccount, payoutReadiness } from './bank-account.ts';
+import { PAYOUT_LOCK } from './paid-out.ts';
 import { PAYABLE_LINES } from './payable-sql.ts';
 import { type PayoutRow, type PayoutRunRow, payoutView } from './view.ts';
 
 /** Serialises payout runs (and cancels) across every node: each run sees the lines of the runs before it. */
-const PAYOUT_LOCK = 727_274_001;
 
 interface PayableLine {
   tenancy_id: string;

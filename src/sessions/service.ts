@@ -1,5 +1,10 @@
 import type { Integrator } from '../integrators/service.ts';
-import { hashToken, USER_SESSION_TOKEN_PREFIX } from '../integrators/tokens.ts';
+import {
+  hashToken,
+  isUserSessionTokenShaped,
+  USER_SESSION_TOKEN_LENGTH,
+  USER_SESSION_TOKEN_PREFIX,
+} from '../integrators/tokens.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import { StatementBatcher } from '../platform/db/batcher.ts';
 import type { Db } from '../platform/db/db.ts';
@@ -294,7 +299,7 @@ export class SessionService {
   /** Client API authentication: a live user session token, with what the page needs to render. */
   async authenticateClient(token: string): Promise<ClientContext> {
     // A token no login could have issued is not looked up.
-    if (!USER_SESSION_TOKEN_SHAPE.test(token)) throw invalidSession();
+    if (!isUserSessionTokenShaped(token)) throw invalidSession();
     const [row] = await this.db.query<{
       session: SessionRow;
       integrator: Integrator;
@@ -327,11 +332,6 @@ export class SessionService {
     return { session: row.session, integrator: row.integrator, user: row.usr, tenancy: row.tenancy };
   }
 }
-
-const USER_SESSION_TOKEN_LENGTH = 43;
-const USER_SESSION_TOKEN_SHAPE = new RegExp(
-  `^${USER_SESSION_TOKEN_PREFIX}[0-9A-Za-z]{${USER_SESSION_TOKEN_LENGTH}}$`,
-);
 
 function invalidSession(): ServiceError {
   return new ServiceError('session_expired', 'This payment session is not valid. Log in again (user-login).');

@@ -1,9 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ServiceError } from '../../platform/errors.ts';
-import { ErrorResponse, integrationErrors } from '../../platform/http/schemas.ts';
-
-const DOCUMENT_ID = /^doc_[A-Za-z0-9]{1,60}$/;
+import { ErrorResponse, IdString, integrationErrors } from '../../platform/http/schemas.ts';
 
 export const getDocumentRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -18,7 +16,7 @@ export const getDocumentRoute: FastifyPluginAsyncTypebox = async (app) => {
           '(`tenancy.agreement_document`, `user.kyc_documents`) once the document is `stored`. Any node serves any ' +
           'document.',
         tags: ['Documents'],
-        params: Type.Object({ document_id: Type.String({ examples: ['doc_4kVq2mT9xR7pL3sN8wYb1Z'] }) }),
+        params: Type.Object({ document_id: IdString('doc', 'a document') }),
         response: {
           200: {
             description: 'The stored bytes.',
@@ -34,9 +32,7 @@ export const getDocumentRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { document_id: documentId } = request.params;
-      const stored = DOCUMENT_ID.test(documentId)
-        ? await app.ctx.documents.read(request.integrator.id, documentId)
-        : undefined;
+      const stored = await app.ctx.documents.read(request.integrator.id, documentId);
       // Another integrator's document answers exactly as an unknown one.
       if (!stored) {
         throw new ServiceError(

@@ -33,7 +33,10 @@ export const createIntegratorRoute: FastifyPluginAsyncTypebox = async (app) => {
             ...IntegratorView.properties,
             server_token: Type.String({ description: 'Shown once; only its hash is stored.' }),
             webhook_secret: Type.String({
-              description: 'The secret webhooks are signed with (whsec_…); the integrator can read it again.',
+              description:
+                'The secret webhooks are signed with (whsec_…), shown once. Created without a webhook_url, it lasts ' +
+                'until the integrator sets its first URL itself (PUT webhook-endpoint/), which makes and shows a new ' +
+                'one; created with a URL, it signs until rotated.',
             }),
           }),
           ...operatorErrors({ 400: BadRequest }),

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -60,6 +61,11 @@ export interface Config {
   jobRetentionDays: number;
   /** The Client API's request limit per payment session: `burst` requests per window (a steady burst/window rate). */
   clientRateLimit: { burst: number; windowMs: number };
+  /**
+   * Which proxies in front of the service to believe about the client's address (X-Forwarded-For): false (none,
+   * the default) or their addresses and CIDR ranges.
+   */
+  trustProxy: false | string[];
   /** Failed authentications per client address in a window, on every surface, before 429. */
   authFailureLimit: { max: number; windowMs: number };
 }
@@ -199,6 +205,34 @@ function readApplePayDomainFile(env: Env): { applePayDomainAssociation?: string 
   }
 }
 
+/**
+ * TRUST_PROXY: unset (the client is whoever connects), or a comma list of the proxies' addresses and CIDR ranges (or
+ * proxy-addr's names loopback, linklocal, uniquelocal). Never "any": believing every X-Forwarded-For lets a client
+ * choose its own address, and so its own rate limits.
+ */
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function readTrustProxy(env: Env): string[] | false {
+  const value = env.TRUST_PROXY?.trim();
+  if (!value) return false;
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of entries) {
+    const [address = '', bits, ...rest] = entry.split('/');
+    const maxBits = net.isIPv6(address) ? 128 : 32;
+    const validBits = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits);
+    if (!PROXY_NAMES.includes(entry) && (rest.length > 0 || net.isIP(address) === 0 || !validBits)) {
+      throw new ConfigError(
+        'TRUST_PROXY',
+        `must be a comma list of the proxies' IP addresses and CIDR ranges, e.g. 10.0.0.0/8 (got "${entry}")`,
+      );
+    }
+  }
+  return entries;
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): Config {
@@ -298,5 +332,6 @@ export function loadConfig(env: Env = process.env): Config {
     // 20 per second sustained: a page polls and retries, but a script trying cards does far more.
     clientRateLimit: { burst: 40, windowMs: 2_000 },
     authFailureLimit: { max: 20, windowMs: 60_000 },
+    trustProxy: readTrustProxy(env),
   };
 }

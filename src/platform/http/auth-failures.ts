@@ -5,9 +5,9 @@ import type { Clock } from '../clock/clock.ts';
 import { ServiceError } from '../errors.ts';
 
 /**
- * Failed authentications per client address: past `max` in a window, every request that presents credentials from
- * that address is answered 429 before any token is looked up, until the window ends. A guessed token then costs
- * nothing, and no address can make the database check tokens without end.
+ * Failed authentications per client address: past `max` in a window, a token from that address that would have to
+ * be looked up in the database is answered 429 instead, until the window ends. A guessed token then costs nothing,
+ * and no address can make the database check tokens without end.
  *
  * The check reads this process's memory only, so it adds nothing to a request's path. Each failure is also counted
  * in Redis when REDIS_URL is set: the count every node shares comes back with it, so a node learns of an address
@@ -48,6 +48,17 @@ export class AuthFailureLimiter {
     return window.count >= this.limit.max ? Math.max(1, Math.ceil((window.resetAt - now) / 1000)) : undefined;
   }
 
+  /** 429 `rate_limited` with Retry-After when `address` is over the limit: call it before looking a token up. */
+  assertMayLookUp(address: string): void {
+    const seconds = this.retryAfterSeconds(address);
+    if (seconds === undefined) return;
+    throw new ServiceError(
+      'rate_limited',
+      `Too many failed authentications from your address. Retry after ${seconds} s (Retry-After), with a valid token.`,
+      { 'retry-after': String(seconds) },
+    );
+  }
+
   /** Counts one failed authentication of `address`. */
   async recordFailure(address: string): Promise<void> {
     const key = addressKey(address);
@@ -84,10 +95,11 @@ export class AuthFailureLimiter {
     }
   }
 
+  /** Drops ended windows, then the oldest, down to 90 % of the cap: a full map is scanned once per 10,000 adds. */
   #prune(now: number): void {
     for (const [key, window] of this.#windows) if (window.resetAt <= now) this.#windows.delete(key);
     for (const key of this.#windows.keys()) {
-      if (this.#windows.size < MAX_ADDRESSES) break;
+      if (this.#windows.size < MAX_ADDRESSES * 0.9) break;
       this.#windows.delete(key);
     }
   }
@@ -110,22 +122,12 @@ function addressKey(address: string): string {
 }
 
 /**
- * On every surface: a request that presents credentials (an Authorization header) from an address over the limit
- * is answered 429 `rate_limited` with Retry-After; every 401 answered counts as a failure of its address.
+ * Every 401 answered, on every surface, counts as a failure of its client address. The checks that would look a
+ * token up in the database call `assertMayLookUp` first: an address over the limit is answered 429 there, and a
+ * credential checked without a lookup (the configured operator or metrics token, a server token this node has
+ * just checked) still works from it.
  */
 export function installAuthFailureLimit(app: FastifyInstance, limiter: AuthFailureLimiter): void {
-  app.addHook('onRequest', (request, _reply, done) => {
-    if (request.headers.authorization === undefined) return done();
-    const seconds = limiter.retryAfterSeconds(request.ip);
-    if (seconds === undefined) return done();
-    done(
-      new ServiceError(
-        'rate_limited',
-        `Too many failed authentications from your address. Retry after ${seconds} s (Retry-After), with a valid token.`,
-        { 'retry-after': String(seconds) },
-      ),
-    );
-  });
   // Counted as the answer is sent, so the next request from the address already sees the count.
   app.addHook('onSend', (request, reply, payload, done) => {
     if (reply.statusCode === 401) {

@@ -42,16 +42,52 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   );
 }
 
-/** Every string in `value` (keys of objects included) with its dotted path, depth first. */
-function* strings(value: unknown, path: string[] = []): Generator<[string[], string]> {
-  if (typeof value === 'string') {
-    yield [path, value];
-  } else if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) yield* strings(value[i], [...path, String(i)]);
-  } else if (isPlainObject(value)) {
-    for (const [key, member] of Object.entries(value)) {
-      yield [[...path, key], key];
-      yield* strings(member, [...path, key]);
+/** Arrays and objects nested deeper than this are refused: no API takes more than a few levels. */
+export const MAX_NESTING = 64;
+
+/** Where a string sits: its key and its parent's place, so a path is spelt out only for a string refused. */
+interface Place {
+  key: string;
+  parent: Place | undefined;
+  depth: number;
+}
+
+function pathOf(place: Place | undefined): string[] {
+  const path: string[] = [];
+  for (let at = place; at; at = at.parent) path.push(at.key);
+  return path.reverse();
+}
+
+/**
+ * Every string in `value` (keys of objects included) with its place, walked with a stack of its own: a body nested
+ * thousands deep costs neither the call stack nor a copy of its path per level, and past MAX_NESTING is refused.
+ */
+function* strings(value: unknown): Generator<[Place | undefined, string]> {
+  const stack: [unknown, Place | undefined][] = [[value, undefined]];
+  while (stack.length > 0) {
+    const [item, place] = stack.pop()!;
+    if (typeof item === 'string') {
+      yield [place, item];
+      continue;
+    }
+    const isArray = Array.isArray(item);
+    if (!isArray && !isPlainObject(item)) continue;
+    const depth = (place?.depth ?? 0) + 1;
+    if (depth > MAX_NESTING) {
+      throw new ServiceError(
+        'invalid_request',
+        `The request nests arrays and objects more than ${MAX_NESTING} levels deep; no field takes that.`,
+      );
+    }
+    const members: [string, unknown][] = isArray
+      ? (item as unknown[]).map((member, i) => [String(i), member])
+      : Object.entries(item as Record<string, unknown>);
+    for (let i = members.length - 1; i >= 0; i--) {
+      const [key, member] = members[i]!;
+      const at = { key, parent: place, depth };
+      if (typeof member === 'string' || (member !== null && typeof member === 'object'))
+        stack.push([member, at]);
+      if (!isArray) stack.push([key, at]);
     }
   }
 }
@@ -61,17 +97,17 @@ function* strings(value: unknown, path: string[] = []): Generator<[string[], str
  * (a NUL, an unpaired surrogate), or undefined: for bodies kept as they came, where control characters are fine.
  */
 export function unstorableTextPath(value: unknown): string | undefined {
-  for (const [path, text] of strings(value)) {
-    if (text.includes('\u0000') || LONE_SURROGATE.test(text)) return pathText(path) || 'value';
+  for (const [place, text] of strings(value)) {
+    if (text.includes('\u0000') || LONE_SURROGATE.test(text)) return pathText(pathOf(place)) || 'value';
   }
   return undefined;
 }
 
 function textPartProblems(value: unknown): string[] {
   const problems: string[] = [];
-  for (const [path, text] of strings(value)) {
+  for (const [place, text] of strings(value)) {
     const problem = hostileTextProblem(text);
-    if (problem) problems.push(`${pathText(path) || 'value'}: ${problem}`);
+    if (problem) problems.push(`${pathText(pathOf(place)) || 'value'}: ${problem}`);
   }
   return problems;
 }
@@ -86,8 +122,9 @@ function pathText(path: string[]): string {
 
 function bodyProblems(body: unknown, allowed: readonly string[] | undefined): FieldErrors {
   const fields: FieldErrors = {};
-  for (const [path, text] of strings(body)) {
-    const key = pathText(path) || 'non_field_errors';
+  for (const [place, text] of strings(body)) {
+    if (!hostileTextProblem(text)) continue;
+    const key = pathText(pathOf(place)) || 'non_field_errors';
     const problem = hostileTextProblem(text, allowed?.includes(key) ?? false);
     if (!problem) continue;
     const list = fields[key] ?? [];
