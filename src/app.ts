@@ -70,7 +70,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
     routerOptions: { ignoreTrailingSlash: false },
     ajv: { customOptions: { allErrors: true } },
-    // Errors raised before routing (bad percent-encoding, an over-long path segment) get the contract's shape too.
+    // Errors raised before routing (bad percent-encoding, an over-long path segment) get the `{error, detail}` shape too.
     frameworkErrors: (error, _request, reply) => {
       const status = error.statusCode === 414 ? 414 : 400;
       (reply as FastifyReply).code(status).send({

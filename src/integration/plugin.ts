@@ -57,7 +57,7 @@ export const integrationApi: FastifyPluginAsync = async (app) => {
   await app.register(integrationPaymentRoutes);
   await app.register(integrationWebhookEndpointRoutes);
   await app.register(integrationEventRoutes);
-  // The sandbox test clock (contract §5) does not exist in production.
+  // The sandbox test clock does not exist in production.
   if (app.ctx.config.serviceEnv === 'sandbox') {
     await app.register(runSchedulesRoute);
     await app.register(runRemindersRoute);

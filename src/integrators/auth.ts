@@ -29,7 +29,7 @@ export const INVALID_SERVER_TOKEN =
   'Invalid or expired token. Send your newest server token (issued by the operator, or the last one rotate-token ' +
   'returned) as "Authorization: Token <server token>"; if it is lost, ask the operator to reissue it.';
 
-/** onRequest hook for the Integration API: `Authorization: Token <server token>`, contract §2. */
+/** onRequest hook for the Integration API: `Authorization: Token <server token>`. */
 export function serverTokenAuth(
   integrators: IntegratorService,
   env: ServiceEnv,

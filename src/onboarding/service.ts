@@ -59,7 +59,7 @@ function installmentPlan(tenancy: TenancyInput): Record<string, unknown> | null 
 }
 
 /**
- * Creates or updates users, their tenancies and KYC links (spec rules 1-2, contract §2), all in one transaction:
+ * Creates or updates users, their tenancies and KYC links, all in one transaction:
  * any clash with stored data fails the whole request with field errors and writes nothing.
  */
 export class OnboardingService {

@@ -34,7 +34,7 @@ function yearsAfter(date: string, years: number): string {
 }
 const AMOUNT_PATTERN_MESSAGE = 'Enter a valid value.';
 
-/** Why a tenancy amount string does not match the schema's pattern, in the words of the contract's rule. */
+/** Why a tenancy amount string does not match the schema's pattern, in words that say how to fix it. */
 function amountProblem(value: string): string {
   const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(value);
   if (!match) return 'Enter the amount as a decimal string, e.g. "1200.00".';
@@ -57,7 +57,7 @@ function refineAmountErrors(fields: FieldErrors, item: unknown, prefix: string):
   });
 }
 
-/** Rules the schema cannot express (contract §2): run only on a user that passed the schema. */
+/** Rules the schema cannot express: run only on a user that passed the schema. */
 function checkUser(user: UserInput, prefix: string, errors: FieldErrors): void {
   const at = (path: string) => (prefix === '' ? path : `${prefix}.${path}`);
   const text = (path: string, value: string | null | undefined) => {

@@ -6,7 +6,7 @@ const ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$|^https?:\/\/\[[0-9A-Fa-f:
 
 /**
  * The origins allowed to frame the page for this token or session: the integrator's allowed origins
- * (contract §3). A lapsed token still names its integrator, so the "session expired" state shows inside
+ * (the only ones that may frame it). A lapsed token still names its integrator, so the "session expired" state shows inside
  * the integrator's frame instead of a browser error. undefined: no session has this token or id.
  */
 export async function frameAncestorsFor(

@@ -54,7 +54,7 @@ export interface PaymentEventUser {
   payment_reference: string;
 }
 
-/** What a payment event adds beside the contract's keys: a refund, a retry date or a dispute. */
+/** What a payment event adds beside the payment, user_id, email and payment_reference: a refund, a retry date or a dispute. */
 type PaymentEventExtra = Pick<PaymentEventData, 'refund' | 'retry_on' | 'dispute'>;
 
 /** A payment event's data: `{payment, user_id, email, payment_reference}`, plus `refund`, `retry_on` or `dispute`. */
@@ -72,7 +72,7 @@ export function paymentEventData(
   };
 }
 
-/** Records a payment's event, with `extra` beside the contract's keys. */
+/** Records a payment's event, with `extra` beside its four keys. */
 export async function recordPaymentEvent(
   tx: Queryable,
   clock: Clock,

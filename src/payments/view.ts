@@ -10,7 +10,7 @@ const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T)
 
 const Money = Type.String({ pattern: '^\\d+\\.\\d{2}$', examples: ['1200.00'] });
 
-/** Contract §2 Payment: the same shape in the session query, webhooks and SDK results. */
+/** The Payment: the same shape in the session query, webhooks and SDK results. */
 export const PaymentView = Type.Object(
   {
     payment_id: Type.String(),

@@ -8,7 +8,7 @@
  */
 import type { Frequency } from '../shared/vocabulary.ts';
 
-/** Months between two due dates of each frequency of the spec. */
+/** Months between two due dates of each rent frequency. */
 export const FREQUENCY_MONTHS: Readonly<Record<Frequency, number>> = {
   every_1_month: 1,
   every_2_month: 2,

@@ -218,7 +218,7 @@ export class Scheduler {
   }
 
   /**
-   * The sandbox test clock (contract §5): everything due as of `asOf` for one integrator, charged now in this call:
+   * The sandbox test clock: everything due as of `asOf` for one integrator, charged now in this call:
    * due dates reached, then every pending charge whose attempt is due (first attempts and retries), `asOf` counting
    * as the day of each attempt. Returns the attempts that succeeded and those that failed.
    */

@@ -89,7 +89,7 @@ export async function scheduleDetail(
   return row;
 }
 
-/** Records a schedule_* event with the schedule as it is now in `tx` (contract §4). */
+/** Records a schedule_* event with the schedule as it is now in `tx`, in the change's own transaction. */
 export async function recordScheduleEvent(
   tx: Queryable,
   clock: Clock,

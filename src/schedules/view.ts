@@ -91,7 +91,7 @@ export function scheduleTerms(
 
 const MONEY = { pattern: '^\\d+\\.\\d{2}$', examples: ['1200.00'] };
 
-/** Contract §2 Schedule: the same shape in the Client API, the Integration API and schedule_* events. */
+/** A schedule: the same shape in the Client API, the Integration API and schedule_* events. */
 export const ScheduleView = Type.Object(
   {
     schedule_id: Type.String({ examples: ['sch_2bSWOdnxZ6vnyGqkE3HY1e'] }),

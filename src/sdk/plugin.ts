@@ -6,7 +6,7 @@ export const SDK_BUILD_DIR = fileURLToPath(new URL('../../web/dist/sdk/', import
 const SDK_FILES = ['rentpay.js', 'rentpay.umd.js', 'rentpay.d.ts'];
 
 /**
- * The client SDK (contract §1): /sdk/rentpay.js (ES module), /sdk/rentpay.umd.js (global SVC) and its types.
+ * The client SDK: /sdk/rentpay.js (ES module), /sdk/rentpay.umd.js (global SVC) and its types.
  * Any site may load it (an ES module is fetched with CORS); what it may do is decided by the user session
  * token and the page's frame-ancestors, not by who loads the script.
  */

@@ -55,7 +55,7 @@ const LOAD_DELIVERY = `
     LEFT JOIN webhook_endpoints w ON w.integrator_id = i.id
    WHERE d.event_id = $1`;
 
-/** The body of contract §4; the same bytes for every attempt of an event. */
+/** The body `{type, timestamp, data}`; the same bytes for every attempt of an event. */
 export function webhookBody(event: { type: string; created_at: Date; data: unknown }): string {
   return JSON.stringify({
     type: event.type,
@@ -225,7 +225,7 @@ async function recordAttempt(
 /**
  * One delivery attempt of one event (payload `{event_id}`). Signs the body per Standard Webhooks with the
  * integrator's secret (and the previous one during a rotation), POSTs it, and records the attempt; a failure
- * schedules the next attempt on the contract's schedule as a new job, so the job itself succeeds. A job run again
+ * schedules the next attempt on the retry schedule (schedule.ts) as a new job, so the job itself succeeds. A job run again
  * after a crash (its lease ran out) sends again with the same webhook-id: delivery is at least once.
  */
 export function webhookDeliveryHandler(options: WebhookDeliveryOptions): JobHandler {
@@ -248,7 +248,7 @@ export function webhookDeliveryHandler(options: WebhookDeliveryOptions): JobHand
     try {
       await attempt(ctx, options, delivery, eventId, eventLog);
     } catch (error) {
-      // The job's own retries (not the contract's schedule) cover a passing fault such as a lost database. When
+      // The job's own retries (not the delivery retry schedule) cover a passing fault such as a lost database. When
       // they are spent, the delivery is failed with the reason, where the operator sees it and can redeliver,
       // instead of staying pending with no job behind it.
       if (job.attempts < job.max_attempts) throw error;

@@ -21,7 +21,7 @@ export type EventType =
   /** A test event the integrator asked for: data `{integrator_id}`. */
   | 'ping';
 
-/** One event to record: whose it is, its type and its data (contract §4). */
+/** One event to record: whose it is, its type and its data. */
 export interface EventRecord {
   integratorId: string;
   type: EventType;
@@ -29,7 +29,7 @@ export interface EventRecord {
 }
 
 /**
- * Records an event in the caller's transaction, beside the state change that causes it (contract §4): the
+ * Records an event in the caller's transaction, beside the state change that causes it: the
  * change and its event commit together or not at all. If the integrator has a webhook URL, the same statement
  * writes the event's delivery and its first WEBHOOK_DELIVER_JOB (src/webhooks/delivery-job.ts), and a notification
  * wakes the workers once the transaction commits. Without a URL the event is kept and nothing is sent.

@@ -1,7 +1,7 @@
 /** The job that makes one delivery attempt; payload `{event_id}`. Written by recordEvent and by each retry. */
 export const WEBHOOK_DELIVER_JOB = 'webhook.deliver';
 
-/** Contract §4: after a failed attempt, the next one comes this much later; the 8th failed attempt is the last. */
+/** After a failed attempt, the next one comes this much later; the 8th failed attempt is the last. */
 export const RETRY_DELAYS_MS = [
   5_000,
   5 * 60_000,

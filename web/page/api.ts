@@ -21,7 +21,7 @@ export interface StripeAction {
 
 export type NextAction = UrlAction | StripeAction;
 
-/** The contract's Payment (the SDK's public type) plus what the page must do next. */
+/** The Payment (the SDK's public type) plus what the page must do next. */
 export interface Payment extends PublicPayment {
   next_action: NextAction | null;
 }

@@ -79,7 +79,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Pounds as the number the spec takes, e.g. 10.5, to the decimal string the service takes, "10.50". */
+/** Pounds as the number `pureAmount` takes, e.g. 10.5, to the decimal string the service takes, "10.50". */
 function amountString(value: number): string | undefined {
   const pence = numberToPence(value);
   if (pence === undefined || pence < MIN_PURE_AMOUNT_PENCE || pence > MAX_PURE_AMOUNT_PENCE) return undefined;
@@ -106,7 +106,7 @@ function checkAppearance(appearance: unknown): string | undefined {
   return undefined;
 }
 
-/** Every mistake in SVC.init's options, one message naming the option (the spec's table). */
+/** Every mistake in SVC.init's options, one message naming the option (the option table in docs/sdk.md). */
 function checkOptions(options: unknown): RentpayError | undefined {
   const invalid = (message: string) => problem('invalid_option', message);
   if (!isObject(options)) return invalid('SVC.init takes one options object.');

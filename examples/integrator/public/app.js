@@ -90,7 +90,7 @@ payButton.addEventListener('click', async () => {
 });
 
 document.getElementById('hosted-login').addEventListener('click', async () => {
-  // After the session expires, the spec's way: user-login again and give the iframe the new token and session.
+  // After the session expires: user-login again and give the iframe the new token and session.
   const session = await post('/api/hosted-session');
   document.getElementById('hosted-frame').src = session.url;
   const expiry = document.getElementById('hosted-expiry');

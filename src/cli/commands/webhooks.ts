@@ -123,7 +123,7 @@ function endpointLines(endpoint: EndpointOut): string[] {
   return lines;
 }
 
-/** `rentpay webhooks ...`: the delivery log, redelivery, endpoints and secret rotation (contract §6). */
+/** `rentpay webhooks ...`: the delivery log, redelivery, endpoints and secret rotation. */
 export function registerWebhookCommands(program: Command): void {
   const webhooks = program
     .command('webhooks')

@@ -7,7 +7,7 @@ export const PaymentParams = Type.Object({
   payment_id: IdString('pay', 'a payment'),
 });
 
-/** The Client API's Payment: the contract's Payment plus what the page must do next (3DS, redirect, QR). */
+/** The Client API's Payment: the Payment every API shows, plus what the page must do next (3DS, redirect, QR). */
 export const ClientPayment = Type.Object(
   {
     ...PaymentView.properties,

@@ -6,7 +6,7 @@ import { IdString, pageQuery } from '../../platform/http/schemas.ts';
 import { formatPence } from '../../shared/money.ts';
 import { BadRequest, operatorErrors } from '../schemas.ts';
 
-/** The contract's Payment, plus what only the operator sees: whose payment it is and how much was refunded. */
+/** The Payment every API shows, plus what only the operator sees: whose payment it is and how much was refunded. */
 export const OperatorPaymentView = Type.Object(
   {
     ...PaymentView.properties,

@@ -179,7 +179,7 @@ function errorBody(code: ErrorCode, detail: string) {
   return { error: code, detail };
 }
 
-/** One place maps every failure to the contract's answer shapes; nothing leaves as an HTML page or a stack. */
+/** One place maps every failure to the two error shapes (`{error, detail}`, field errors); nothing leaves as an HTML page or a stack. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError & { validation?: AjvError[] }, request, reply) => {
     if (error instanceof ServiceError) {

@@ -1,4 +1,4 @@
-/** The sandbox's test cards (contract §5). */
+/** The sandbox's test cards: each number gives its documented outcome (docs/payments.md). */
 
 export { cardBrand, luhnValid } from '../../shared/card-numbers.ts';
 

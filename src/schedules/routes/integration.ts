@@ -22,7 +22,7 @@ const SUMMARIES: Record<ScheduleAction, string> = {
   cancel: 'Cancel a schedule for good',
 };
 
-/** Contract §2 Schedules: the integrator lists a user's schedules and pauses, resumes or cancels one. */
+/** The integrator's schedules: it lists a user's schedules and pauses, resumes or cancels one. */
 export const integrationScheduleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { schedules } = app.ctx;
 

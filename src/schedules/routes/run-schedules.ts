@@ -6,7 +6,7 @@ import { integrationErrors } from '../../platform/http/schemas.ts';
 import { Scheduler } from '../scheduler.ts';
 
 /**
- * The sandbox test clock (contract §5), registered only when SERVICE_ENV=sandbox: everything of the calling
+ * The sandbox test clock, registered only when SERVICE_ENV=sandbox: everything of the calling
  * integrator's schedules that is due as of a date, charged in this request.
  */
 export const runSchedulesRoute: FastifyPluginAsyncTypebox = async (app) => {
