@@ -1,7 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { FieldValidationError } from '../../platform/errors.ts';
-import { dateProblem } from '../../platform/http/input-checks.ts';
 import { integrationErrors } from '../../platform/http/schemas.ts';
 
 /** The sandbox test clock for rent reminders, registered only when SERVICE_ENV=sandbox. */
@@ -26,8 +24,6 @@ export const runRemindersRoute: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const problem = dateProblem(request.body.as_of);
-      if (problem) throw new FieldValidationError({ as_of: [problem] });
       const sent = await app.ctx.reminders.run(request.body.as_of, request.integrator.id);
       request.log.info({ as_of: request.body.as_of, sent }, 'sandbox rent reminders run');
       return { sent };

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ServiceError } from '../../platform/errors.ts';
-import { textProblem } from '../../platform/http/input-checks.ts';
 import { ErrorResponse, integrationErrors } from '../../platform/http/schemas.ts';
 import { PayoutView, payoutView } from '../view.ts';
 
@@ -25,9 +24,6 @@ export const integrationPayoutRoutes: FastifyPluginAsyncTypebox = async (app) =>
     },
     async (request) => {
       const reference = request.query.payment_reference;
-      const problem = textProblem(reference);
-      if (problem)
-        throw new ServiceError('invalid_request', `Invalid querystring: payment_reference: ${problem}`);
       const rows = await app.ctx.payouts.forTenancy(request.integrator.id, reference);
       if (!rows) {
         throw new ServiceError(

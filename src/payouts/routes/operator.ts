@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { BadRequest, NotFound, operatorErrors } from '../../operator/schemas.ts';
 import { ServiceError } from '../../platform/errors.ts';
-import { dateProblem } from '../../platform/http/input-checks.ts';
 import { ErrorResponse, IdString, optionalBody } from '../../platform/http/schemas.ts';
 import { utcDate } from '../../schedules/dates.ts';
 import { formatPence } from '../../shared/money.ts';
@@ -18,12 +17,6 @@ const RunParams = Type.Object({
 const Conflict = { ...ErrorResponse, description: 'conflict: the run is not in a state that allows this.' };
 const { items: _items, ...summaryProperties } = PayoutRunView.properties;
 const PayoutRunSummary = Type.Object(summaryProperties, { title: 'PayoutRunSummary' });
-
-function checkedDate(name: string, value: string | undefined): string | undefined {
-  const problem = value === undefined ? undefined : dateProblem(value);
-  if (problem) throw new ServiceError('invalid_request', `${name}: ${problem}`);
-  return value;
-}
 
 export const operatorPayoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const payouts = app.ctx.payouts;
@@ -59,7 +52,7 @@ export const operatorPayoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const asOf = checkedDate('as_of', request.body.as_of);
+      const asOf = request.body.as_of;
       const run = await payouts.createRun(asOf);
       request.log.info({ payout_run_id: run.run.id, items: run.items.length }, 'payout run created');
       return reply.code(201).send(payoutRunView(run.run, run.items));
@@ -199,7 +192,7 @@ export const operatorPayoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => ({
-      data: (await payouts.held(checkedDate('as_of', request.query.as_of))).map((held) => ({
+      data: (await payouts.held(request.query.as_of)).map((held) => ({
         integrator_id: held.integrator_id,
         payment_reference: held.payment_reference,
         amount: formatPence(held.amount_pence),
