@@ -84,7 +84,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const services = options.services ?? createServices(config, db, clock);
+  const services = options.services ?? createServices(config, db, clock, undefined, logger);
   const { processor } = services;
   const stopWatchingAuth = await services.integrators.watchAuthChanges();
   // Without an offline queue a Redis command fails at once while Redis is unreachable, instead of waiting.

@@ -89,7 +89,7 @@ export async function runWorker(config: Config): Promise<Running> {
   const log = createLogger(config.logLevel);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await migrate(db);
-  const services = createServices(config, db, systemClock);
+  const services = createServices(config, db, systemClock, undefined, log);
   await services.documents.moveFromDisk(new FileDocumentStore(config.documentsDir), log);
   const worker = serviceWorker(config, db, log, services);
   worker.start();

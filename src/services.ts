@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { documentCipherFor } from './documents/keys.ts';
 import { DocumentService } from './documents/service.ts';
 import { DatabaseDocumentStore } from './documents/storage.ts';
@@ -33,9 +34,18 @@ export interface Services {
   webhooks: WebhookService;
 }
 
-/** Wires the services on one database and clock; `processor` replaces the configured one (a test's stand-in). */
-export function createServices(config: Config, db: Db, clock: Clock, processor?: PaymentProcessor): Services {
-  const paymentProcessor = processor ?? createPaymentProcessor(config, db, clock);
+/**
+ * Wires the services on one database and clock; `processor` replaces the configured one (a test's stand-in), `log`
+ * is where the processor reports what its acquirer refused.
+ */
+export function createServices(
+  config: Config,
+  db: Db,
+  clock: Clock,
+  processor?: PaymentProcessor,
+  log?: Logger,
+): Services {
+  const paymentProcessor = processor ?? createPaymentProcessor(config, db, clock, log);
   return {
     documents: new DocumentService(db, new DatabaseDocumentStore(db, clock, documentCipherFor(config))),
     integrators: new IntegratorService(db, clock, config.serviceEnv),

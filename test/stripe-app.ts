@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { Config, ServiceEnv } from '../src/platform/config/config.ts';
 import { type Api, integrationApi, send, UNLIMITED } from './api-client.ts';
 import { runJobs, startTestApp, type TestApp } from './helpers.ts';
+import type { Tenant } from './payment-client.ts';
 import { StripeStandIn } from './stripe-server.ts';
 
 export const STRIPE_WEBHOOK_SECRET = 'whsec_rentpay_test_endpoint';
@@ -56,6 +57,29 @@ export async function startStripeApp(
 /** A ConfirmationToken id as Stripe.js would create it from the Payment Element (`pm_card_visa`, `alipay`, …). */
 export function confirmationToken(stand: StripeStandIn, paymentMethod: string): string {
   return stand.createConfirmationToken(paymentMethod).id;
+}
+
+/** The stand-in's PaymentIntent `id` (failing the test when Stripe has none). */
+export function intentAt(stand: StripeStandIn, id: string): Record<string, unknown> & { id: string } {
+  const intent = stand.paymentIntents.get(id);
+  assert.ok(intent, `no PaymentIntent ${id} at Stripe`);
+  return intent;
+}
+
+/** Saves `testCard` for the tenant; with 3DS on set-up, authenticates it and applies Stripe's event. */
+export async function saveStripeCard(s: StripeApp, tenant: Tenant, testCard: string): Promise<string> {
+  const saved = await tenant.client.saveCard(confirmationToken(s.stand, testCard));
+  assert.equal(saved.status, 201, JSON.stringify(saved.body));
+  if (saved.body.status === 'requires_action') {
+    const setupId = [...s.stand.setupIntents.values()].find(
+      (setup) => setup.client_secret === saved.body.next_action.client_secret,
+    )!.id;
+    s.stand.completeAction(setupId, true);
+    await deliverStripeEvents(s.t, s.stand);
+  }
+  const card = await tenant.client.card(saved.body.card_id);
+  assert.equal(card.body.status, 'active');
+  return saved.body.card_id;
 }
 
 /** POSTs an event to the webhook endpoint, signed as Stripe signs it (or with `signature` as given). */

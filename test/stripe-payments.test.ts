@@ -11,6 +11,7 @@ import { cardToken, count, newTenant, PAN, paymentEvents } from './payment-clien
 import {
   confirmationToken,
   deliverStripeEvents,
+  intentAt,
   postStripeEvent,
   STRIPE_WEBHOOK_SECRET,
   type StripeApp,
@@ -25,11 +26,7 @@ before(async () => {
 });
 after(() => s.close());
 
-const intentOf = (id: string) => {
-  const intent = s.stand.paymentIntents.get(id);
-  assert.ok(intent, `no PaymentIntent ${id} at Stripe`);
-  return intent;
-};
+const intentOf = (id: string) => intentAt(s.stand, id);
 
 describe('Stripe payments: the Client API with confirmation tokens', () => {
   it('a new card pays at once: a PaymentIntent for the total, on the user’s Customer, keyed by our payment id', async () => {

@@ -14,6 +14,7 @@ import {
   postStripeEvent,
   STRIPE_WEBHOOK_SECRET,
   type StripeApp,
+  saveStripeCard,
   startStripeApp,
   stripeConfig,
 } from './stripe-app.ts';
@@ -24,21 +25,7 @@ before(async () => {
 });
 after(() => s.close());
 
-/** Saves `testCard` for the tenant; with 3DS on set-up, authenticates it and applies Stripe's event. */
-async function savedCard(tenant: Tenant, testCard: string): Promise<string> {
-  const saved = await tenant.client.saveCard(confirmationToken(s.stand, testCard));
-  assert.equal(saved.status, 201, JSON.stringify(saved.body));
-  if (saved.body.status === 'requires_action') {
-    const setupId = [...s.stand.setupIntents.values()].find(
-      (setup) => setup.client_secret === saved.body.next_action.client_secret,
-    )!.id;
-    s.stand.completeAction(setupId, true);
-    await deliverStripeEvents(s.t, s.stand);
-  }
-  const card = await tenant.client.card(saved.body.card_id);
-  assert.equal(card.body.status, 'active');
-  return saved.body.card_id;
-}
+const savedCard = (tenant: Tenant, testCard: string) => saveStripeCard(s, tenant, testCard);
 
 describe('Stripe saved cards', () => {
   it('a card needing 3DS on set-up: a SetupIntent waits for Stripe.js, its event activates the card; later payments need no 3DS', async () => {

@@ -4,6 +4,13 @@
  * idempotency headers are Stripe's own. It keeps Customers, PaymentIntents, ConfirmationTokens and Refunds in
  * memory and follows Stripe's documented behaviour for them and for the test PaymentMethods below; it is not
  * Stripe, and anything it does not know answers 404 like an unknown Stripe route.
+ *
+ * It refuses what Stripe refuses: a parameter the route does not take (`parameter_unknown`, the lists below come
+ * from the `stripe` package's types for our API version), the parameters Stripe requires in context (WeChat Pay's
+ * `client`, a `return_url` while redirect methods may be used), a ConfirmationToken used twice, expired, or with a
+ * `setup_future_usage` the intent does not have, more than `rateLimitPerSecond` requests a second to one route
+ * (429 `rate_limit`). Like Stripe it keeps an idempotent answer only for a request that began executing: a request
+ * refused by validation (400, 404) or the rate limit is answered afresh when retried with the same key.
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -110,9 +117,14 @@ function parseForm(body: string): Record<string, unknown> {
 }
 
 class StripeError extends Error {
+  /**
+   * `executed`: the endpoint began executing (a card error, a state error), so an idempotent retry replays this
+   * answer; false for a refused validation, which Stripe does not keep.
+   */
   constructor(
     readonly status: number,
     readonly body: Record<string, unknown>,
+    readonly executed = false,
   ) {
     super(String(body.message));
   }
@@ -120,6 +132,16 @@ class StripeError extends Error {
 
 const invalid = (message: string, param?: string) =>
   new StripeError(400, { type: 'invalid_request_error', message, ...(param ? { param } : {}) });
+const missingParam = (param: string) =>
+  new StripeError(400, {
+    type: 'invalid_request_error',
+    code: 'parameter_missing',
+    message: `Missing required param: ${param}.`,
+    param,
+  });
+/** A request refused by the object's state, after the endpoint began executing: kept for idempotent replay. */
+const stateError = (message: string) =>
+  new StripeError(400, { type: 'invalid_request_error', message }, true);
 const missing = (kind: string, value: string, param = 'id') =>
   new StripeError(404, {
     type: 'invalid_request_error',
@@ -142,6 +164,185 @@ export interface StandInEvent {
 }
 
 const APM_TYPES = ['alipay', 'wechat_pay'];
+/** APMs that send the customer to the provider's page (WeChat Pay shows a QR code in the page instead). */
+const REDIRECT_TYPES = ['alipay'];
+
+const PAYMENT_INTENT_CONFIRM = [
+  'allowed_payment_method_types',
+  'amount_details',
+  'amount_to_confirm',
+  'capture_method',
+  'confirmation_token',
+  'error_on_requires_action',
+  'excluded_payment_method_types',
+  'expand',
+  'hooks',
+  'mandate',
+  'mandate_data',
+  'off_session',
+  'payment_details',
+  'payment_method',
+  'payment_method_data',
+  'payment_method_options',
+  'radar_options',
+  'receipt_email',
+  'return_url',
+  'setup_future_usage',
+  'shipping',
+  'use_stripe_sdk',
+];
+
+/** The parameters each route takes, from the `stripe` package's `…Params` types; `:id` is an object id. */
+const ROUTE_PARAMS: Record<string, readonly string[]> = {
+  'POST /v1/customers': [
+    'address',
+    'balance',
+    'business_name',
+    'cash_balance',
+    'description',
+    'email',
+    'expand',
+    'individual_name',
+    'invoice_prefix',
+    'invoice_settings',
+    'metadata',
+    'name',
+    'next_invoice_sequence',
+    'payment_method',
+    'phone',
+    'preferred_locales',
+    'shipping',
+    'source',
+    'tax',
+    'tax_exempt',
+    'tax_id_data',
+    'test_clock',
+    'validate',
+  ],
+  'GET /v1/customers/:id': ['expand'],
+  'POST /v1/payment_intents': [
+    ...PAYMENT_INTENT_CONFIRM,
+    'amount',
+    'currency',
+    'application_fee_amount',
+    'automatic_payment_methods',
+    'confirm',
+    'confirmation_method',
+    'customer',
+    'customer_account',
+    'description',
+    'metadata',
+    'on_behalf_of',
+    'payment_method_configuration',
+    'statement_descriptor',
+    'statement_descriptor_suffix',
+    'transfer_data',
+    'transfer_group',
+  ],
+  'GET /v1/payment_intents/:id': ['client_secret', 'expand'],
+  'POST /v1/payment_intents/:id/confirm': PAYMENT_INTENT_CONFIRM,
+  'POST /v1/payment_intents/:id/cancel': ['cancellation_reason', 'expand'],
+  'POST /v1/setup_intents': [
+    'allowed_payment_method_types',
+    'attach_to_self',
+    'automatic_payment_methods',
+    'confirm',
+    'confirmation_token',
+    'customer',
+    'customer_account',
+    'description',
+    'excluded_payment_method_types',
+    'expand',
+    'flow_directions',
+    'mandate_data',
+    'metadata',
+    'on_behalf_of',
+    'payment_method',
+    'payment_method_configuration',
+    'payment_method_data',
+    'payment_method_options',
+    'return_url',
+    'single_use',
+    'usage',
+    'use_stripe_sdk',
+  ],
+  'GET /v1/setup_intents/:id': ['client_secret', 'expand'],
+  'POST /v1/setup_intents/:id/cancel': ['cancellation_reason', 'expand'],
+  'GET /v1/payment_methods/:id': ['expand'],
+  'POST /v1/payment_methods/:id/detach': ['expand'],
+  // `wallet` is the stand-in's own: Stripe.js's Express Checkout Element makes wallet tokens for real.
+  'POST /v1/test_helpers/confirmation_tokens': [
+    'expand',
+    'payment_method',
+    'payment_method_data',
+    'payment_method_options',
+    'return_url',
+    'setup_future_usage',
+    'shipping',
+    'wallet',
+  ],
+  'GET /v1/confirmation_tokens/:id': ['expand'],
+  'POST /v1/refunds': [
+    'amount',
+    'charge',
+    'currency',
+    'customer',
+    'expand',
+    'instructions_email',
+    'metadata',
+    'origin',
+    'payment_intent',
+    'reason',
+    'refund_application_fee',
+    'reverse_transfer',
+  ],
+  'GET /v1/refunds/:id': ['expand'],
+  'GET /v1/charges/:id': ['expand'],
+  'GET /v1/balance_transactions/:id': ['expand'],
+  'GET /v1/events': [
+    'created',
+    'delivery_success',
+    'ending_before',
+    'expand',
+    'limit',
+    'starting_after',
+    'type',
+    'types',
+  ],
+};
+
+/** The nested parameters checked as strictly: `automatic_payment_methods`, and the APMs' options. */
+const NESTED_PARAMS: Record<string, readonly string[]> = {
+  automatic_payment_methods: ['enabled', 'allow_redirects'],
+  'payment_method_options.wechat_pay': ['app_id', 'client', 'setup_future_usage'],
+  'payment_method_options.alipay': ['setup_future_usage'],
+};
+
+/** `POST /v1/payment_intents/pi_123/confirm` → `POST /v1/payment_intents/:id/confirm`. */
+function routeOf(method: string, path: string): string {
+  const parts = path.split('/').filter(Boolean);
+  const shaped = parts.map((part, i) =>
+    i === 2 && !(parts[1] === 'test_helpers' && part === 'confirmation_tokens') ? ':id' : part,
+  );
+  return `${method} /${shaped.join('/')}`;
+}
+
+/** The first parameter of `params` the route does not take (as Stripe names it: `a[b]`), or undefined. */
+function unknownParameter(route: string, params: Record<string, unknown>): string | undefined {
+  const allowed = ROUTE_PARAMS[route];
+  if (!allowed) return undefined;
+  const top = Object.keys(params).find((key) => !allowed.includes(key));
+  if (top !== undefined) return top;
+  for (const [path, keys] of Object.entries(NESTED_PARAMS)) {
+    let node: unknown = params;
+    for (const key of path.split('.')) node = (node as Record<string, unknown> | undefined)?.[key];
+    if (typeof node !== 'object' || node === null) continue;
+    const extra = Object.keys(node).find((key) => !keys.includes(key));
+    if (extra !== undefined)
+      return `${path.split('.').join('[')}${']'.repeat(path.split('.').length - 1)}[${extra}]`;
+  }
+  return undefined;
+}
 
 export class StripeStandIn {
   readonly customers = new Map<string, Obj>();
@@ -163,6 +364,19 @@ export class StripeStandIn {
   readonly events: StandInEvent[] = [];
   /** Every request as it arrived: method, path, the Idempotency-Key, for tests that count calls. */
   readonly requests: { method: string; path: string; idempotencyKey: string | undefined }[] = [];
+  /** Stripe's test-mode limit per route and second (live mode allows more); a test may lower or raise it. */
+  rateLimitPerSecond = 25;
+  /** The clock the rate limit counts seconds on: the wall clock, whatever `now` a test fakes. */
+  rateClock: () => number = () => Date.now();
+  /** The most requests one route got in one second so far (how close a suite came to the limit). */
+  peakRequestsPerSecond = 0;
+  readonly #rates = new Map<string, { second: number; count: number }>();
+  /**
+   * How many answers to lose: the request is executed (and kept for idempotent replay), then the connection is
+   * dropped before the answer, as a network failure would. Only requests whose path starts with `losePath`.
+   */
+  loseAnswers = 0;
+  losePath = '/v1/';
   readonly #replays = new Map<string, { params: string; status: number; body: unknown }>();
   #server?: http.Server;
   port = 0;
@@ -186,6 +400,11 @@ export class StripeStandIn {
           return;
         }
         const answer = stand.#handle(req, raw);
+        if (stand.loseAnswers > 0 && (req.url ?? '').startsWith(stand.losePath)) {
+          stand.loseAnswers -= 1;
+          res.destroy();
+          return;
+        }
         res.writeHead(answer.status, {
           'content-type': 'application/json',
           'request-id': id('req'),
@@ -222,12 +441,14 @@ export class StripeStandIn {
 
   /** A ConfirmationToken as Stripe.js would create it from the Payment Element: a test card, or an APM. */
   /** `wallet` (apple_pay, google_pay): the card came from that wallet, as from Stripe's Express Checkout Element. */
-  createConfirmationToken(paymentMethod: string, wallet?: string): Obj {
-    return this.#createConfirmationToken(
-      APM_TYPES.includes(paymentMethod)
+  /** `setupFutureUsage`: what the Elements group was configured with (`off_session` while saving). */
+  createConfirmationToken(paymentMethod: string, wallet?: string, setupFutureUsage?: string): Obj {
+    return this.#createConfirmationToken({
+      ...(APM_TYPES.includes(paymentMethod)
         ? { payment_method_data: { type: paymentMethod } }
-        : { payment_method: paymentMethod, ...(wallet ? { wallet } : {}) },
-    );
+        : { payment_method: paymentMethod, ...(wallet ? { wallet } : {}) }),
+      ...(setupFutureUsage ? { setup_future_usage: setupFutureUsage } : {}),
+    });
   }
 
   /**
@@ -275,6 +496,20 @@ export class StripeStandIn {
         body: { error: { type: 'invalid_request_error', message: 'Invalid API Key provided.' } },
       };
     }
+    const route = routeOf(method, url.pathname);
+    if (this.#overRateLimit(route)) {
+      return {
+        status: 429,
+        body: {
+          error: {
+            type: 'invalid_request_error',
+            code: 'rate_limit',
+            message:
+              'Request rate limit exceeded. You can learn more about rate limits here https://docs.stripe.com/rate-limits.',
+          },
+        },
+      };
+    }
     if (method === 'POST' && key) {
       const earlier = this.#replays.get(`${auth} ${key}`);
       if (earlier) {
@@ -293,18 +528,40 @@ export class StripeStandIn {
       }
     }
     let answer: { status: number; body: unknown };
+    let executed = true;
     const params = parseForm(method === 'GET' ? url.search.slice(1) : raw);
     try {
+      const unknown = unknownParameter(route, params);
+      if (unknown !== undefined) {
+        throw new StripeError(400, {
+          type: 'invalid_request_error',
+          code: 'parameter_unknown',
+          message: `Received unknown parameter: ${unknown}`,
+          param: unknown,
+        });
+      }
       answer = { status: 200, body: this.#expand(this.#route(method, url.pathname, params), params) };
     } catch (error) {
       if (!(error instanceof StripeError)) throw error;
       answer = { status: error.status, body: { error: this.#expandError(error.body, params) } };
+      executed = error.executed;
     }
     // Answers are copies: a later change to the object must not change an answer already given (or replayed).
     answer = structuredClone(answer);
-    if (method === 'POST' && key)
+    // Stripe keeps an idempotent result only once the endpoint began executing, not for a refused validation.
+    if (method === 'POST' && key && executed)
       this.#replays.set(`${auth} ${key}`, { params: `${url.pathname}?${raw}`, ...answer });
     return answer;
+  }
+
+  /** Counts a request to `route` in the current second of `rateClock`; true past `rateLimitPerSecond`. */
+  #overRateLimit(route: string): boolean {
+    const second = Math.floor(this.rateClock() / 1000);
+    const window = this.#rates.get(route);
+    const count = window?.second === second ? window.count + 1 : 1;
+    this.#rates.set(route, { second, count });
+    this.peakRequestsPerSecond = Math.max(this.peakRequestsPerSecond, count);
+    return count > this.rateLimitPerSecond;
   }
 
   #route(method: string, path: string, params: Record<string, unknown>): Obj {
@@ -339,6 +596,8 @@ export class StripeStandIn {
       return this.#get(this.confirmationTokens, 'confirmationtoken', objectId);
     }
     if (resource === 'refunds' && method === 'POST' && !objectId) return this.#refund(params);
+    if (resource === 'refunds' && method === 'GET' && objectId)
+      return this.#get(this.refunds, 'refund', objectId);
     if (resource === 'charges' && method === 'GET' && objectId)
       return this.#get(this.charges, 'charge', objectId);
     if (resource === 'balance_transactions' && method === 'GET' && objectId) {
@@ -439,18 +698,32 @@ export class StripeStandIn {
       typeof params.payment_method === 'string' ? params.payment_method : String(data?.type ?? '');
     const known = TEST_PAYMENT_METHODS[source] ?? this.paymentMethods.get(source);
     if (!known && !APM_TYPES.includes(source)) throw missing('payment_method', source, 'payment_method');
+    const usage = params.setup_future_usage;
+    if (usage !== undefined && usage !== 'off_session' && usage !== 'on_session') {
+      throw invalid(
+        `Invalid setup_future_usage: must be one of off_session or on_session`,
+        'setup_future_usage',
+      );
+    }
     // `wallet` is the stand-in's own parameter: Stripe.js's Express Checkout Element sets it for real.
     const wallet = typeof params.wallet === 'string' ? { type: params.wallet } : null;
     const preview = known?.card
       ? { type: 'card', card: { ...known.card, wallet } }
       : { type: source, [source]: {} };
+    const created = Math.floor(this.now() / 1000);
     const token: Obj = {
       id: id('ctoken'),
       object: 'confirmation_token',
+      // Stripe's field is null until a PaymentMethod exists; the stand-in keeps the test method's name in it.
       payment_method: source,
       payment_method_preview: preview,
-      created: Math.floor(Date.now() / 1000),
-      expires_at: Math.floor(Date.now() / 1000) + 12 * 3600,
+      payment_intent: null,
+      setup_intent: null,
+      return_url: typeof params.return_url === 'string' ? params.return_url : null,
+      setup_future_usage: usage ?? null,
+      use_stripe_sdk: true,
+      created,
+      expires_at: created + 12 * 3600,
       livemode: false,
     };
     this.confirmationTokens.set(token.id, token);
@@ -460,8 +733,11 @@ export class StripeStandIn {
   #createPaymentIntent(params: Record<string, unknown>): Obj {
     const amount = Number(params.amount);
     if (!Number.isInteger(amount) || amount < 1) throw invalid('Invalid integer: amount', 'amount');
-    if (typeof params.currency !== 'string') throw invalid('Missing required param: currency.', 'currency');
+    if (typeof params.currency !== 'string') throw missingParam('currency');
     if (params.customer !== undefined) this.#get(this.customers, 'customer', String(params.customer));
+    if (params.off_session !== undefined && params.confirm !== 'true') {
+      throw invalid('You can only set `off_session` when `confirm` is true.', 'off_session');
+    }
     const intentId = id('pi');
     const intent: Obj = {
       id: intentId,
@@ -480,9 +756,14 @@ export class StripeStandIn {
       latest_charge: null,
       capture_method: 'automatic',
       confirmation_method: 'automatic',
+      automatic_payment_methods: automaticPaymentMethods(params),
+      payment_method_options: params.payment_method_options ?? {},
+      setup_future_usage: params.setup_future_usage ?? null,
       created: Math.floor(Date.now() / 1000),
       livemode: false,
     };
+    // A confirmation Stripe refuses by validation leaves no PaymentIntent behind.
+    if (params.confirm === 'true') this.#checkConfirmation(intent, params);
     this.paymentIntents.set(intentId, intent);
     if (params.payment_method !== undefined) {
       intent.payment_method = this.#methodFor(String(params.payment_method)).id;
@@ -491,8 +772,98 @@ export class StripeStandIn {
     return params.confirm === 'true' ? this.#confirm(intent, params) : intent;
   }
 
-  /** The PaymentMethod a confirmation names: the token's (a new one each time, as Stripe does) or the param. */
-  #attach(intent: Obj, params: Record<string, unknown>): Method {
+  /**
+   * What Stripe checks before it confirms an intent (a PaymentIntent, or a SetupIntent with `setup`): a usable
+   * ConfirmationToken or PaymentMethod, a `return_url` while the intent may use redirect methods (Stripe's
+   * default, `automatic_payment_methods` with `allow_redirects: always`), and WeChat Pay's `client`. Returns the
+   * type of the PaymentMethod that will pay. Throws a validation error (400/404) that changes nothing.
+   */
+  #checkConfirmation(intent: Obj, params: Record<string, unknown>, setup = false): string {
+    let template: string | undefined;
+    if (params.confirmation_token !== undefined) {
+      const token = this.#get(
+        this.confirmationTokens,
+        'confirmationtoken',
+        String(params.confirmation_token),
+      );
+      if (token.payment_intent !== null || token.setup_intent !== null) {
+        throw invalid(
+          `ConfirmationToken ${token.id} has already been used to confirm an intent; create a new one.`,
+          'confirmation_token',
+        );
+      }
+      if (Number(token.expires_at) * 1000 <= this.now()) {
+        throw invalid(`ConfirmationToken ${token.id} has expired; create a new one.`, 'confirmation_token');
+      }
+      const expected = params.setup_future_usage ?? intent.setup_future_usage ?? null;
+      if (!setup && token.setup_future_usage !== expected) {
+        throw invalid(
+          `The provided setup_future_usage (${String(token.setup_future_usage ?? 'none')}) does not match the expected setup_future_usage (${String(expected ?? 'none')}). Try confirming with an Intent that is configured to use the same parameters as Stripe Elements.`,
+          'setup_future_usage',
+        );
+      }
+      template = String(token.payment_method);
+    } else if (params.payment_method !== undefined) {
+      template = String(params.payment_method);
+    } else if (intent.payment_method) {
+      template = String(intent.payment_method);
+    }
+    if (template === undefined) {
+      throw invalid(
+        `You cannot confirm this ${setup ? 'SetupIntent' : 'PaymentIntent'} because it’s missing a payment method.`,
+      );
+    }
+    const known = this.paymentMethods.get(template);
+    const type = known ? known.type : TEST_PAYMENT_METHODS[template] ? 'card' : template;
+    if (!known && !TEST_PAYMENT_METHODS[template] && !APM_TYPES.includes(template)) {
+      throw missing('payment_method', template, 'payment_method');
+    }
+    const automatic = intent.automatic_payment_methods as {
+      enabled: boolean;
+      allow_redirects: string;
+    } | null;
+    const returnUrl = params.return_url ?? this.#tokenReturnUrl(params);
+    if (automatic?.enabled && automatic.allow_redirects !== 'never' && typeof returnUrl !== 'string') {
+      throw invalid(
+        `A return_url must be specified because this ${setup ? 'Setup Intent' : 'Payment Intent'} is configured to automatically accept the payment methods enabled in the Dashboard, some of which may require a full page redirect to succeed. If you do not want to accept redirect-based payment methods, set \`automatic_payment_methods[enabled]\` to \`true\` and \`automatic_payment_methods[allow_redirects]\` to \`never\` when creating Setup Intents and Payment Intents.`,
+        'return_url',
+      );
+    }
+    if (automatic?.allow_redirects === 'never' && REDIRECT_TYPES.includes(type)) {
+      throw invalid(
+        `The PaymentMethod of type ${type} requires a redirect, but this intent's automatic_payment_methods[allow_redirects] is never.`,
+        'payment_method',
+      );
+    }
+    if (type === 'wechat_pay' && !setup) {
+      const options = (params.payment_method_options ?? intent.payment_method_options) as
+        | { wechat_pay?: { client?: unknown; app_id?: unknown } }
+        | undefined;
+      const client = options?.wechat_pay?.client;
+      if (client === undefined) throw missingParam('payment_method_options[wechat_pay][client]');
+      if (client !== 'web' && client !== 'ios' && client !== 'android') {
+        throw invalid(
+          'Invalid payment_method_options[wechat_pay][client]: must be one of android, ios, or web',
+          'payment_method_options[wechat_pay][client]',
+        );
+      }
+      if (client !== 'web' && options?.wechat_pay?.app_id === undefined) {
+        throw missingParam('payment_method_options[wechat_pay][app_id]');
+      }
+    }
+    return type;
+  }
+
+  #tokenReturnUrl(params: Record<string, unknown>): unknown {
+    if (params.confirmation_token === undefined) return undefined;
+    return this.confirmationTokens.get(String(params.confirmation_token))?.return_url ?? undefined;
+  }
+
+  /**
+   * The PaymentMethod a confirmation names: the token's (a new one each time, as Stripe does; the token is then
+   * used up) or the param.
+   */
+  #attach(intent: Obj, params: Record<string, unknown>, setup = false): Method {
     if (params.confirmation_token !== undefined) {
       const token = this.#get(
         this.confirmationTokens,
@@ -501,11 +872,9 @@ export class StripeStandIn {
       );
       const pm = this.#methodFor(String(token.payment_method));
       intent.payment_method = pm.id;
+      token[setup ? 'setup_intent' : 'payment_intent'] = intent.id;
     } else if (params.payment_method !== undefined) {
       intent.payment_method = this.#methodFor(String(params.payment_method)).id;
-    }
-    if (!intent.payment_method) {
-      throw invalid('You cannot confirm this PaymentIntent because it’s missing a payment method.');
     }
     return this.#method(String(intent.payment_method));
   }
@@ -513,23 +882,22 @@ export class StripeStandIn {
   /** Stripe's state machine for one confirmation; a card error answers 402 with the intent in the error. */
   #confirm(intent: Obj, params: Record<string, unknown>): Obj {
     if (!['requires_payment_method', 'requires_confirmation'].includes(String(intent.status))) {
-      throw invalid(
+      throw stateError(
         `You cannot confirm this PaymentIntent because it has a status of ${String(intent.status)}.`,
       );
     }
+    this.#checkConfirmation(intent, params);
+    if (params.payment_method_options !== undefined)
+      intent.payment_method_options = params.payment_method_options;
     const pm = this.#attach(intent, params);
+    const returnUrl = (params.return_url ?? this.#tokenReturnUrl(params)) as string | undefined;
     if (pm.type !== 'card') {
-      if (typeof params.return_url !== 'string') {
-        throw invalid(
-          'A return_url must be specified because this Payment Intent is configured to automatically accept the payment methods enabled in the Dashboard, some of which may require a full page redirect to succeed.',
-          'return_url',
-        );
-      }
-      const url = `${this.url}/_standin/action/${intent.id}?return_url=${encodeURIComponent(params.return_url)}`;
+      const back = returnUrl ? `?return_url=${encodeURIComponent(returnUrl)}` : '';
+      const url = `${this.url}/_standin/action/${intent.id}${back}`;
       intent.status = 'requires_action';
       intent.next_action =
         pm.type === 'alipay'
-          ? { type: 'alipay_handle_redirect', alipay_handle_redirect: { url, return_url: params.return_url } }
+          ? { type: 'alipay_handle_redirect', alipay_handle_redirect: { url, return_url: returnUrl } }
           : {
               type: 'wechat_pay_display_qr_code',
               wechat_pay_display_qr_code: { data: url, hosted_instructions_url: url },
@@ -545,7 +913,7 @@ export class StripeStandIn {
           : pm.behaviour.onSession;
     if (step.kind === 'succeed') return this.#paymentSucceeded(intent);
     if (step.kind === 'authenticate') {
-      return this.#awaitAuthentication(intent);
+      return this.#awaitAuthentication(intent, this.#usesStripeSdk(params), returnUrl);
     }
     const lastError = cardError(step, pm);
     Object.assign(intent, {
@@ -555,20 +923,37 @@ export class StripeStandIn {
       latest_charge: id('ch'),
     });
     this.#emit('payment_intent.payment_failed', intent);
-    throw new StripeError(402, { ...lastError, payment_intent: structuredClone(intent) });
+    throw new StripeError(402, { ...lastError, payment_intent: structuredClone(intent) }, true);
   }
 
-  /** 3DS: Stripe.js shows the issuer's page (the stand-in's, at `/_standin/action/<id>`). */
-  #awaitAuthentication(intent: Obj): Obj {
+  /** Whether the client's Stripe SDK will handle the next action: asked for, or the ConfirmationToken's default. */
+  #usesStripeSdk(params: Record<string, unknown>): boolean {
+    if (params.use_stripe_sdk !== undefined) return params.use_stripe_sdk === 'true';
+    if (params.confirmation_token === undefined) return false;
+    return this.confirmationTokens.get(String(params.confirmation_token))?.use_stripe_sdk === true;
+  }
+
+  /**
+   * 3DS. With Stripe's SDK (`use_stripe_sdk`) Stripe.js shows the issuer's page in the page (the stand-in's, at
+   * `/_standin/action/<id>`); without, the customer is sent to it (`redirect_to_url`) and back to `return_url`.
+   */
+  #awaitAuthentication(intent: Obj, sdk: boolean, returnUrl: string | undefined): Obj {
+    const page = `${this.url}/_standin/action/${intent.id}`;
     return Object.assign(intent, {
       status: 'requires_action',
-      next_action: {
-        type: 'use_stripe_sdk',
-        use_stripe_sdk: {
-          type: 'three_d_secure_redirect',
-          stripe_js: `${this.url}/_standin/action/${intent.id}`,
-        },
-      },
+      next_action:
+        sdk || !returnUrl
+          ? {
+              type: 'use_stripe_sdk',
+              use_stripe_sdk: { type: 'three_d_secure_redirect', stripe_js: page },
+            }
+          : {
+              type: 'redirect_to_url',
+              redirect_to_url: {
+                url: `${page}?return_url=${encodeURIComponent(returnUrl)}`,
+                return_url: returnUrl,
+              },
+            },
     });
   }
 
@@ -625,16 +1010,22 @@ export class StripeStandIn {
       client_secret: `${setupId}_secret_${randomBytes(12).toString('hex')}`,
       last_setup_error: null,
       next_action: null,
+      automatic_payment_methods: automaticPaymentMethods(params),
       created: Math.floor(Date.now() / 1000),
       livemode: false,
     };
+    if (params.confirm === 'true') this.#checkConfirmation(setup, params, true);
     this.setupIntents.set(setupId, setup);
     if (params.confirm !== 'true') return setup;
-    const pm = this.#attach(setup, params);
+    const pm = this.#attach(setup, params, true);
     const step = pm.behaviour.setup;
     if (step.kind === 'succeed') return this.#setupSucceeded(setup, pm);
     if (step.kind === 'authenticate') {
-      return this.#awaitAuthentication(setup);
+      return this.#awaitAuthentication(
+        setup,
+        this.#usesStripeSdk(params),
+        (params.return_url ?? this.#tokenReturnUrl(params)) as string | undefined,
+      );
     }
     const lastError = cardError(step, pm);
     Object.assign(setup, {
@@ -643,10 +1034,11 @@ export class StripeStandIn {
       payment_method: null,
     });
     this.#emit('setup_intent.setup_failed', setup);
-    throw new StripeError(402, {
-      ...lastError,
-      setup_intent: { ...structuredClone(setup), payment_method: pm.id },
-    });
+    throw new StripeError(
+      402,
+      { ...lastError, setup_intent: { ...structuredClone(setup), payment_method: pm.id } },
+      true,
+    );
   }
 
   #setupSucceeded(setup: Obj, pm: Method): Obj {
@@ -656,10 +1048,11 @@ export class StripeStandIn {
     return setup;
   }
 
+  /** Canceling clears the last error, as Stripe does: whoever needs the refusal must read it first. */
   #cancel(intent: Obj, kind: 'payment_intent' | 'setup_intent'): Obj {
     if (['succeeded', 'canceled', 'processing'].includes(String(intent.status))) {
       const name = kind === 'payment_intent' ? 'PaymentIntent' : 'SetupIntent';
-      throw invalid(
+      throw stateError(
         `You cannot cancel this ${name} because it has a status of ${String(intent.status)}. Only a ${name} with one of the following statuses may be canceled: requires_payment_method, requires_capture, requires_confirmation, requires_action.`,
       );
     }
@@ -667,19 +1060,27 @@ export class StripeStandIn {
       status: 'canceled',
       canceled_at: Math.floor(Date.now() / 1000),
       next_action: null,
+      [kind === 'payment_intent' ? 'last_payment_error' : 'last_setup_error']: null,
     });
     this.#emit(`${kind}.canceled`, intent);
     return intent;
   }
 
+  /**
+   * A refund, `succeeded` at once or, with `refundsPending`, `pending` until `settleRefund` (as card refunds may
+   * stay while the network confirms). The charge's `amount_refunded` counts it either way, as Stripe's does.
+   */
   #refund(params: Record<string, unknown>): Obj {
+    if (params.payment_intent === undefined && params.charge === undefined) {
+      throw invalid(
+        'One of the following params should be provided for this request: payment_intent or charge.',
+      );
+    }
     const intent = this.#get(this.paymentIntents, 'payment_intent', String(params.payment_intent ?? ''));
     if (intent.status !== 'succeeded') {
       throw invalid(`This PaymentIntent (${intent.id}) does not have a successful charge to refund.`);
     }
-    const refunded = [...this.refunds.values()]
-      .filter((r) => r.payment_intent === intent.id)
-      .reduce((sum, r) => sum + Number(r.amount), 0);
+    const refunded = this.#refundedOf(intent.id);
     const amount = params.amount === undefined ? Number(intent.amount) - refunded : Number(params.amount);
     if (amount < 1 || refunded + amount > Number(intent.amount)) {
       throw invalid(
@@ -694,7 +1095,7 @@ export class StripeStandIn {
       currency: intent.currency,
       payment_intent: intent.id,
       charge: intent.latest_charge,
-      status: 'succeeded',
+      status: this.refundsPending ? 'pending' : 'succeeded',
       failure_reason: null,
       metadata: params.metadata ?? {},
       created: Math.floor(Date.now() / 1000),
@@ -702,8 +1103,43 @@ export class StripeStandIn {
     this.refunds.set(refund.id, refund);
     const charge = this.#get(this.charges, 'charge', String(intent.latest_charge));
     charge.amount_refunded = refunded + amount;
+    this.#emit('refund.created', refund);
     this.#emit('charge.refunded', charge);
     return refund;
+  }
+
+  /** What a PaymentIntent's refunds take back: all but those that failed or were canceled. */
+  #refundedOf(intentId: string): number {
+    return [...this.refunds.values()]
+      .filter((r) => r.payment_intent === intentId && r.status !== 'failed' && r.status !== 'canceled')
+      .reduce((sum, r) => sum + Number(r.amount), 0);
+  }
+
+  /** Refunds start `pending` (set before refunding) instead of `succeeded`, until `settleRefund`. */
+  refundsPending = false;
+
+  /**
+   * A refund ends: a `pending` one succeeds or fails, or a `succeeded` one fails later (Stripe's test card
+   * 4000 0000 0000 5126 does this), e.g. because the card was closed. Sends `refund.updated` and
+   * `charge.refund.updated`, and `refund.failed` on failure; a failed refund's amount is no longer refunded.
+   */
+  settleRefund(
+    refundId: string,
+    status: 'succeeded' | 'failed',
+    failureReason = 'expired_or_canceled_card',
+  ): void {
+    const refund = this.#get(this.refunds, 'refund', refundId);
+    if (refund.status === 'failed' || (refund.status === 'succeeded' && status === 'succeeded')) {
+      throw new Error(`${refundId} is ${String(refund.status)}: it cannot become ${status}`);
+    }
+    Object.assign(refund, { status, failure_reason: status === 'failed' ? failureReason : null });
+    if (status === 'failed') {
+      const charge = this.#get(this.charges, 'charge', String(refund.charge));
+      charge.amount_refunded = this.#refundedOf(String(refund.payment_intent));
+      this.#emit('refund.failed', refund);
+    }
+    this.#emit('refund.updated', refund);
+    this.#emit('charge.refund.updated', refund);
   }
 
   /**
@@ -816,4 +1252,25 @@ function publicMethod(pm: Method | undefined): Obj | null {
   if (!pm) return null;
   const { behaviour: _behaviour, ...rest } = pm;
   return { ...rest, ...(pm.type === 'card' ? {} : { [pm.type]: {} }) };
+}
+
+/**
+ * An intent's `automatic_payment_methods`: as asked, or Stripe's default for our API version (the Dashboard's
+ * methods, redirects allowed) when no payment method types are named.
+ */
+function automaticPaymentMethods(params: Record<string, unknown>): Record<string, unknown> | null {
+  const asked = params.automatic_payment_methods as
+    | { enabled?: string; allow_redirects?: string }
+    | undefined;
+  if (asked) {
+    if (asked.allow_redirects !== undefined && !['always', 'never'].includes(asked.allow_redirects)) {
+      throw invalid(
+        'Invalid automatic_payment_methods[allow_redirects]: must be one of always or never',
+        'automatic_payment_methods[allow_redirects]',
+      );
+    }
+    return { enabled: asked.enabled === 'true', allow_redirects: asked.allow_redirects ?? 'always' };
+  }
+  if (params.allowed_payment_method_types !== undefined) return null;
+  return { enabled: true, allow_redirects: 'always' };
 }

@@ -190,8 +190,14 @@ export class PaymentService {
         }
       );
     }
-    if (payment) {
-      const applied = await this.applyOutcome(payment.id, notification.outcome);
+    // The processor's answer may have been lost before its id was stored: the id it echoes back finds the payment.
+    const target =
+      payment ??
+      (notification.paymentId === undefined
+        ? undefined
+        : await this.#unlinkedPayment(processorName, notification.paymentId));
+    if (target) {
+      const applied = await this.applyOutcome(target.id, notification.outcome);
       if (notification.outcome.status === 'refused') {
         await this.processor.discardFailed?.(notification.processorPaymentId);
       }
@@ -199,6 +205,15 @@ export class PaymentService {
     }
     const card = await this.cards.applySetupOutcome(notification.processorPaymentId, notification.outcome);
     return card && { kind: 'saved_card', card };
+  }
+
+  /** Our payment `paymentId` at `processorName` whose processor id is not known yet. */
+  async #unlinkedPayment(processorName: string, paymentId: string): Promise<{ id: string } | undefined> {
+    const [row] = await this.db.query<{ id: string }>(
+      'SELECT id FROM payments WHERE id = $1 AND processor = $2 AND processor_payment_id IS NULL',
+      [paymentId, processorName],
+    );
+    return row;
   }
 
   /** Asks the processor again about a payment still `processing`; the same idempotency key never charges twice. */

@@ -100,6 +100,11 @@ export type ProcessorNotification =
       /** The processor's payment id, or the setup id of a card being saved. */
       processorPaymentId: string;
       outcome: ProcessorOutcome;
+      /**
+       * Our payment id, when the processor echoes it (Stripe's metadata): it finds the payment even before the
+       * processor's id was stored, e.g. when the answer that carried it was lost.
+       */
+      paymentId?: string;
     }
   | {
       processorPaymentId: string;

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import Stripe from 'stripe';
 import type { StripeConfig } from '../../platform/config/config.ts';
 import type { Db } from '../../platform/db/db.ts';
@@ -30,6 +31,23 @@ export const RETURN_PATH = '/third-party/return';
 
 const CONFIRMATION_TOKEN = /^ctoken_[A-Za-z0-9]{1,200}$/;
 
+/** What a tenant reads when Stripe refused to start a payment (a request it found invalid): nothing was charged. */
+const PROCESSOR_ERROR_MESSAGE =
+  'The payment could not be started with the card processor. You have not been charged; please try again or choose another way to pay.';
+
+/**
+ * Stripe refused the request itself, before any PaymentIntent or SetupIntent existed: invalid or missing parameters
+ * (400), an object it does not know (404), an idempotency key reused with other parameters. Stripe keeps no
+ * result for these, so asking again only repeats the refusal: the attempt has failed.
+ */
+function refusedRequest(error: unknown): error is Stripe.errors.StripeError {
+  return (
+    (error instanceof Stripe.errors.StripeInvalidRequestError &&
+      (error.statusCode === 400 || error.statusCode === 404)) ||
+    error instanceof Stripe.errors.StripeIdempotencyError
+  );
+}
+
 /** The official client, pointed at STRIPE_API_BASE (Stripe itself, or a Stripe-compatible test server). */
 export function stripeClient(config: StripeConfig): Stripe {
   const base = new URL(config.apiBase);
@@ -61,6 +79,7 @@ export class StripeProcessor implements PaymentProcessor {
     private readonly db: Db,
     private readonly config: StripeConfig,
     private readonly publicUrl: string,
+    private readonly log?: Logger,
   ) {
     this.#stripe = stripeClient(config);
   }
@@ -118,9 +137,14 @@ export class StripeProcessor implements PaymentProcessor {
       description: `Rent ${request.reference}`,
       confirm: true,
       return_url: `${this.publicUrl}${RETURN_PATH}`,
+      // Stripe requires the client WeChat Pay is paid from; a ConfirmationToken cannot carry it.
+      ...(request.method === 'wechat_pay'
+        ? { payment_method_options: { wechat_pay: { client: 'web' } } }
+        : {}),
+      // A saved card's 3DS is shown by Stripe.js in the page (a ConfirmationToken asks for that by itself).
       ...(request.paymentToken.startsWith('ctoken_')
         ? { confirmation_token: request.paymentToken }
-        : { payment_method: request.paymentToken }),
+        : { payment_method: request.paymentToken, use_stripe_sdk: true }),
     };
     return this.#confirmIntent(params, request.idempotencyKey);
   }
@@ -138,6 +162,8 @@ export class StripeProcessor implements PaymentProcessor {
         description: `Rent ${request.reference}`,
         off_session: true,
         confirm: true,
+        // Nobody is there to follow a redirect, so the intent takes no redirect method (and needs no return_url).
+        automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
       },
       request.idempotencyKey,
     );
@@ -157,6 +183,13 @@ export class StripeProcessor implements PaymentProcessor {
         if (!(error instanceof Stripe.errors.StripeInvalidRequestError)) throw error;
         return outcomeOfSetupIntent(await this.#stripe.setupIntents.retrieve(processorId)).outcome;
       }
+    }
+    // Canceling clears last_payment_error: an attempt that has failed meanwhile (3DS failed in Stripe.js) is read
+    // first, so its refusal is what is recorded.
+    const current = outcomeOfIntent(await this.#stripe.paymentIntents.retrieve(processorId));
+    if (current.status === 'refused' || current.status === 'authorised' || current.status === 'cancelled') {
+      if (current.status === 'refused') await this.discardFailed(processorId);
+      return current;
     }
     try {
       return outcomeOfIntent(await this.#stripe.paymentIntents.cancel(processorId));
@@ -209,7 +242,12 @@ export class StripeProcessor implements PaymentProcessor {
     if (typeof event?.type !== 'string' || typeof object?.id !== 'string') return undefined;
     if (event.type.startsWith('payment_intent.') && object.object === 'payment_intent') {
       const intent = object as Stripe.PaymentIntent;
-      return { processorPaymentId: intent.id, outcome: outcomeOfIntent(intent) };
+      const paymentId = intent.metadata?.payment_id;
+      return {
+        processorPaymentId: intent.id,
+        outcome: outcomeOfIntent(intent),
+        ...(typeof paymentId === 'string' ? { paymentId } : {}),
+      };
     }
     if (event.type === 'charge.refunded' && object.object === 'charge') {
       const charge = object as Stripe.Charge;
@@ -253,8 +291,14 @@ export class StripeProcessor implements PaymentProcessor {
         { idempotencyKey },
       );
     } catch (error) {
-      if (!(error instanceof Stripe.errors.StripeError) || !error.setup_intent) throw error;
-      setup = error.setup_intent;
+      if (error instanceof Stripe.errors.StripeError && error.setup_intent) {
+        setup = error.setup_intent;
+      } else if (refusedRequest(error)) {
+        this.#logRefusal(error, idempotencyKey);
+        return { status: 'refused', code: 'processor_error', message: PROCESSOR_ERROR_MESSAGE };
+      } else {
+        throw error;
+      }
     }
     const { outcome } = outcomeOfSetupIntent(setup);
     const method = typeof setup.payment_method === 'object' ? setup.payment_method : null;
@@ -283,6 +327,10 @@ export class StripeProcessor implements PaymentProcessor {
     };
   }
 
+  #logRefusal(error: Stripe.errors.StripeError, idempotencyKey: string): void {
+    logRefusal(this.log, error, idempotencyKey);
+  }
+
   /**
    * Creates and confirms a PaymentIntent under our idempotency key. A card error answers 402 with the intent in
    * it; a replayed answer (the key was used before, e.g. reconciliation after a lost answer) may be stale, so
@@ -298,15 +346,41 @@ export class StripeProcessor implements PaymentProcessor {
       intent = await this.#stripe.paymentIntents.create(params, { idempotencyKey });
       replayed = intent.lastResponse?.headers?.['idempotent-replayed'] === 'true';
     } catch (error) {
-      if (!(error instanceof Stripe.errors.StripeError) || !error.payment_intent) throw error;
-      intent = error.payment_intent;
-      replayed = error.headers?.['idempotent-replayed'] === 'true';
+      if (error instanceof Stripe.errors.StripeError && error.payment_intent) {
+        intent = error.payment_intent;
+        replayed = error.headers?.['idempotent-replayed'] === 'true';
+      } else if (refusedRequest(error)) {
+        this.#logRefusal(error, idempotencyKey);
+        return {
+          status: 'refused',
+          processorPaymentId: null,
+          code: 'processor_error',
+          message: PROCESSOR_ERROR_MESSAGE,
+        };
+      } else {
+        throw error;
+      }
     }
     if (replayed) intent = await this.#stripe.paymentIntents.retrieve(intent.id);
     const outcome = outcomeOfIntent(intent);
     if (outcome.status === 'refused' && intent.status !== 'canceled') await this.discardFailed(intent.id);
     return outcome;
   }
+}
+
+/** Stripe's words and request id go to the log (for support to look up at Stripe), never to the tenant. */
+function logRefusal(log: Logger | undefined, error: Stripe.errors.StripeError, idempotencyKey: string): void {
+  log?.warn(
+    {
+      stripe_request_id: error.requestId,
+      stripe_status: error.statusCode,
+      stripe_code: error.code,
+      stripe_param: error.param,
+      stripe_message: error.message,
+      idempotency_key: idempotencyKey,
+    },
+    'Stripe refused the request: the attempt failed',
+  );
 }
 
 function cardOf(card: { brand: string; last4: string; exp_month: number; exp_year: number }): CardDetails {
