@@ -1,8 +1,13 @@
-/** Stripe's PaymentIntent statuses and errors as our outcomes: one mapping, every case in a table. */
+/** Stripe's PaymentIntent and Refund statuses and errors as our outcomes: one mapping each, every case in a table. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { paymentStatusFor } from '../src/processors/processor.ts';
-import { failureOf, outcomeOfIntent } from '../src/processors/stripe/outcome.ts';
+import {
+  failureOf,
+  outcomeOfIntent,
+  refundOutcome,
+  refundUpdateOf,
+} from '../src/processors/stripe/outcome.ts';
 import type { PaymentStatus } from '../src/shared/vocabulary.ts';
 
 const base = { id: 'pi_123', client_secret: 'pi_123_secret_abc', last_payment_error: null };
@@ -128,5 +133,55 @@ describe('failureOf', () => {
   ];
   for (const [name, error, code, message] of table) {
     it(name, () => assert.deepEqual(failureOf(error as never), { code, message }));
+  }
+});
+
+describe('refundOutcome and refundUpdateOf', () => {
+  const table: [string, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>][] = [
+    [
+      'succeeded',
+      { status: 'succeeded', failure_reason: null },
+      { status: 'refunded', processorRefundId: 're_1' },
+      { status: 'succeeded', failureCode: null },
+    ],
+    [
+      'pending: the card network has not confirmed it yet, so it is not refunded',
+      { status: 'pending', failure_reason: null },
+      { status: 'pending', processorRefundId: 're_1' },
+      { status: 'pending', failureCode: null },
+    ],
+    [
+      'requires_action: waits like pending',
+      { status: 'requires_action', failure_reason: null },
+      { status: 'pending', processorRefundId: 're_1' },
+      { status: 'pending', failureCode: null },
+    ],
+    [
+      'failed, with Stripe’s reason',
+      { status: 'failed', failure_reason: 'expired_or_canceled_card' },
+      {
+        status: 'refused',
+        code: 'expired_or_canceled_card',
+        message: 'Stripe could not refund this payment.',
+      },
+      { status: 'failed', failureCode: 'expired_or_canceled_card' },
+    ],
+    [
+      'canceled, without a reason',
+      { status: 'canceled', failure_reason: null },
+      { status: 'refused', code: 'refund_failed', message: 'Stripe could not refund this payment.' },
+      { status: 'failed', failureCode: 'refund_failed' },
+    ],
+  ];
+  for (const [name, refund, outcome, update] of table) {
+    it(name, () => {
+      const stripeRefund = { id: 're_1', metadata: { refund_id: 'ref_1' }, ...refund };
+      assert.deepEqual(refundOutcome(stripeRefund as never), outcome);
+      assert.deepEqual(refundUpdateOf(stripeRefund as never), {
+        processorRefundId: 're_1',
+        refundId: 'ref_1',
+        ...update,
+      });
+    });
   }
 });

@@ -20,6 +20,13 @@ export const EVENT_TYPES: Record<EventType, { when: string; data: TSchema }> = {
     data: PaymentEventData,
   },
   payment_refunded: { when: 'A refund of a payment succeeded, partial or full.', data: PaymentEventData },
+  refund_failed: {
+    when:
+      'A refund the card processor had accepted failed after all (e.g. the card was closed): the money stayed with ' +
+      'you, `payment.refunded` is lowered again, and `refund.failure_code` says why. Refund the tenant another way, ' +
+      'or try again.',
+    data: PaymentEventData,
+  },
   payment_disputed: {
     when:
       'The cardholder disputed a payment (a chargeback, or an inquiry from the card issuer); its rent is held back ' +

@@ -14,8 +14,14 @@ export const RefundEventView = Type.Object(
     amount: Money,
     status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
     created_at: Timestamp,
+    failure_code: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description: 'Why a failed refund failed, in the card processor’s words (refund_failed only).',
+      }),
+    ),
+    failure_message: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   },
-  { description: 'The refund this event is about (payment_refunded only).' },
+  { description: 'The refund this event is about (payment_refunded and refund_failed only).' },
 );
 
 export const DisputeEventView = Type.Object(

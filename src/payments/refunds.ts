@@ -5,7 +5,7 @@ import type { Db, Queryable } from '../platform/db/db.ts';
 import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { enqueueJob } from '../platform/jobs/queue.ts';
-import type { PaymentProcessor, RefundOutcome } from '../processors/processor.ts';
+import type { PaymentProcessor, ProcessorRefundUpdate, RefundOutcome } from '../processors/processor.ts';
 import { formatPence } from '../shared/money.ts';
 import type { RefundEventView } from './events.ts';
 import { recordPaymentEvent } from './events.ts';
@@ -173,40 +173,52 @@ export class RefundService {
       if (rethrow) throw error;
       return this.#refundWithPayment(this.db, refundId);
     }
-    return this.applyRefundOutcome(refundId, outcome);
+    // Asked by the job, the refund's request was answered `pending` long ago: a failure now is announced.
+    return this.applyRefundOutcome(refundId, outcome, rethrow);
   }
 
   /**
    * Moves a `pending` refund to where the processor says it is, once: `succeeded` adds to the payment's refunded
-   * total and records `payment_refunded` in the same transaction; `failed` keeps the processor's reason.
+   * total and records `payment_refunded` in the same transaction; `failed` keeps the processor's reason (and with
+   * `announceFailure`, for a refund whose request was answered `pending`, records `refund_failed`); `pending` (the
+   * processor accepted it and its event will say how it ends) only keeps the processor's id of it.
    */
   async applyRefundOutcome(
     refundId: string,
     outcome: RefundOutcome,
+    announceFailure = false,
   ): Promise<{ refund: RefundRow; payment: PaymentRow }> {
     return this.db.transaction(async (tx) => {
-      // The payment first, then the refund: the order beginRefund takes them in.
-      await tx.query(
-        'SELECT p.id FROM payments p JOIN refunds r ON r.payment_id = p.id WHERE r.id = $1 FOR UPDATE OF p',
-        [refundId],
-      );
-      const [current] = await tx.query<RefundRow>('SELECT * FROM refunds WHERE id = $1 FOR UPDATE', [
-        refundId,
-      ]);
+      const current = await lockRefund(tx, refundId);
       if (!current) throw new Error(`No refund ${refundId}`);
       if (current.status !== 'pending') return this.#refundWithPayment(tx, refundId);
       const now = this.clock.now();
-      if (outcome.status === 'refused') {
+      if (outcome.status === 'pending') {
         await tx.query(
-          `UPDATE refunds SET status = 'failed', failure_code = $2, failure_message = $3, updated_at = $4
-            WHERE id = $1`,
-          [refundId, outcome.code, outcome.message, now],
+          'UPDATE refunds SET processor_refund_id = COALESCE(processor_refund_id, $2), updated_at = $3 WHERE id = $1',
+          [refundId, outcome.processorRefundId, now],
         );
         return this.#refundWithPayment(tx, refundId);
       }
+      if (outcome.status === 'refused') {
+        const [failed] = await tx.query<RefundRow>(
+          `UPDATE refunds SET status = 'failed', failure_code = $2, failure_message = $3, updated_at = $4
+            WHERE id = $1 RETURNING *`,
+          [refundId, outcome.code, outcome.message, now],
+        );
+        const done = await this.#refundWithPayment(tx, refundId);
+        if (announceFailure) {
+          await recordPaymentEvent(tx, this.clock, 'refund_failed', done.payment, {
+            refund: refundEventView(failed!),
+          });
+        }
+        return done;
+      }
       const [refund] = await tx.query<RefundRow>(
-        "UPDATE refunds SET status = 'succeeded', updated_at = $2 WHERE id = $1 RETURNING *",
-        [refundId, now],
+        `UPDATE refunds SET status = 'succeeded', processor_refund_id = COALESCE(processor_refund_id, $3),
+                updated_at = $2
+          WHERE id = $1 RETURNING *`,
+        [refundId, now, outcome.processorRefundId ?? null],
       );
       const [payment] = await tx.query<PaymentRow>(
         'UPDATE payments SET refunded_pence = refunded_pence + $2, updated_at = $3 WHERE id = $1 RETURNING *',
@@ -216,6 +228,69 @@ export class RefundService {
         refund: refundEventView(refund!),
       });
       return { refund: refund!, payment: payment! };
+    });
+  }
+
+  /**
+   * The processor's event about one of our refunds (found by the processor's id, or by ours it echoes back): a
+   * pending one finishes or fails (`refund_failed`); a succeeded one that failed after all (the card was closed) is
+   * reversed: `failed`, the payment's refunded total lowered again, `refund_failed` recorded, and a payout that had
+   * deducted its rent gives it back in the next run. Anything else changes nothing. Returns the payment when the
+   * refund is ours.
+   */
+  async applyProcessorRefund(
+    update: ProcessorRefundUpdate,
+    paymentId: string | undefined,
+  ): Promise<PaymentRow | undefined> {
+    const [refund] = await this.db.query<RefundRow>(
+      `SELECT * FROM refunds
+        WHERE processor_refund_id = $1
+           OR (processor_refund_id IS NULL AND id = $2 AND payment_id = $3)`,
+      [update.processorRefundId, update.refundId ?? null, paymentId ?? null],
+    );
+    if (!refund) return undefined;
+    if (refund.status === 'pending') {
+      const outcome: RefundOutcome =
+        update.status === 'succeeded'
+          ? { status: 'refunded', processorRefundId: update.processorRefundId }
+          : update.status === 'failed'
+            ? {
+                status: 'refused',
+                code: update.failureCode ?? 'refund_failed',
+                message: refundFailedMessage(update),
+              }
+            : { status: 'pending', processorRefundId: update.processorRefundId };
+      return (await this.applyRefundOutcome(refund.id, outcome, true)).payment;
+    }
+    if (refund.status === 'succeeded' && update.status === 'failed') return this.#reverse(refund.id, update);
+    return (await this.#refundWithPayment(this.db, refund.id)).payment;
+  }
+
+  async #reverse(refundId: string, update: ProcessorRefundUpdate): Promise<PaymentRow> {
+    return this.db.transaction(async (tx) => {
+      const current = await lockRefund(tx, refundId);
+      if (current?.status !== 'succeeded') return (await this.#refundWithPayment(tx, refundId)).payment;
+      const now = this.clock.now();
+      const [refund] = await tx.query<RefundRow>(
+        `UPDATE refunds SET status = 'failed', failure_code = $2, failure_message = $3, reversed_at = $4,
+                processor_refund_id = COALESCE(processor_refund_id, $5), updated_at = $4
+          WHERE id = $1 RETURNING *`,
+        [
+          refundId,
+          update.failureCode ?? 'refund_failed',
+          refundFailedMessage(update),
+          now,
+          update.processorRefundId,
+        ],
+      );
+      const [payment] = await tx.query<PaymentRow>(
+        'UPDATE payments SET refunded_pence = refunded_pence - $2, updated_at = $3 WHERE id = $1 RETURNING *',
+        [current.payment_id, current.amount_pence, now],
+      );
+      await recordPaymentEvent(tx, this.clock, 'refund_failed', payment!, {
+        refund: refundEventView(refund!),
+      });
+      return payment!;
     });
   }
 
@@ -272,6 +347,16 @@ export class RefundService {
   }
 }
 
+/** Locks a refund for a change: its payment first, then the refund, the order beginRefund takes them in. */
+async function lockRefund(tx: Queryable, refundId: string): Promise<RefundRow | undefined> {
+  await tx.query(
+    'SELECT p.id FROM payments p JOIN refunds r ON r.payment_id = p.id WHERE r.id = $1 FOR UPDATE OF p',
+    [refundId],
+  );
+  const [refund] = await tx.query<RefundRow>('SELECT * FROM refunds WHERE id = $1 FOR UPDATE', [refundId]);
+  return refund;
+}
+
 /** A replay of a refund request: the same key must ask for the same amount (or again for "everything left"). */
 function checkRefundReplay(earlier: RefundRow, amountPence: number | undefined, key: string): RefundRow {
   const same =
@@ -289,12 +374,23 @@ function checkRefundReplay(earlier: RefundRow, amountPence: number | undefined, 
   return earlier;
 }
 
-/** The refund as `payment_refunded` carries it, beside the payment's keys. */
+/** The refund as `payment_refunded` and `refund_failed` carry it, beside the payment's keys. */
 export function refundEventView(refund: RefundRow): Static<typeof RefundEventView> {
   return {
     refund_id: refund.id,
     amount: formatPence(Number(refund.amount_pence)),
     status: refund.status,
     created_at: new Date(refund.created_at).toISOString(),
+    ...(refund.status === 'failed'
+      ? { failure_code: refund.failure_code, failure_message: refund.failure_message }
+      : {}),
   };
+}
+
+/** What a refund that failed at the processor after it was accepted says. */
+function refundFailedMessage(update: ProcessorRefundUpdate): string {
+  return (
+    `The card processor could not complete this refund${update.failureCode ? ` (${update.failureCode})` : ''}: ` +
+    'the money did not go back to the cardholder.'
+  );
 }

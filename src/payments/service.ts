@@ -182,6 +182,10 @@ export class PaymentService {
         : await this.db.query<PaymentRow>('SELECT * FROM payments WHERE id = $1', [payment.id]);
       return { kind: 'payment', payment: row! };
     }
+    if ('refund' in notification) {
+      const changed = await this.refunds.applyProcessorRefund(notification.refund, payment?.id);
+      return changed && { kind: 'payment', payment: changed };
+    }
     if ('refundedTotalPence' in notification) {
       return (
         payment && {

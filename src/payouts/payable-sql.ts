@@ -41,7 +41,8 @@ function settledBy(asOf: string, today: string): string {
  * - each settled payment's rent;
  * - each succeeded refund's rent part, and each lost dispute's, as a negative, once its payment is settled or paid
  *   to the landlord (in a confirmed payout): one after the payment was paid is the negative carried into the
- *   tenancy's next payout. A payment disputed in full nets to nothing; its lines wait until other rent covers them.
+ *   tenancy's next payout. A payment disputed in full nets to nothing; its lines wait until other rent covers them;
+ * - for a refund that failed after a live payout deducted its rent part, that part given back (`refund_reversal`).
  */
 export const PAYABLE_LINES = `
   WITH settled AS (
@@ -67,6 +68,12 @@ export const PAYABLE_LINES = `
                                   WHERE l.refund_id = rp.refund_id AND l.kind = 'refund' AND l.active)
                 ELSE NOT EXISTS (SELECT 1 FROM payout_lines l
                                   WHERE l.payment_id = rp.payment_id AND l.kind = 'dispute' AND l.active) END
+    UNION ALL
+    SELECT p.tenancy_id, 'refund_reversal', l.payment_id, l.refund_id, -l.amount_pence
+      FROM payout_lines l JOIN refunds r ON r.id = l.refund_id JOIN payments p ON p.id = l.payment_id
+     WHERE l.kind = 'refund' AND l.active AND r.status = 'failed'
+       AND NOT EXISTS (SELECT 1 FROM payout_lines v
+                        WHERE v.refund_id = l.refund_id AND v.kind = 'refund_reversal' AND v.active)
   )
   SELECT l.tenancy_id, l.kind, l.payment_id, l.refund_id, l.amount_pence, t.integrator_id, t.payment_reference,
          t.recipient_bank_sort_code, t.recipient_bank_account_number, t.recipient_bank_account_name

@@ -65,13 +65,27 @@ export async function reconcilePayouts(db: Db, today: string): Promise<Reconcili
       `payment ${r.id} succeeded on ${r.made_on} but when its funds are available is still unknown, so no run can pay it out (see its payment.settlement job).`,
     [today],
   );
+  // A refund that failed after its rent part was deducted keeps its line: a reversal line gives the part back.
   await each(
     `WITH parts AS (${REFUND_RENT_PARTS})
      SELECT l.refund_id, l.payment_id, l.payout_id, -l.amount_pence AS deducted, parts.rent_pence, parts.status
-       FROM payout_lines l JOIN parts ON parts.refund_id = l.refund_id
-      WHERE l.kind = 'refund' AND l.active AND (parts.status <> 'succeeded' OR -l.amount_pence <> parts.rent_pence)`,
+       FROM payout_lines l JOIN parts ON parts.refund_id = l.refund_id JOIN refunds r ON r.id = l.refund_id
+      WHERE l.kind = 'refund' AND l.active
+        AND CASE WHEN parts.status = 'succeeded' THEN -l.amount_pence <> parts.rent_pence
+                 ELSE r.reversed_at IS NULL END`,
     (r) =>
       `refund ${r.refund_id} of payment ${r.payment_id}: payout ${r.payout_id} deducts ${money(r.deducted!)} but its rent part is ${money(r.rent_pence ?? 0)} (${r.status}).`,
+  );
+  await each(
+    `SELECT v.refund_id, v.payout_id, v.amount_pence, r.status, l.amount_pence AS deducted
+       FROM payout_lines v JOIN refunds r ON r.id = v.refund_id
+       LEFT JOIN payout_lines l ON l.refund_id = v.refund_id AND l.kind = 'refund' AND l.active
+      WHERE v.kind = 'refund_reversal' AND v.active
+        AND (r.status <> 'failed' OR l.amount_pence IS NULL OR v.amount_pence <> -l.amount_pence)`,
+    (r) =>
+      r.status !== 'failed'
+        ? `refund ${r.refund_id} is ${r.status} but payout ${r.payout_id} gives back its rent part as if it had failed.`
+        : `refund ${r.refund_id}: payout ${r.payout_id} gives back ${money(r.amount_pence!)} but ${r.deducted === null ? 'no live payout deducted it' : `${money(-Number(r.deducted))} was deducted`}.`,
   );
   await each(
     `WITH parts AS (${REFUND_RENT_PARTS})

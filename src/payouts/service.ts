@@ -14,7 +14,7 @@ import { type PayoutRow, type PayoutRunRow, payoutView } from './view.ts';
 
 interface PayableLine {
   tenancy_id: string;
-  kind: 'payment' | 'refund' | 'dispute';
+  kind: 'payment' | 'refund' | 'dispute' | 'refund_reversal';
   payment_id: string;
   refund_id: string | null;
   amount_pence: number;

@@ -92,7 +92,24 @@ export interface RefundRequest {
   amountPence: number;
 }
 
-export type RefundOutcome = { status: 'refunded' } | { status: 'refused'; code: string; message: string };
+/**
+ * A refund as the processor answers it: done (`refunded`), accepted but not finished (`pending`: the processor's
+ * event says later how it ended), or refused. `processorRefundId` is the processor's own id of it, when it has one.
+ */
+export type RefundOutcome =
+  | { status: 'refunded'; processorRefundId?: string }
+  | { status: 'pending'; processorRefundId: string }
+  | { status: 'refused'; code: string; message: string };
+
+/** How one refund stands at the processor, as its event says (a refund that succeeded may still fail later). */
+export interface ProcessorRefundUpdate {
+  processorRefundId: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  /** Why it failed, in the processor's words (e.g. `expired_or_canceled_card`). */
+  failureCode: string | null;
+  /** Our refund id, when the processor echoes it (Stripe's metadata). */
+  refundId?: string;
+}
 
 /** An asynchronous notification (a webhook from the acquirer) decoded into the payment it is about. */
 export type ProcessorNotification =
@@ -110,6 +127,11 @@ export type ProcessorNotification =
       processorPaymentId: string;
       /** How much of the payment the processor has refunded in all, whoever asked (e.g. its dashboard). */
       refundedTotalPence: number;
+    }
+  | {
+      processorPaymentId: string;
+      /** One refund moved on: finished, or failed (possibly after it had succeeded). */
+      refund: ProcessorRefundUpdate;
     }
   | {
       processorPaymentId: string;

@@ -8,6 +8,7 @@ export type EventType =
   | 'payment_success'
   | 'payment_failed'
   | 'payment_refunded'
+  | 'refund_failed'
   | 'payment_disputed'
   | 'payment_dispute_closed'
   | 'schedule_created'

@@ -1,6 +1,6 @@
 import type Stripe from 'stripe';
 import type { PaymentMethod } from '../../shared/vocabulary.ts';
-import type { DisputeStatus, ProcessorOutcome, RefundOutcome } from '../processor.ts';
+import type { DisputeStatus, ProcessorOutcome, ProcessorRefundUpdate, RefundOutcome } from '../processor.ts';
 
 /**
  * Our failure code for a Stripe card error: the issuer's decline code where it names one of ours (so a tenant
@@ -126,18 +126,37 @@ export function outcomeOfSetupIntent(setup: Setup): { outcome: ProcessorOutcome 
 }
 
 /**
- * A Stripe Refund as our outcome. `pending` (the card network has not confirmed yet) counts as refunded: Stripe
- * has accepted it and the money is on its way back.
+ * The one place a Stripe Refund's status becomes ours. `pending` (the card network has not confirmed it) and
+ * `requires_action` stay pending: Stripe's refund.updated or refund.failed event says how it ends.
  */
-export function refundOutcome(refund: Pick<Stripe.Refund, 'status' | 'failure_reason'>): RefundOutcome {
-  if (refund.status === 'failed' || refund.status === 'canceled') {
-    return {
-      status: 'refused',
-      code: refund.failure_reason ?? 'refund_failed',
-      message: 'Stripe could not refund this payment.',
-    };
+export function refundOutcome(
+  refund: Pick<Stripe.Refund, 'id' | 'status' | 'failure_reason'>,
+): RefundOutcome {
+  switch (refund.status) {
+    case 'succeeded':
+      return { status: 'refunded', processorRefundId: refund.id };
+    case 'failed':
+    case 'canceled':
+      return {
+        status: 'refused',
+        code: refund.failure_reason ?? 'refund_failed',
+        message: 'Stripe could not refund this payment.',
+      };
+    default:
+      return { status: 'pending', processorRefundId: refund.id };
   }
-  return { status: 'refunded' };
+}
+
+/** A Stripe Refund from its event, as an update of our refund (what refundOutcome says, in event form). */
+export function refundUpdateOf(refund: Stripe.Refund): ProcessorRefundUpdate {
+  const outcome = refundOutcome(refund);
+  const refundId = refund.metadata?.refund_id;
+  return {
+    processorRefundId: refund.id,
+    status: outcome.status === 'refunded' ? 'succeeded' : outcome.status === 'refused' ? 'failed' : 'pending',
+    failureCode: outcome.status === 'refused' ? outcome.code : null,
+    ...(typeof refundId === 'string' ? { refundId } : {}),
+  };
 }
 
 /**

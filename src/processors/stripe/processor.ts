@@ -22,9 +22,13 @@ import {
   outcomeOfIntent,
   outcomeOfSetupIntent,
   refundOutcome,
+  refundUpdateOf,
 } from './outcome.ts';
 
 export const STRIPE_PROCESSOR = 'stripe' as const;
+
+/** The events about one Refund: it finished, or failed (even after it had succeeded). */
+const REFUND_EVENTS = new Set(['refund.updated', 'refund.failed', 'charge.refund.updated']);
 
 /** Where a redirect method (Alipay) sends the customer back to; it hands the outcome back to the frame. */
 export const RETURN_PATH = '/third-party/return';
@@ -226,7 +230,12 @@ export class StripeProcessor implements PaymentProcessor {
   async refund(request: RefundRequest): Promise<RefundOutcome> {
     try {
       const refund = await this.#stripe.refunds.create(
-        { payment_intent: request.processorPaymentId, amount: request.amountPence },
+        {
+          payment_intent: request.processorPaymentId,
+          amount: request.amountPence,
+          // Its events name our refund, even one whose answer was lost before Stripe's id was stored.
+          metadata: { refund_id: request.idempotencyKey },
+        },
         { idempotencyKey: request.idempotencyKey },
       );
       return refundOutcome(refund);
@@ -248,6 +257,13 @@ export class StripeProcessor implements PaymentProcessor {
         outcome: outcomeOfIntent(intent),
         ...(typeof paymentId === 'string' ? { paymentId } : {}),
       };
+    }
+    if (object.object === 'refund' && REFUND_EVENTS.has(event.type)) {
+      const refund = object as Stripe.Refund;
+      const intent =
+        typeof refund.payment_intent === 'string' ? refund.payment_intent : refund.payment_intent?.id;
+      if (!intent) return undefined;
+      return { processorPaymentId: intent, refund: refundUpdateOf(refund) };
     }
     if (event.type === 'charge.refunded' && object.object === 'charge') {
       const charge = object as Stripe.Charge;
