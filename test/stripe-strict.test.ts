@@ -121,4 +121,36 @@ describe('Stripe processor: what Stripe requires and refuses', () => {
     assert.equal(done.body.processor_reference, charged[0]!.id);
     assert.deepEqual(await paymentEvents(s.t, started.body.payment_id), ['payment_success']);
   });
+
+  it('pages polling a waiting payment read Stripe at most once per payment every 5 s; a 429 from Stripe answers as stored', async () => {
+    const tenant = await newTenant(s.t, s.api);
+    const started = await tenant.client.pay({
+      confirmation_token: confirmationToken(s.stand, 'pm_card_authenticationRequired'),
+    });
+    assert.equal(started.body.status, 'requires_action');
+    const intentPath = `/v1/payment_intents/${started.body.processor_reference}`;
+    const reads = () => s.stand.requests.filter((r) => r.method === 'GET' && r.path === intentPath).length;
+    const before = reads();
+    // Two tabs polling every 750 ms for 7.5 s of the fake clock: 20 polls, two reads.
+    for (let i = 0; i < 10; i++) {
+      const polls = await Promise.all([1, 2].map(() => tenant.client.payment(started.body.payment_id)));
+      for (const poll of polls) assert.equal(poll.body.status, 'requires_action');
+      s.t.clock.advance(750);
+    }
+    assert.equal(reads() - before, 2);
+
+    // Stripe says 429 (rate_limit): the poll answers what is stored, and the next read is due 5 s later.
+    s.stand.completeAction(started.body.processor_reference, true);
+    s.stand.rateLimitPerSecond = 0;
+    try {
+      s.t.clock.advance(5_000);
+      const limited = await tenant.client.payment(started.body.payment_id);
+      assert.equal(limited.status, 200, JSON.stringify(limited.body));
+      assert.equal(limited.body.status, 'requires_action');
+    } finally {
+      s.stand.rateLimitPerSecond = 25;
+    }
+    s.t.clock.advance(5_000);
+    assert.equal((await tenant.client.payment(started.body.payment_id)).body.status, 'succeeded');
+  });
 });

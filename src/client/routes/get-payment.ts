@@ -12,7 +12,8 @@ export const getPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'One payment of this session, e.g. to follow it after 3DS',
         description:
           'The page polls this while a payment is `requires_action` or `processing`. With Stripe, a waiting payment ' +
-          'is read from Stripe, so the answer is current. Another session’s payment is answered as an unknown one (404).',
+          'is also read from Stripe, at most once every 5 seconds (Stripe’s events bring its outcome in between). ' +
+          'Another session’s payment is answered as an unknown one (404).',
         tags: ['Payments'],
         params: PaymentParams,
         response: { 200: ClientPayment, ...clientErrors({ 400: BadRequest, 404: NotFound }) },
