@@ -16,8 +16,8 @@ import type { JobHandler } from './platform/jobs/queue.ts';
 import { JOBS_PRUNE_JOB, jobsPruneHandler } from './platform/jobs/retention.ts';
 import { PAYMENT_NOTIFICATION_JOB } from './processors/processor.ts';
 import { sandboxSampleDocument } from './sandbox/sample-documents.ts';
-import { scheduleChargeHandler, schedulesRunHandler } from './schedules/jobs.ts';
-import { SCHEDULE_CHARGE_JOB, SCHEDULES_RUN_JOB } from './schedules/scheduler.ts';
+import { scheduleActionExpireHandler, scheduleChargeHandler, schedulesRunHandler } from './schedules/jobs.ts';
+import { SCHEDULE_ACTION_EXPIRE_JOB, SCHEDULE_CHARGE_JOB, SCHEDULES_RUN_JOB } from './schedules/scheduler.ts';
 import type { Services } from './services.ts';
 import { WEBHOOK_DELIVER_JOB, webhookDeliveryHandler } from './webhooks/delivery-job.ts';
 import { WEBHOOK_SECRET_ERASE_JOB, webhookSecretEraseHandler } from './webhooks/service.ts';
@@ -40,6 +40,7 @@ export function jobHandlers(config: Config, services: Services): Record<string, 
     [PAYMENT_SETTLEMENT_JOB]: paymentSettlementHandler(services.payments.settlement),
     [SCHEDULES_RUN_JOB]: schedulesRunHandler(services.scheduler),
     [SCHEDULE_CHARGE_JOB]: scheduleChargeHandler(services.scheduler),
+    [SCHEDULE_ACTION_EXPIRE_JOB]: scheduleActionExpireHandler((id) => services.payments.expireWaiting(id)),
     [WEBHOOK_DELIVER_JOB]: webhookDeliveryHandler({ allowPrivate: config.allowPrivateWebhookHosts }),
     [WEBHOOK_SECRET_ERASE_JOB]: webhookSecretEraseHandler,
     [RENT_REMINDERS_JOB]: rentRemindersHandler(services.reminders),

@@ -46,6 +46,7 @@ export function createServices(
   log?: Logger,
 ): Services {
   const paymentProcessor = processor ?? createPaymentProcessor(config, db, clock, log);
+  const payments = new PaymentService(db, clock, paymentProcessor);
   return {
     documents: new DocumentService(db, new DatabaseDocumentStore(db, clock, documentCipherFor(config))),
     integrators: new IntegratorService(db, clock, config.serviceEnv),
@@ -54,10 +55,10 @@ export function createServices(
     sessions: new SessionService(db, clock, config.userTokenTtlSeconds, config.sessionTtlSeconds),
     processor: paymentProcessor,
     reminders: new ReminderService(db, clock),
-    payments: new PaymentService(db, clock, paymentProcessor),
+    payments,
     payouts: new PayoutService(db, clock, config.serviceEnv),
     schedules: new ScheduleService(db, clock),
-    scheduler: new Scheduler(db, clock, paymentProcessor),
+    scheduler: new Scheduler(db, clock, paymentProcessor, (id) => payments.expireWaiting(id)),
     webhooks: new WebhookService(db, clock),
   };
 }

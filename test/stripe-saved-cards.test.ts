@@ -77,7 +77,7 @@ describe('Stripe saved cards', () => {
 });
 
 describe('Stripe recurring charges', () => {
-  it('due charges are off-session PaymentIntents: charged once each; a card that needs 3DS fails with authentication_required', async () => {
+  it('due charges are off-session PaymentIntents: charged once each; a card that needs 3DS waits for its tenant', async () => {
     const schedules = integrationSchedules(s.t, s.api);
     const good = await newTenant(s.t, s.api);
     const goodCard = await savedCard(good, 'pm_card_authenticationRequiredOnSetup');
@@ -115,9 +115,13 @@ describe('Stripe recurring charges', () => {
       'keyed by schedule, due date and attempt',
     );
 
-    const [failed] = await schedulePaymentEvents(s.t, created[1].schedule_id);
-    assert.equal(failed?.type, 'payment_failed');
-    assert.equal(failed!.data.payment.failure_code, 'authentication_required');
+    // The bank wants the cardholder: the charge waits for them, its PaymentIntent kept for them to confirm.
+    const [waiting] = await schedulePaymentEvents(s.t, created[1].schedule_id);
+    assert.equal(waiting?.type, 'payment_action_required');
+    assert.equal(waiting!.data.payment.status, 'requires_action');
+    assert.equal(waiting!.data.payment.failure_code, null);
+    const kept = s.stand.paymentIntents.get(waiting!.data.payment.processor_reference as string)!;
+    assert.equal(kept.status, 'requires_payment_method', 'not canceled');
     assert.equal(s.stand.paymentIntents.size, before + 2, 'one PaymentIntent per due charge');
   });
 });

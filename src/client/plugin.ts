@@ -9,6 +9,7 @@ import { clientScheduleRoutes } from '../schedules/routes/client.ts';
 import type { ClientContext } from '../sessions/service.ts';
 import { cancelPaymentRoute } from './routes/cancel-payment.ts';
 import { savedCardRoutes } from './routes/cards.ts';
+import { confirmPaymentRoute } from './routes/confirm-payment.ts';
 import { createPaymentRoute } from './routes/create-payment.ts';
 import { getPaymentRoute } from './routes/get-payment.ts';
 import { clientSessionRoute } from './routes/session.ts';
@@ -73,6 +74,7 @@ const authenticatedClientRoutes: FastifyPluginAsync = async (app) => {
   await app.register(createPaymentRoute);
   await app.register(getPaymentRoute);
   await app.register(cancelPaymentRoute);
+  await app.register(confirmPaymentRoute);
   await app.register(savedCardRoutes);
   await app.register(clientScheduleRoutes);
 };

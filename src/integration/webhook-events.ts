@@ -19,6 +19,13 @@ export const EVENT_TYPES: Record<EventType, { when: string; data: TSchema }> = {
     when: 'A payment failed (declined, a failed 3DS or provider step, or an error at the processor).',
     data: PaymentEventData,
   },
+  payment_action_required: {
+    when:
+      'A recurring charge needs the tenant: their bank wants them to authenticate it (Strong Customer Authentication). ' +
+      'The next session you open for them asks them to confirm it; `action_required.confirm_by` is the last day ' +
+      'they can. Then payment_success, or payment_failed (authentication_required) the day after confirm_by.',
+    data: PaymentEventData,
+  },
   payment_refunded: { when: 'A refund of a payment succeeded, partial or full.', data: PaymentEventData },
   refund_failed: {
     when:

@@ -42,6 +42,22 @@ export const PaymentEventData = Type.Object(
     ...EVENT_TENANT_FIELDS,
     refund: Type.Optional(RefundEventView),
     dispute: Type.Optional(DisputeEventView),
+    action_required: Type.Optional(
+      Type.Object(
+        {
+          reason: Type.Literal('authentication_required', {
+            description:
+              'The tenant’s bank wants them to authenticate this payment (Strong Customer Authentication).',
+          }),
+          confirm_by: Type.String({
+            format: 'date',
+            description:
+              'The last day the tenant can confirm it, in any session you open for them; unconfirmed, it fails the day after (payment_failed).',
+          }),
+        },
+        { description: 'What the tenant must do (payment_action_required only).' },
+      ),
+    ),
     retry_on: Type.Optional(
       Type.Union([Type.String({ format: 'date' }), Type.Null()], {
         description:
@@ -61,7 +77,7 @@ export interface PaymentEventUser {
 }
 
 /** What a payment event adds beside the payment, user_id, email and payment_reference: a refund, a retry date or a dispute. */
-type PaymentEventExtra = Pick<PaymentEventData, 'refund' | 'retry_on' | 'dispute'>;
+type PaymentEventExtra = Pick<PaymentEventData, 'refund' | 'retry_on' | 'dispute' | 'action_required'>;
 
 /** A payment event's data: `{payment, user_id, email, payment_reference}`, plus `refund`, `retry_on` or `dispute`. */
 export function paymentEventData(

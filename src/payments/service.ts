@@ -4,6 +4,8 @@ import type { SavedCardRow } from '../cards/view.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db } from '../platform/db/db.ts';
 import { type PaymentProcessor, type ProcessorOutcome, paymentStatusFor } from '../processors/processor.ts';
+import { settleWaitingCharge } from '../schedules/waiting-charges.ts';
+import type { SessionRow } from '../sessions/service.ts';
 import type { PaymentStatus } from '../shared/vocabulary.ts';
 import { type CreatePaymentInput, type CreatePaymentResult, NewPaymentWriter } from './create.ts';
 import { recordPaymentEvent } from './events.ts';
@@ -12,6 +14,17 @@ import { enqueueSettlement, SettlementService, settlesAtOnce } from './settlemen
 import type { PaymentRow } from './view.ts';
 
 export type { CreatePaymentInput, CreatePaymentResult, PaymentSource } from './create.ts';
+
+/** What identifies a Client API session here: itself, its tenant and its integrator. */
+type ClientSession = Pick<SessionRow, 'id' | 'user_id' | 'integrator_id'>;
+
+/**
+ * A recurring charge refused off session because the bank wants the tenant, not yet brought back to them: it waits
+ * (`requires_action` without a next action) until they confirm it in a session or its confirm-by day passes.
+ */
+function waitsForTenant(payment: PaymentRow): boolean {
+  return payment.status === 'requires_action' && payment.schedule_id !== null && payment.next_action === null;
+}
 
 const FINAL: readonly PaymentStatus[] = ['succeeded', 'failed', 'canceled'];
 
@@ -77,7 +90,8 @@ export class PaymentService {
     if (
       !this.processor.readsOutcomeOnPoll ||
       FINAL.includes(payment.status) ||
-      !payment.processor_payment_id
+      !payment.processor_payment_id ||
+      waitsForTenant(payment)
     ) {
       return payment;
     }
@@ -113,19 +127,79 @@ export class PaymentService {
     ]);
   }
 
-  async get(sessionId: string, paymentId: string): Promise<PaymentRow | undefined> {
+  /**
+   * A payment a session may see: one made in it, or a recurring charge of its tenant (at the same integrator), which
+   * any of their sessions may confirm when their bank wants them to.
+   */
+  async get(session: ClientSession, paymentId: string): Promise<PaymentRow | undefined> {
     const [row] = await this.db.query<PaymentRow>(
-      'SELECT * FROM payments WHERE id = $1 AND session_id = $2',
-      [paymentId, sessionId],
+      `SELECT * FROM payments
+        WHERE id = $1 AND (session_id = $2
+                           OR (schedule_id IS NOT NULL AND user_id = $3 AND integrator_id = $4))`,
+      [paymentId, session.id, session.user_id, session.integrator_id],
     );
     return row;
+  }
+
+  /** The tenant's recurring charges their bank wants them to authenticate, oldest first, with their confirm-by day. */
+  waitingForTenant(session: ClientSession): Promise<(PaymentRow & { confirm_by: string })[]> {
+    return this.db.query<PaymentRow & { confirm_by: string }>(
+      `SELECT p.*, (c.next_attempt_on - 1)::text AS confirm_by
+         FROM payments p JOIN schedule_charges c ON c.last_payment_id = p.id AND c.status = 'requires_action'
+        WHERE p.user_id = $1 AND p.integrator_id = $2 AND p.status = 'requires_action' AND p.schedule_id IS NOT NULL
+        ORDER BY p.created_at, p.id`,
+      [session.user_id, session.integrator_id],
+    );
+  }
+
+  /**
+   * The tenant confirms a recurring charge their bank wants authenticated: the processor confirms it on session with
+   * the same card, and the payment's next action (3DS) is what the page shows. A payment not waiting for them is
+   * answered as it stands.
+   */
+  async confirmWithTenant(session: ClientSession, paymentId: string): Promise<PaymentRow | undefined> {
+    const payment = await this.get(session, paymentId);
+    if (!payment?.schedule_id || !waitsForTenant(payment) || !this.processor.confirmWithCustomer)
+      return payment;
+    const outcome = await this.processor.confirmWithCustomer(
+      payment.processor_payment_id!,
+      payment.processor_token!,
+    );
+    return this.applyOutcome(payment.id, outcome);
+  }
+
+  /**
+   * A recurring charge the tenant did not confirm by its confirm-by day: withdrawn at the processor and failed
+   * (`authentication_required`, payment_failed without a retry), unless the tenant completed it meanwhile.
+   */
+  async expireWaiting(paymentId: string): Promise<PaymentRow | undefined> {
+    const [payment] = await this.db.query<PaymentRow>('SELECT * FROM payments WHERE id = $1', [paymentId]);
+    if (payment?.status !== 'requires_action' || !payment.schedule_id) return payment;
+    const outcome = payment.processor_payment_id
+      ? await this.processor.cancel(payment.processor_payment_id)
+      : undefined;
+    if (outcome?.status === 'authorised') return this.applyOutcome(paymentId, outcome);
+    return this.applyOutcome(
+      paymentId,
+      {
+        status: 'refused',
+        processorPaymentId: payment.processor_payment_id,
+        code: 'authentication_required',
+        message: 'The tenant did not confirm this payment with their bank in time.',
+      },
+      { expiring: true },
+    );
   }
 
   /**
    * Moves a payment to where the processor says it is, with its event, in one transaction. Final states
    * stay final: a late or repeated notification changes nothing and records nothing.
    */
-  async applyOutcome(paymentId: string, outcome: ProcessorOutcome): Promise<PaymentRow> {
+  async applyOutcome(
+    paymentId: string,
+    outcome: ProcessorOutcome,
+    options: { expiring?: boolean } = {},
+  ): Promise<PaymentRow> {
     const status = paymentStatusFor(outcome);
     return this.db.transaction(async (tx) => {
       const [current] = await tx.query<PaymentRow>('SELECT * FROM payments WHERE id = $1 FOR UPDATE', [
@@ -133,6 +207,15 @@ export class PaymentService {
       ]);
       if (!current) throw new Error(`No payment ${paymentId}`);
       if (FINAL.includes(current.status)) return current;
+      // A recurring charge waiting for its tenant: the refusal that asked for them (Stripe's event of it) is known.
+      if (
+        !options.expiring &&
+        waitsForTenant(current) &&
+        outcome.status === 'refused' &&
+        outcome.code === 'authentication_required'
+      ) {
+        return current;
+      }
       const now = this.clock.now();
       const [updated] = await tx.query<PaymentRow>(
         `UPDATE payments SET status = $2, processor_payment_id = COALESCE($3, processor_payment_id),
@@ -159,8 +242,16 @@ export class PaymentService {
         await recordPaymentEvent(tx, this.clock, 'payment_success', payment);
         await enqueueSettlement(tx, this.clock, this.processor, [payment.id]);
       } else if (status === 'failed') {
-        await recordPaymentEvent(tx, this.clock, 'payment_failed', payment);
+        // A recurring charge that waited for its tenant is not tried again.
+        await recordPaymentEvent(
+          tx,
+          this.clock,
+          'payment_failed',
+          payment,
+          payment.schedule_id ? { retry_on: null } : {},
+        );
       }
+      if (payment.schedule_id && FINAL.includes(status)) await settleWaitingCharge(tx, payment, now);
       // A card attempt of the Client API was counted as pending: an issuer decline keeps it, any end removes it.
       const card = payment.card_last4 === null ? null : { brand: payment.card_brand };
       if (isCardAttempt(payment.method, card) && payment.schedule_id === null && FINAL.includes(status)) {
@@ -216,7 +307,7 @@ export class PaymentService {
         : await this.#unlinkedPayment(processorName, notification.paymentId));
     if (target) {
       const applied = await this.applyOutcome(target.id, notification.outcome);
-      if (notification.outcome.status === 'refused') {
+      if (notification.outcome.status === 'refused' && !waitsForTenant(applied)) {
         await this.processor.discardFailed?.(notification.processorPaymentId);
       }
       return { kind: 'payment', payment: applied };

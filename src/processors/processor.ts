@@ -194,8 +194,19 @@ export interface PaymentProcessor {
    * Unset, a payment's funds are available as soon as it succeeds.
    */
   fundsAvailableAt?(processorPaymentId: string): Promise<Date | undefined>;
-  /** Charges a saved card without the customer present (recurring). Not used by the engine yet. */
+  /**
+   * Charges a saved card without the customer present (recurring). When the bank wants the cardholder to
+   * authenticate, answers `refused` with code `authentication_required` and, with confirmWithCustomer, keeps the
+   * payment so the customer can complete it later.
+   */
   chargeOffSession(request: AuthoriseRequest): Promise<ProcessorOutcome>;
+  /**
+   * Set when an off-session charge refused with `authentication_required` can be completed by the customer later
+   * (SCA): confirms it on session with the same saved card, so the customer can authenticate. Answers
+   * `action_required` with what to show (Stripe: the PaymentIntent's client secret for Stripe.js; sandbox: the 3DS
+   * page), or how it ended if it already has.
+   */
+  confirmWithCustomer?(processorPaymentId: string, paymentToken: string): Promise<ProcessorOutcome>;
   clientConfig(): ProcessorClientConfig;
 }
 

@@ -17,7 +17,8 @@ export const FINAL_FAILURES: ReadonlySet<string> = new Set([
   'amount_out_of_range',
 ]);
 
-export type ChargeStatus = 'pending' | 'succeeded' | 'failed' | 'canceled';
+/** `requires_action`: the bank wants the tenant to authenticate the charge; it waits for them until its confirm-by day. */
+export type ChargeStatus = 'pending' | 'succeeded' | 'failed' | 'canceled' | 'requires_action';
 
 export interface ChargeKey {
   schedule_id: string;
@@ -84,18 +85,37 @@ export interface AttemptAnswer {
   attempt: number;
   /** The day of the charge's first attempt: this one's (`today`) if it is the first. */
   firstAttemptOn: string;
-  result: { ok: true } | { ok: false; code: string };
+  /** `waitsForTenant`: refused because the bank wants the tenant, who can still confirm it (SCA). */
+  result: { ok: true } | { ok: false; code: string; waitsForTenant?: boolean };
   chargeStatus: ChargeStatus;
   scheduleStatus: string;
 }
 
 /**
- * Where an attempt leaves its charge: paid; retried on the days of RETRY_AFTER_DAYS after the first attempt, except
- * FINAL_FAILURES; or failed. Only a charge of a schedule still charging is retried: one paused or canceled while the
+ * The last day a tenant may confirm a charge their bank wants authenticated: the last day a refused charge would
+ * have been retried. The day after, it fails.
+ */
+export function confirmByOf(firstAttemptOn: string): string {
+  return addDays(firstAttemptOn, RETRY_AFTER_DAYS[RETRY_AFTER_DAYS.length - 1]!);
+}
+
+/**
+ * Where an attempt leaves its charge: paid; waiting for the tenant to authenticate it (`requires_action`); retried on
+ * the days of RETRY_AFTER_DAYS after the first attempt, except FINAL_FAILURES; or failed. Only a charge of a schedule still charging is retried: one paused or canceled while the
  * attempt was at the processor is withdrawn (canceled) unless the attempt succeeded or failed for good.
  */
 export function afterAttempt(answer: AttemptAnswer): { status: ChargeStatus; retryOn: string | null } {
   const { result, chargeStatus } = answer;
+  // A charge still due whose bank wants the tenant waits for them (no retry: off session it would be refused again).
+  if (
+    !result.ok &&
+    result.waitsForTenant &&
+    chargeStatus === 'pending' &&
+    answer.scheduleStatus !== 'paused' &&
+    answer.scheduleStatus !== 'canceled'
+  ) {
+    return { status: 'requires_action', retryOn: null };
+  }
   const retryIn = RETRY_AFTER_DAYS[answer.attempt - 1];
   const withdrawn =
     chargeStatus === 'canceled' ||

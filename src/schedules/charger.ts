@@ -13,7 +13,9 @@ import {
   attemptKey,
   type ChargeKey,
   type ChargeStatus,
+  confirmByOf,
 } from './charge-rules.ts';
+import { addDays } from './dates.ts';
 
 /** Processor calls one job makes at once. */
 const PROCESSOR_LANES = 8;
@@ -187,7 +189,7 @@ export class ScheduleCharger {
         `The processor has no outcome yet for ${attemptKey(charge, attempt)}; asking again later.`,
       );
     }
-    return offSessionResult(outcome);
+    return offSessionResult(outcome, this.processor.confirmWithCustomer !== undefined);
   }
 
   /** Records the answers not recorded yet (the charge rows locked), in a few set-based statements and an event each. */
@@ -216,7 +218,7 @@ export class ScheduleCharger {
     const payments: Record<string, unknown>[] = [];
     const updates: Record<string, unknown>[] = [];
     const paid: string[] = [];
-    const events: { answer: Answer; retryOn: string | null }[] = [];
+    const events: { answer: Answer; retryOn: string | null; confirmBy: string | null }[] = [];
     for (const answer of answers) {
       const { request, charge, result } = answer;
       const row = state.get(attemptKey(charge, 0));
@@ -230,6 +232,7 @@ export class ScheduleCharger {
         chargeStatus: row.status,
         scheduleStatus: row.schedule_status,
       });
+      const waits = status === 'requires_action';
       const id = newId('pay');
       payments.push({
         id,
@@ -237,7 +240,7 @@ export class ScheduleCharger {
         session_id: charge.session_id,
         user_id: charge.user_id,
         tenancy_id: charge.tenancy_id,
-        status: result.ok ? 'succeeded' : 'failed',
+        status: result.ok ? 'succeeded' : waits ? 'requires_action' : 'failed',
         pure_amount_pence: Number(charge.pure_amount_pence),
         fee_pence: Number(charge.fee_pence),
         card_brand: charge.brand,
@@ -247,8 +250,8 @@ export class ScheduleCharger {
         reference: charge.payment_reference,
         schedule_id: charge.schedule_id,
         installment_number: charge.installment_number,
-        failure_code: result.ok ? null : result.code,
-        failure_message: result.ok ? null : result.message,
+        failure_code: result.ok || waits ? null : result.code,
+        failure_message: result.ok || waits ? null : result.message,
         idempotency_key: attemptKey(charge, request.attempt),
         processor_token: charge.processor_token,
         processor_payment_id: result.processorPaymentId,
@@ -260,11 +263,12 @@ export class ScheduleCharger {
         status,
         attempts: request.attempt,
         first_attempt_on: firstOn,
-        next_attempt_on: retryOn,
+        // Waiting for the tenant: the day it fails unless they confirm it.
+        next_attempt_on: waits ? addDays(confirmByOf(firstOn), 1) : retryOn,
         last_payment_id: id,
       });
       if (result.ok) paid.push(charge.session_id);
-      events.push({ answer, retryOn });
+      events.push({ answer, retryOn, confirmBy: waits ? confirmByOf(firstOn) : null });
       outcomes.set(attemptKey(charge, request.attempt), result.ok ? 'succeeded' : 'failed');
     }
     if (payments.length === 0) return outcomes;
@@ -308,24 +312,34 @@ export class ScheduleCharger {
     await recordEvents(
       tx,
       this.clock,
-      events.map(({ answer, retryOn }, i) => {
+      events.map(({ answer, retryOn, confirmBy }, i) => {
         const payment = byId.get(String(payments[i]!.id))!;
         const who = {
           external_id: answer.charge.external_user_id,
           email: answer.charge.email,
           payment_reference: answer.charge.payment_reference,
         };
-        return answer.result.ok
-          ? {
-              integratorId: payment.integrator_id,
-              type: 'payment_success',
-              data: paymentEventData(payment, who),
-            }
-          : {
-              integratorId: payment.integrator_id,
-              type: 'payment_failed',
-              data: paymentEventData(payment, who, { retry_on: retryOn }),
-            };
+        if (answer.result.ok) {
+          return {
+            integratorId: payment.integrator_id,
+            type: 'payment_success',
+            data: paymentEventData(payment, who),
+          };
+        }
+        if (confirmBy !== null) {
+          return {
+            integratorId: payment.integrator_id,
+            type: 'payment_action_required',
+            data: paymentEventData(payment, who, {
+              action_required: { reason: 'authentication_required', confirm_by: confirmBy },
+            }),
+          };
+        }
+        return {
+          integratorId: payment.integrator_id,
+          type: 'payment_failed',
+          data: paymentEventData(payment, who, { retry_on: retryOn }),
+        };
       }),
     );
     return outcomes;
@@ -374,10 +388,23 @@ interface Answer {
 
 type OffSessionResult =
   | { ok: true; processorPaymentId: string }
-  | { ok: false; processorPaymentId: string | null; code: string; message: string };
+  | {
+      ok: false;
+      processorPaymentId: string | null;
+      code: string;
+      message: string;
+      /** The bank wants the tenant to authenticate it, and they still can (the processor kept the payment). */
+      waitsForTenant?: boolean;
+    };
 
-/** An off-session answer: authorised, or a refusal; a charge that would need the customer is one that failed. */
-function offSessionResult(outcome: Exclude<ProcessorOutcome, { status: 'pending' }>): OffSessionResult {
+/**
+ * An off-session answer: authorised, or a refusal. A charge that needs the customer waits for them when the processor
+ * can let them complete it later (`canWait`); otherwise it is one that failed.
+ */
+function offSessionResult(
+  outcome: Exclude<ProcessorOutcome, { status: 'pending' }>,
+  canWait: boolean,
+): OffSessionResult {
   switch (outcome.status) {
     case 'authorised':
       return { ok: true, processorPaymentId: outcome.processorPaymentId };
@@ -387,6 +414,9 @@ function offSessionResult(outcome: Exclude<ProcessorOutcome, { status: 'pending'
         processorPaymentId: outcome.processorPaymentId,
         code: outcome.code,
         message: outcome.message,
+        ...(canWait && outcome.code === 'authentication_required' && outcome.processorPaymentId !== null
+          ? { waitsForTenant: true }
+          : {}),
       };
     default:
       return {

@@ -63,3 +63,14 @@ export function scheduleChargeHandler(scheduler: Scheduler): JobHandler {
     );
   };
 }
+
+/** Payload `{payment_id}`: fails a recurring charge that waited for its tenant too long (nothing if it has ended). */
+export function scheduleActionExpireHandler(
+  expireWaiting: (paymentId: string) => Promise<unknown>,
+): JobHandler {
+  return async (ctx) => {
+    const paymentId = String(ctx.job.payload.payment_id);
+    await expireWaiting(paymentId);
+    ctx.log.info({ payment_id: paymentId }, 'waiting recurring charge expired');
+  };
+}

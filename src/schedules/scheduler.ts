@@ -15,6 +15,11 @@ import { type ScheduleDetail, scheduleDetailSql } from './view.ts';
 
 /** Payload `{as_of?}`: reaches every schedule's due dates up to as_of (default today) and enqueues their charges. */
 export const SCHEDULES_RUN_JOB = 'schedules.run';
+/**
+ * Payload `{payment_id}`: a recurring charge that waited for its tenant past its confirm-by day is withdrawn and
+ * failed (unless the tenant completed it meanwhile).
+ */
+export const SCHEDULE_ACTION_EXPIRE_JOB = 'schedule.action_expire';
 /** Payload `{charges: [{schedule_id, due_date, attempt}]}`: one attempt at each of up to CHARGES_PER_JOB charges. */
 export const SCHEDULE_CHARGE_JOB = 'schedule.charge';
 /** Attempts one charge job makes: their payments and events are recorded in one transaction. */
@@ -77,12 +82,28 @@ async function enqueueAttempts(
 export class Scheduler {
   readonly #charger: ScheduleCharger;
 
+  /**
+   * `expireWaiting`: fails a recurring charge's payment that waited for its tenant past its confirm-by day (the
+   * payments service's, wired by the composition root); the sandbox test clock calls it in `runAsOf`.
+   */
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     processor: PaymentProcessor,
+    private readonly expireWaiting: (paymentId: string) => Promise<unknown> = async () => undefined,
   ) {
     this.#charger = new ScheduleCharger(db, clock, processor);
+  }
+
+  /** The payments of charges that waited for their tenant past their confirm-by day, as of `asOf`. */
+  #waitedTooLong(asOf: string, integratorId?: string): Promise<{ payment_id: string }[]> {
+    return this.db.query<{ payment_id: string }>(
+      `SELECT last_payment_id AS payment_id FROM schedule_charges
+        WHERE status = 'requires_action' AND next_attempt_on <= $1 AND ($2::text IS NULL OR integrator_id = $2)
+        ORDER BY next_attempt_on, schedule_id
+        LIMIT ${BATCH}`,
+      [asOf, integratorId ?? null],
+    );
   }
 
   /**
@@ -168,7 +189,8 @@ export class Scheduler {
    * Enqueues the next attempt of every pending charge due by `asOf` that has no live job for it: retries whose day has
    * come, charges written without a job, and attempts whose job is over (failed for good: the processor unreachable,
    * or without an outcome, for as long as the job retried) without recording them, which are asked again with the
-   * same key. Returns how many.
+   * same key. Returns how many. Also enqueues the expiry of each charge that waited for its tenant past its
+   * confirm-by day.
    */
   async enqueueDue(asOf: string): Promise<number> {
     let total = 0;
@@ -199,8 +221,19 @@ export class Scheduler {
         return rows.length;
       });
       total += queued;
-      if (queued < BATCH) return total;
+      if (queued < BATCH) break;
     }
+    const expired = await this.#waitedTooLong(asOf);
+    await enqueueJobs(
+      this.db,
+      this.clock,
+      expired.map(({ payment_id }) => ({
+        kind: SCHEDULE_ACTION_EXPIRE_JOB,
+        payload: { payment_id },
+        dedupeKey: `${SCHEDULE_ACTION_EXPIRE_JOB}:${payment_id}`,
+      })),
+    );
+    return total;
   }
 
   /** One attempt at a due date's charge (see ScheduleCharger.attempt). */
@@ -231,6 +264,10 @@ export class Scheduler {
       [integratorId, asOf],
     );
     const counts = { charged: 0, failed: 0 };
+    for (const { payment_id } of await this.#waitedTooLong(asOf, integratorId)) {
+      await this.expireWaiting(payment_id);
+      counts.failed++;
+    }
     for (let i = 0; i < due.length; i += CHARGES_PER_JOB) {
       for (const outcome of await this.#charger.attemptAll(due.slice(i, i + CHARGES_PER_JOB), asOf)) {
         if (outcome === 'succeeded') counts.charged++;

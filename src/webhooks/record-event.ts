@@ -7,6 +7,7 @@ import { WEBHOOK_DELIVER_JOB } from './schedule.ts';
 export type EventType =
   | 'payment_success'
   | 'payment_failed'
+  | 'payment_action_required'
   | 'payment_refunded'
   | 'refund_failed'
   | 'payment_disputed'

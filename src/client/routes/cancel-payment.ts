@@ -31,7 +31,9 @@ export const cancelPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const own = await app.ctx.payments.get(request.client.session.id, request.params.payment_id);
+      const found = await app.ctx.payments.get(request.client.session, request.params.payment_id);
+      // Only a payment made in this session: a recurring charge waits for its tenant until its confirm-by day.
+      const own = found?.session_id === request.client.session.id ? found : undefined;
       if (!own) throw new ServiceError('not_found', 'No such payment in this session.');
       if (own.status !== 'requires_action') {
         throw new ServiceError(

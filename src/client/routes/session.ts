@@ -41,6 +41,19 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
               description:
                 'The payment that completed this session (the page then shows its receipt); null while it is unpaid.',
             }),
+            action_required: Type.Array(
+              Type.Object({
+                payment: PaymentView,
+                reason: Type.Literal('authentication_required'),
+                confirm_by: Type.String({ format: 'date' }),
+              }),
+              {
+                description:
+                  'The tenant’s recurring charges their bank wants them to authenticate (Strong Customer ' +
+                  'Authentication), oldest first: the page asks them to confirm each (POST ' +
+                  '/payments/{payment_id}/confirm) by confirm_by, the day after which it fails. Empty when none waits.',
+              },
+            ),
             amount: {
               ...SessionAmountView,
               description:
@@ -166,6 +179,11 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
           ),
         ),
         paid: await paidView(app.ctx.payments, session),
+        action_required: (await app.ctx.payments.waitingForTenant(session)).map((payment) => ({
+          payment: paymentView(payment),
+          reason: 'authentication_required' as const,
+          confirm_by: payment.confirm_by,
+        })),
         amount: sessionAmountView(session),
         tenant: { first_name: user.first_name, last_name: user.last_name, email: user.email },
         tenancy: {

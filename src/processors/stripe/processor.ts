@@ -170,7 +170,29 @@ export class StripeProcessor implements PaymentProcessor {
         automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
       },
       request.idempotencyKey,
+      // The bank wants the cardholder: the PaymentIntent is kept for confirmWithCustomer.
+      (outcome) => outcome.status === 'refused' && outcome.code === 'authentication_required',
     );
+  }
+
+  async confirmWithCustomer(processorPaymentId: string, paymentToken: string): Promise<ProcessorOutcome> {
+    let intent: Stripe.PaymentIntent;
+    try {
+      intent = await this.#stripe.paymentIntents.confirm(processorPaymentId, {
+        payment_method: paymentToken,
+        return_url: `${this.publicUrl}${RETURN_PATH}`,
+        use_stripe_sdk: true,
+      });
+    } catch (error) {
+      if (error instanceof Stripe.errors.StripeError && error.payment_intent) intent = error.payment_intent;
+      // Confirmed already (a second press, another tab): where it stands is the answer.
+      else if (error instanceof Stripe.errors.StripeInvalidRequestError) {
+        intent = await this.#stripe.paymentIntents.retrieve(processorPaymentId);
+      } else throw error;
+    }
+    const outcome = outcomeOfIntent(intent);
+    if (outcome.status === 'refused' && intent.status !== 'canceled') await this.discardFailed(intent.id);
+    return outcome;
   }
 
   async complete(processorPaymentId: string): Promise<ProcessorOutcome> {
@@ -350,11 +372,13 @@ export class StripeProcessor implements PaymentProcessor {
   /**
    * Creates and confirms a PaymentIntent under our idempotency key. A card error answers 402 with the intent in
    * it; a replayed answer (the key was used before, e.g. reconciliation after a lost answer) may be stale, so
-   * the intent is read again. A failed attempt's intent is canceled.
+   * the intent is read again. A failed attempt's intent is canceled, unless `keep` says the customer may still
+   * complete it.
    */
   async #confirmIntent(
     params: Stripe.PaymentIntentCreateParams,
     idempotencyKey: string,
+    keep: (outcome: ProcessorOutcome) => boolean = () => false,
   ): Promise<ProcessorOutcome> {
     let intent: Intent;
     let replayed: boolean;
@@ -379,7 +403,9 @@ export class StripeProcessor implements PaymentProcessor {
     }
     if (replayed) intent = await this.#stripe.paymentIntents.retrieve(intent.id);
     const outcome = outcomeOfIntent(intent);
-    if (outcome.status === 'refused' && intent.status !== 'canceled') await this.discardFailed(intent.id);
+    if (outcome.status === 'refused' && intent.status !== 'canceled' && !keep(outcome)) {
+      await this.discardFailed(intent.id);
+    }
     return outcome;
   }
 }

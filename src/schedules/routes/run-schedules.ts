@@ -1,14 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { integrationErrors } from '../../platform/http/schemas.ts';
-import { Scheduler } from '../scheduler.ts';
 
 /**
  * The sandbox test clock, registered only when SERVICE_ENV=sandbox: everything of the calling
  * integrator's schedules that is due as of a date, charged in this request.
  */
 export const runSchedulesRoute: FastifyPluginAsyncTypebox = async (app) => {
-  const scheduler = new Scheduler(app.ctx.db, app.ctx.clock, app.ctx.processor);
   app.post(
     '/sandbox/run-schedules/',
     {
@@ -31,7 +29,7 @@ export const runSchedulesRoute: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const result = await scheduler.runAsOf(request.integrator.id, request.body.as_of);
+      const result = await app.ctx.scheduler.runAsOf(request.integrator.id, request.body.as_of);
       request.log.info({ as_of: request.body.as_of, ...result }, 'sandbox schedules run');
       return result;
     },
