@@ -229,6 +229,26 @@ describe('hosted page with Stripe', () => {
     assert.deepEqual({ ...row }, { method: 'apple_pay', amount_pence: '121200' });
   });
 
+  it('a wallet’s Elements group is a card one (Stripe has no apple_pay or google_pay type): from Apple Pay to Google Pay, its button pays', async () => {
+    const tenant = await newTenant(env);
+    const { frame } = await hostedPage(tenant);
+    const walletButton = (name: string) =>
+      frame
+        .frameLocator('iframe[title="Secure express checkout frame"]')
+        .getByRole('button', { name: `Pay with ${name}` });
+    await frame.getByRole('radio', { name: 'Apple Pay' }).check();
+    await walletButton('Apple Pay').waitFor();
+    await frame.getByRole('radio', { name: 'Google Pay' }).check();
+    await walletButton('Google Pay').click();
+    await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
+    assert.match(await frame.locator('.summary').innerText(), /Google Pay/);
+    const [row] = await env.t.db.query<{ method: string; status: string }>(
+      'SELECT method, status FROM payments WHERE session_id = $1',
+      [tenant.sessionId],
+    );
+    assert.deepEqual({ ...row }, { method: 'google_pay', status: 'succeeded' });
+  });
+
   it('a wallet is offered only where Stripe.js says the device has it', async () => {
     const tenant = await newTenant(env);
     const { frame } = await hostedPage(tenant, {
@@ -287,6 +307,152 @@ describe('hosted page with Stripe', () => {
       (await chargesOf(env, again.body.session_id)).map((charge) => charge.status),
       ['succeeded'],
     );
+  });
+
+  it('"Save this card" ticked then unticked: the card pays without being saved (its token has no setup_future_usage)', async () => {
+    const tenant = await newTenant(env);
+    const { page, frame } = await hostedPage(tenant);
+    await typeCard(frame, '4242424242424242');
+    const save = frame.getByLabel('Save this card for future payments');
+    await save.check();
+    await save.uncheck();
+    const posted = page.waitForRequest(
+      (request) => request.method() === 'POST' && request.url() === `${stand.url}/v1/confirmation_tokens`,
+    );
+    await frame.getByRole('button', { name: CARD_TOTAL }).click();
+    const request = await posted;
+    const form = new URLSearchParams(request.postData() ?? '');
+    assert.equal(form.get('mode'), 'payment');
+    assert.equal(form.has('setup_future_usage'), false, 'Stripe.js was told the card is not for later');
+    const response = await request.response();
+    assert.ok(response, 'the stand-in answered');
+    const tokenId = ((await response.json()) as { id: string }).id;
+    const token = stand.confirmationTokens.get(tokenId) as { setup_future_usage?: string | null } | undefined;
+    assert.ok(token, 'the stand-in recorded the token');
+    assert.equal(token.setup_future_usage ?? null, null);
+    await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
+    assert.deepEqual(
+      (await chargesOf(env, tenant.sessionId)).map((charge) => charge.status),
+      ['succeeded'],
+    );
+    const saved = await env.t.db.query(
+      'SELECT 1 FROM saved_cards c JOIN sessions s ON s.user_id = c.user_id WHERE s.id = $1',
+      [tenant.sessionId],
+    );
+    assert.equal(saved.length, 0, 'no card saved');
+  });
+
+  it('3DS that Stripe.js gives up on (handleNextAction answers an error): the page says so at once and Pay works again', async () => {
+    const tenant = await newTenant(env);
+    // Stripe.js's answer for a closed 3DS frame or a lost connection: an error, the PaymentIntent still waiting.
+    const { frame } = await hostedPage(tenant, {
+      initScript: `window.standinNextActionError = {
+        type: 'invalid_request_error',
+        code: 'payment_intent_authentication_failure',
+        message: 'We are unable to authenticate your payment method. Please choose a different payment method and try again.',
+      };`,
+    });
+    await typeCard(frame, '4000002760003184');
+    await frame.getByRole('button', { name: CARD_TOTAL }).click();
+    const alert = frame
+      .getByRole('alert')
+      .filter({ hasText: 'We are unable to authenticate your payment method.' });
+    await alert.waitFor();
+    assert.match(await alert.innerText(), /You have not been charged\./);
+    await frame.locator('button.pay:enabled', { hasText: CARD_TOTAL }).waitFor();
+    assert.equal(await frame.getByRole('dialog', { name: 'Authentication' }).count(), 0);
+    // The payment was withdrawn, at Stripe too, so the session can pay again.
+    const [first] = await env.t.db.query<{ status: string }>(
+      'SELECT status FROM payments WHERE session_id = $1',
+      [tenant.sessionId],
+    );
+    assert.equal(first?.status, 'canceled');
+    const intents = () =>
+      [...stand.paymentIntents.values()].filter(
+        (candidate) => (candidate.metadata as Record<string, string>)?.session_id === tenant.sessionId,
+      );
+    assert.deepEqual(
+      intents().map((intent) => intent.status),
+      ['canceled'],
+    );
+    await typeCard(frame, '4242424242424242');
+    await frame.getByRole('button', { name: CARD_TOTAL }).click();
+    await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
+    assert.deepEqual((await chargesOf(env, tenant.sessionId)).map((charge) => charge.status).sort(), [
+      'canceled',
+      'succeeded',
+    ]);
+  });
+
+  it('saving a card whose 3DS Stripe.js gives up on: the page says the card was not saved, and Pay works again', async () => {
+    const tenant = await newTenant(env);
+    const { frame } = await hostedPage(tenant, {
+      initScript: `window.standinNextActionError = {
+        type: 'invalid_request_error',
+        code: 'setup_intent_authentication_failure',
+        message: 'We are unable to authenticate your payment method.',
+      };`,
+    });
+    await typeCard(frame, '4000002500003155');
+    await frame.getByLabel('Save this card for future payments').check();
+    await frame.getByRole('button', { name: CARD_TOTAL }).click();
+    const alert = frame
+      .getByRole('alert')
+      .filter({ hasText: 'We are unable to authenticate your payment method.' });
+    await alert.waitFor();
+    assert.match(await alert.innerText(), /not saved/);
+    await frame.locator('button.pay:enabled', { hasText: CARD_TOTAL }).waitFor();
+    assert.deepEqual(await chargesOf(env, tenant.sessionId), []);
+    await frame.getByLabel('Save this card for future payments').uncheck();
+    await frame.getByRole('button', { name: CARD_TOTAL }).click();
+    await authenticate(frame, 'Complete');
+    await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
+  });
+
+  it('Alipay with the popup blocked: a link opens Alipay in a tab of its own (never in a frame of ours); the page shows the outcome', async () => {
+    const tenant = await newTenant(env);
+    // A browser that blocks the popup: window.open answers null.
+    const { page, frame } = await hostedPage(tenant, { initScript: 'window.open = () => null;' });
+    const framed: string[] = [];
+    page.on('framenavigated', (navigated) => framed.push(navigated.url()));
+    await frame.getByRole('radio', { name: 'Alipay' }).check();
+    await paymentElement(frame).getByText('Alipay opens in a new window').waitFor();
+    await frame.getByRole('button', { name: 'Pay £1,200.00' }).click();
+    await frame.getByRole('button', { name: 'Continue to Alipay' }).click();
+    const link = frame.getByRole('link', { name: 'Open Alipay to pay' });
+    await link.waitFor();
+    const intent = [...stand.paymentIntents.values()].find(
+      (candidate) => (candidate.metadata as Record<string, string>)?.session_id === tenant.sessionId,
+    );
+    const alipayUrl = (intent?.next_action as { alipay_handle_redirect?: { url: string } } | null)
+      ?.alipay_handle_redirect?.url;
+    assert.ok(alipayUrl, 'the PaymentIntent waits for Alipay');
+    assert.equal(await link.getAttribute('href'), alipayUrl);
+    assert.equal(await link.getAttribute('target'), '_blank');
+    assert.match((await link.getAttribute('rel')) ?? '', /\bnoopener\b/);
+    const providerOrigin = new URL(alipayUrl).origin;
+    assert.equal(
+      await frame
+        .locator('iframe')
+        .evaluateAll(
+          (frames, origin) => frames.filter((f) => (f as HTMLIFrameElement).src.startsWith(origin)).length,
+          `${providerOrigin}/_standin/action/`,
+        ),
+      0,
+      'no frame of Alipay’s page',
+    );
+    const [alipay] = await Promise.all([page.context().waitForEvent('page'), link.click()]);
+    await alipay.getByRole('button', { name: 'Complete' }).click();
+    await alipay.waitForURL((url) => url.href.startsWith(`${env.baseUrl}/third-party/return?`));
+    await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
+    assert.deepEqual(
+      framed.filter((url) => url.startsWith(`${providerOrigin}/_standin/action/`)),
+      [],
+      'Alipay’s page never loaded in the payment page',
+    );
+    assert.deepEqual(await chargesOf(env, tenant.sessionId), [
+      { status: 'succeeded', pure_amount_pence: '120000', amount_pence: '120000' },
+    ]);
   });
 
   it('the SDK on the integrator’s page: pay() with the Payment Element and 3DS resolves with the payment', async () => {

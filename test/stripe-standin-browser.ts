@@ -25,7 +25,11 @@ export const TEST_CARD_NUMBERS: Record<string, string> = {
 export interface BrowserStandIn {
   readonly paymentIntents: Map<string, Record<string, unknown> & { id: string }>;
   readonly setupIntents: Map<string, Record<string, unknown> & { id: string }>;
-  createConfirmationToken(paymentMethod: string, wallet?: string): Record<string, unknown>;
+  createConfirmationToken(
+    paymentMethod: string,
+    wallet?: string,
+    setupFutureUsage?: string,
+  ): Record<string, unknown>;
   completeAction(intentId: string, succeed: boolean): unknown;
 }
 
@@ -43,13 +47,23 @@ const page = (title: string, body: string, script: string) => `<!doctype html><h
 <style>body{font-family:system-ui,sans-serif;margin:12px}label{display:block;margin:4px 0}input{font-size:16px;padding:6px;width:90%}button{margin:8px 8px 0 0;padding:8px 12px}</style>
 </head><body>${body}<script>${script}</script></body></html>`;
 
+/**
+ * The frames' script: the Elements group's options Stripe.js passed with the request (its mode, and
+ * setup_future_usage when the group has one) go with the ConfirmationToken, as Stripe.js sends them.
+ */
+const GROUP_OPTIONS = `
+function groupOptions(form, data) {
+  if (data.mode) form.set('mode', data.mode);
+  if (data.setup_future_usage) form.set('setup_future_usage', data.setup_future_usage);
+}`;
+
 function elementPage(types: string[]): string {
   const card = types.includes('card');
   const numbers = JSON.stringify(TEST_CARD_NUMBERS);
   const body = card
     ? '<label for="number">Card number</label><input id="number" autocomplete="cc-number" inputmode="numeric"><p id="error" role="alert"></p>'
     : `<p>After you press pay, ${types[0] === 'alipay' ? 'Alipay opens in a new window' : 'a WeChat Pay QR code appears'}.</p>`;
-  const script = `
+  const script = `${GROUP_OPTIONS}
 const numbers = ${numbers};
 const apm = ${JSON.stringify(card ? null : types[0])};
 function method() {
@@ -69,6 +83,7 @@ window.addEventListener('message', async (event) => {
   if (data.type === 'create_confirmation_token') {
     const form = new URLSearchParams({ key: data.key });
     if (apm) form.set('payment_method_data[type]', apm); else form.set('payment_method', chosen.value);
+    groupOptions(form, data);
     const response = await fetch('/v1/confirmation_tokens', { method: 'POST', body: form });
     const body = await response.json();
     reply(response.ok ? { confirmation_token: body } : { error: body.error });
@@ -86,7 +101,7 @@ const WALLET_NAMES: Record<string, string> = { apple_pay: 'Apple Pay', google_pa
 function expressPage(wallet: string): string {
   const name = WALLET_NAMES[wallet] ?? wallet;
   const body = `<button id="pay" type="button" style="width:100%;padding:10px;background:#000;color:#fff;border:0;border-radius:6px">Pay with ${name}</button>`;
-  const script = `
+  const script = `${GROUP_OPTIONS}
 const wallet = ${JSON.stringify(wallet)};
 document.getElementById('pay').addEventListener('click', () =>
   parent.postMessage({ type: 'standin:express-confirm', wallet }, '*'));
@@ -96,6 +111,7 @@ window.addEventListener('message', async (event) => {
   if (data.type === 'validate') return reply({});
   if (data.type === 'create_confirmation_token') {
     const form = new URLSearchParams({ key: data.key, payment_method: 'pm_card_visa', wallet });
+    groupOptions(form, data);
     const response = await fetch('/v1/confirmation_tokens', { method: 'POST', body: form });
     const body = await response.json();
     reply(response.ok ? { confirmation_token: body } : { error: body.error });
@@ -189,6 +205,7 @@ export function browserRoute(
       stand.createConfirmationToken(
         form.get('payment_method') ?? form.get('payment_method_data[type]') ?? '',
         form.get('wallet') ?? undefined,
+        form.get('setup_future_usage') ?? undefined,
       ),
     );
   }

@@ -15,8 +15,13 @@ export function StepPanel({ view }: { view: ActionView }) {
   const frame = useRef<HTMLIFrameElement>(null);
   const popup = useRef<Window | null>(null);
   const heading = useRef<HTMLHeadingElement>(null);
-  const [inline, setInline] = useState(view.action.type === 'three_ds');
+  // Only the sandbox's own pages (its 3DS check, its wallet sheet) open inside ours. A provider's page (Alipay,
+  // UnionPay, WeChat Pay's) is a third party's: never framed (the providers and Stripe forbid it, and our CSP
+  // would block it), in a popup or, when the browser blocks that, a new tab the tenant opens from a link.
+  const inline = view.action.type === 'three_ds';
   const [opened, setOpened] = useState(false);
+  /** The browser blocked the popup: a link opens the provider's page in a new tab instead. */
+  const [blocked, setBlocked] = useState(false);
   /** The provider's window was closed while the payment still waited (the tenant gave up, or closed it by mistake). */
   const [closedEarly, setClosedEarly] = useState(false);
   const provider = PROVIDER[view.method] ?? 'your bank';
@@ -44,12 +49,13 @@ export function StepPanel({ view }: { view: ActionView }) {
   const openWindow = () => {
     const opened = window.open(view.action.url, 'rentpay-step', 'popup,width=480,height=640');
     if (!opened) {
-      // A blocked popup: the provider's page opens inside ours instead.
-      setInline(true);
+      // A blocked popup: the tenant opens the provider's page from a link; the payment is polled as before.
+      setBlocked(true);
       return;
     }
     popup.current = opened;
     setOpened(true);
+    setBlocked(false);
     setClosedEarly(false);
     // A closed window sends no event to another origin's page: look now and then while the step waits.
     const watch = setInterval(() => {
@@ -63,6 +69,15 @@ export function StepPanel({ view }: { view: ActionView }) {
     }, 500);
     view.signal.addEventListener('abort', () => clearInterval(watch));
   };
+
+  /** The provider's page in a new tab, for a browser that blocked the popup (the link is the tenant's own click). */
+  const providerLink = (
+    <p>
+      <a class="pay" href={view.action.url} target="_blank" rel="noopener">
+        Open {provider} to pay
+      </a>
+    </p>
+  );
 
   let title: string;
   let body: preact.ComponentChildren;
@@ -99,11 +114,15 @@ export function StepPanel({ view }: { view: ActionView }) {
             height={200}
           />
         ) : null}
-        <p>
-          <button type="button" class="secondary" onClick={openWindow}>
-            Open the {provider} payment page instead
-          </button>
-        </p>
+        {blocked ? (
+          providerLink
+        ) : (
+          <p>
+            <button type="button" class="secondary" onClick={openWindow}>
+              Open the {provider} payment page instead
+            </button>
+          </p>
+        )}
       </>
     );
   } else {
@@ -113,11 +132,15 @@ export function StepPanel({ view }: { view: ActionView }) {
         <p>
           {opened
             ? `Waiting for you to confirm the payment in the ${provider} window…`
-            : closedEarly
-              ? `The ${provider} window was closed before the payment was confirmed. Open it again to pay, or cancel.`
-              : `Confirm the payment of ${view.amount === undefined ? '' : moneyOf(view.amount)} with ${provider} in a new window.`}
+            : blocked
+              ? `Your browser blocked the ${provider} window. Open ${provider} in a new tab to confirm the payment of ${view.amount === undefined ? '' : moneyOf(view.amount)}; this page updates when you have paid.`
+              : closedEarly
+                ? `The ${provider} window was closed before the payment was confirmed. Open it again to pay, or cancel.`
+                : `Confirm the payment of ${view.amount === undefined ? '' : moneyOf(view.amount)} with ${provider} in a new window.`}
         </p>
-        {opened ? null : (
+        {opened ? null : blocked ? (
+          providerLink
+        ) : (
           <p>
             <button type="button" class="pay" onClick={openWindow}>
               {closedEarly ? `Open ${provider} again` : `Continue to ${provider}`}

@@ -1,6 +1,12 @@
 import type { RefObject } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { type ConfirmationToken, loadStripe, type StripeElements, stripeTypeOf } from './stripe.ts';
+import {
+  type ConfirmationToken,
+  type ElementsOptions,
+  loadStripe,
+  type StripeElements,
+  stripeTypeOf,
+} from './stripe.ts';
 
 export interface StripeFieldsHandle {
   /**
@@ -19,6 +25,17 @@ const WALLET_OPTIONS: Record<string, { key: string; name: string }> = {
   apple_pay: { key: 'applePay', name: 'Apple Pay' },
   google_pay: { key: 'googlePay', name: 'Google Pay' },
 };
+
+/**
+ * What the Elements group says about the payment as the form stands: a card set up for later while "Save this
+ * card" is ticked, otherwise a payment of the amount. Stripe's elements.update() merges, so an unticked box sets
+ * setupFutureUsage back to null: left out, the card would still be saved for later use without consent.
+ */
+function groupFor(saving: boolean, amountPence: number | undefined): Partial<ElementsOptions> {
+  return saving
+    ? { mode: 'setup', setupFutureUsage: 'off_session' }
+    : { mode: 'payment', amount: Math.max(amountPence ?? 100, 100), setupFutureUsage: null };
+}
 
 /** Stripe's wallet buttons in their brands' colours: black, or white on the night theme. */
 function walletButtons(): Record<string, unknown> {
@@ -154,8 +171,9 @@ export function StripeFields({
       elements.current = undefined;
       destroy?.();
     };
-    // Card and UnionPay share Stripe's card fields: switching between them keeps what the tenant typed.
-  }, [keys.js_url, keys.publishable_key, stripeTypeOf(method), attempt]);
+    // Card and UnionPay share Stripe's card fields: switching between them keeps what the tenant typed. A wallet
+    // is a card at Stripe too, but has its own button: each wallet gets its own Elements.
+  }, [keys.js_url, keys.publishable_key, wallet ? method : stripeTypeOf(method), attempt]);
 
   useEffect(
     () => () => {
@@ -165,11 +183,7 @@ export function StripeFields({
   );
 
   useEffect(() => {
-    elements.current?.update(
-      saving
-        ? { mode: 'setup', setupFutureUsage: 'off_session' }
-        : { mode: 'payment', amount: Math.max(amountPence ?? 100, 100) },
-    );
+    elements.current?.update(groupFor(saving, amountPence));
   }, [saving, amountPence, state]);
 
   handleRef.current = {
@@ -180,6 +194,8 @@ export function StripeFields({
         setProblem('The payment fields are still loading. Please wait a moment and try again.');
         return undefined;
       }
+      // The token says what the tenant sees now, whether or not the effect above has run since the last click.
+      current.update(groupFor(saving, amountPence));
       const checked = await current.submit();
       if (checked.error) return undefined;
       const stripe = await loadStripe(keys.js_url, keys.publishable_key);

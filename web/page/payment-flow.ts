@@ -22,6 +22,7 @@ import {
 import type { StripeFieldsHandle } from './StripeFields.tsx';
 import { NEW_CARD, type PageAction, type PageState, type Totals } from './state.ts';
 import { type ActionView, pollUntil } from './steps.ts';
+import type { StripeError } from './stripe.ts';
 
 /** How long a `processing` payment is polled before pay() settles with `payment_pending`. */
 const PROCESSING_DEADLINE_MS = 3 * 60_000;
@@ -65,18 +66,25 @@ export function paymentFlow(context: FlowContext) {
   /**
    * Stripe's step for a payment or a card being saved: a redirect method (Alipay) opens its page in a window
    * (`redirect` answers with the URL); anything else (3DS, a WeChat Pay QR code) Stripe.js shows in the page.
-   * Resolves once Stripe.js is done; the outcome is read from our server.
+   * Resolves once Stripe.js is done, with the error Stripe.js answered if it gave up (a failed or closed 3DS
+   * check, a lost connection); the outcome is read from our server.
    */
-  const stripeStep = async (clientSecret: string, redirect?: (url: string) => Promise<void>) => {
+  const stripeStep = async (
+    clientSecret: string,
+    redirect?: (url: string) => Promise<void>,
+  ): Promise<StripeError | undefined> => {
     if (!stripeKeys) throw new Error('A Stripe step without Stripe keys.');
     const { loadStripe, redirectUrlOf } = await loadStripeMode();
     const stripe = await loadStripe(stripeKeys.js_url, stripeKeys.publishable_key);
     if (redirect && !clientSecret.startsWith('seti_')) {
       const url = redirectUrlOf((await stripe.retrievePaymentIntent(clientSecret)).paymentIntent);
-      if (url) return redirect(url);
+      if (url) {
+        await redirect(url);
+        return undefined;
+      }
     }
     context.debug('stripe next action');
-    await stripe.handleNextAction({ clientSecret });
+    return (await stripe.handleNextAction({ clientSecret })).error;
   };
 
   /** Shows the step (3DS, APM) and waits for the payment to leave it; returns the payment as it ends. */
@@ -84,10 +92,12 @@ export function paymentFlow(context: FlowContext) {
     const action = payment.next_action;
     if (payment.status === 'requires_action' && action?.type === 'stripe_next_action') {
       let redirected: Payment | undefined;
-      await stripeStep(action.client_secret, async (url) => {
+      const stepError = await stripeStep(action.client_secret, async (url) => {
         redirected = await followPayment({ ...payment, next_action: { type: 'redirect', url } });
       });
       if (redirected) return redirected;
+      if (stepError)
+        return followPayment(await (await loadStripeMode()).afterStepError(api, payment, stepError));
       const controller = new AbortController();
       stepAbort.current = controller;
       const ended = await pollUntil(
@@ -183,15 +193,19 @@ export function paymentFlow(context: FlowContext) {
   const saveCard = async (cardToken: string): Promise<SavedCard> => {
     let card = await api.saveCard(cardToken);
     if (card.status === 'requires_action' && card.next_action?.type === 'stripe_next_action') {
-      await stripeStep(card.next_action.client_secret);
-      const controller = new AbortController();
-      stepAbort.current = controller;
+      const stepError = await stripeStep(card.next_action.client_secret);
       const pending = card;
-      card = await pollUntil(
-        () => api.card(pending.card_id),
-        (current) => current.status !== 'requires_action',
-        controller.signal,
-      );
+      if (stepError) {
+        card = await (await loadStripeMode()).afterCardStepError(api, pending, stepError);
+      } else {
+        const controller = new AbortController();
+        stepAbort.current = controller;
+        card = await pollUntil(
+          () => api.card(pending.card_id),
+          (current) => current.status !== 'requires_action',
+          controller.signal,
+        );
+      }
     }
     if (
       card.status === 'requires_action' &&
