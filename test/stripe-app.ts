@@ -92,9 +92,18 @@ export function postStripeEvent(t: TestApp, body: string, signature: string | un
   });
 }
 
-/** Sends every event the stand-in has not sent yet to the app, as Stripe would, then runs the jobs they queued. */
-export async function deliverStripeEvents(t: TestApp, stand: StripeStandIn): Promise<void> {
-  for (const event of stand.events.filter((e) => !e.delivered)) {
+/**
+ * Sends every event the stand-in has not sent yet to the app, as Stripe would, then runs the jobs they queued.
+ * Stripe promises neither order nor a single delivery: `reversed` sends them newest first, `twice` sends each again.
+ */
+export async function deliverStripeEvents(
+  t: TestApp,
+  stand: StripeStandIn,
+  delivery: { reversed?: boolean; twice?: boolean } = {},
+): Promise<void> {
+  const pending = stand.events.filter((e) => !e.delivered);
+  if (delivery.reversed) pending.reverse();
+  for (const event of delivery.twice ? [...pending, ...pending] : pending) {
     const { body, signature } = stand.signedEvent(event.type, event.object, STRIPE_WEBHOOK_SECRET, event.id);
     const answer = await postStripeEvent(t, body, signature);
     assert.equal(answer.status, 200, JSON.stringify(answer.body));

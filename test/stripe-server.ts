@@ -1226,7 +1226,8 @@ export class StripeStandIn {
       id: eventId,
       object: 'event',
       type,
-      api_version: '2025-01-01',
+      // The version of the official package, which the webhook endpoint is registered with.
+      api_version: Stripe.API_VERSION,
       created: Math.floor(Date.now() / 1000),
       data: { object },
       livemode: false,

@@ -153,4 +153,41 @@ describe('Stripe processor: what Stripe requires and refuses', () => {
     s.t.clock.advance(5_000);
     assert.equal((await tenant.client.payment(started.body.payment_id)).body.status, 'succeeded');
   });
+
+  it('Stripe’s events newest first and each twice: the same outcome, recorded once', async () => {
+    const tenant = await newTenant(s.t, s.api);
+    const started = await tenant.client.pay({
+      confirmation_token: confirmationToken(s.stand, 'pm_card_authenticationRequired'),
+    });
+    s.stand.completeAction(started.body.processor_reference, true);
+    // payment_intent.succeeded arrives first, then the older events about the same intent, and all again.
+    await deliverStripeEvents(s.t, s.stand, { reversed: true, twice: true });
+    const done = await tenant.client.payment(started.body.payment_id);
+    assert.equal(done.body.status, 'succeeded');
+    assert.deepEqual(await paymentEvents(s.t, started.body.payment_id), ['payment_success']);
+
+    const payer = await newTenant(s.t, s.api);
+    const refunded = await payer.client.pay({
+      confirmation_token: confirmationToken(s.stand, 'pm_card_visa'),
+    });
+    s.stand.refundsPending = true;
+    const refund = await s.t.app.inject({
+      method: 'POST',
+      url: `/api/third-party/payments/${refunded.body.payment_id}/refunds/`,
+      headers: { authorization: `Token ${s.api.serverToken}` },
+      payload: { amount: '100.00' },
+    });
+    s.stand.refundsPending = false;
+    assert.equal(refund.json().status, 'pending');
+    const stripeRefund = [...s.stand.refunds.values()].find(
+      (r) => (r.metadata as Record<string, string>).refund_id === refund.json().refund_id,
+    )!;
+    s.stand.settleRefund(stripeRefund.id, 'succeeded');
+    await deliverStripeEvents(s.t, s.stand, { reversed: true, twice: true });
+    // One of each (at one instant of the fake clock, so in no particular order).
+    assert.deepEqual((await paymentEvents(s.t, refunded.body.payment_id)).sort(), [
+      'payment_refunded',
+      'payment_success',
+    ]);
+  });
 });
