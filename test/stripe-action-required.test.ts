@@ -11,6 +11,8 @@ import { createSchedule, integrationSchedules, schedulePaymentEvents } from './s
 import {
   deliverStripeEvents,
   intentAt,
+  postStripeEvent,
+  STRIPE_WEBHOOK_SECRET,
   type StripeApp,
   saveStripeCard,
   startStripeApp,
@@ -85,6 +87,15 @@ describe('a recurring charge the bank wants the tenant to authenticate (Stripe)'
     // A second press answers the same step.
     const again = await client.call('POST', `/payments/${paymentId}/confirm`);
     assert.deepEqual(again.body.next_action, confirmed.body.next_action);
+    // Stripe redelivers its event of the off-session refusal, late: the tenant's confirmation goes on.
+    const refusal = s.stand.events.find(
+      (e) => e.type === 'payment_intent.payment_failed' && e.object.id === intentId,
+    )!;
+    const late = s.stand.signedEvent(refusal.type, refusal.object, STRIPE_WEBHOOK_SECRET);
+    assert.equal((await postStripeEvent(s.t, late.body, late.signature)).status, 200);
+    await runJobs(s.t);
+    assert.equal((await client.payment(paymentId)).body.status, 'requires_action');
+    assert.equal(intentAt(s.stand, intentId).status, 'requires_action', 'not canceled');
 
     s.stand.completeAction(intentId, true);
     await deliverStripeEvents(s.t, s.stand);

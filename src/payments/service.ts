@@ -23,7 +23,12 @@ type ClientSession = Pick<SessionRow, 'id' | 'user_id' | 'integrator_id'>;
  * (`requires_action` without a next action) until they confirm it in a session or its confirm-by day passes.
  */
 function waitsForTenant(payment: PaymentRow): boolean {
-  return payment.status === 'requires_action' && payment.schedule_id !== null && payment.next_action === null;
+  return awaitsTenant(payment) && payment.next_action === null;
+}
+
+/** A recurring charge in `requires_action`: waiting for its tenant, or brought back to them and being confirmed. */
+function awaitsTenant(payment: PaymentRow): boolean {
+  return payment.status === 'requires_action' && payment.schedule_id !== null;
 }
 
 const FINAL: readonly PaymentStatus[] = ['succeeded', 'failed', 'canceled'];
@@ -207,10 +212,11 @@ export class PaymentService {
       ]);
       if (!current) throw new Error(`No payment ${paymentId}`);
       if (FINAL.includes(current.status)) return current;
-      // A recurring charge waiting for its tenant: the refusal that asked for them (Stripe's event of it) is known.
+      // A recurring charge waiting for its tenant, or being confirmed by them: the off-session refusal that asked
+      // for them (Stripe's event of it, however late) is known and changes nothing.
       if (
         !options.expiring &&
-        waitsForTenant(current) &&
+        awaitsTenant(current) &&
         outcome.status === 'refused' &&
         outcome.code === 'authentication_required'
       ) {
@@ -307,7 +313,7 @@ export class PaymentService {
         : await this.#unlinkedPayment(processorName, notification.paymentId));
     if (target) {
       const applied = await this.applyOutcome(target.id, notification.outcome);
-      if (notification.outcome.status === 'refused' && !waitsForTenant(applied)) {
+      if (notification.outcome.status === 'refused' && !awaitsTenant(applied)) {
         await this.processor.discardFailed?.(notification.processorPaymentId);
       }
       return { kind: 'payment', payment: applied };
