@@ -1,11 +1,20 @@
 /**
- * `npm run smoke:stripe`: one rent payment through real Stripe test mode, end to end, with rentpay in this
- * process on an in-memory database: onboard → user-login → a ConfirmationToken for pm_card_visa (Stripe's test
- * helper, as Stripe.js would make from the Payment Element) → payment → Stripe's event to our webhook endpoint
- * → session `completed`. Stripe cannot reach this machine, so the script reads the PaymentIntent's events from
- * Stripe's Events API and posts each to the endpoint, signed as Stripe signs them.
+ * `npm run smoke:stripe`: rentpay in this process on an in-memory database, with its job worker, against real
+ * Stripe test mode, end to end (the parts are in scripts/smoke-stripe/):
+ *   1. a card payment: a ConfirmationToken for pm_card_visa (Stripe's test helper, as Stripe.js would make from
+ *      the Payment Element) → payment → Stripe's event to our webhook endpoint → session `completed` → the
+ *      funds' available_on;
+ *   2. WeChat Pay and Alipay: each payment waits for the tenant (the PaymentIntent shows the QR code or the
+ *      redirect back to our return page), then is canceled through the Client API;
+ *   3. an off-session recurring charge: a card saved through the Client API, a schedule set up, run with the
+ *      sandbox test clock on its due date;
+ *   4. a partial refund of the card payment by the integrator, with Stripe's events, until it has succeeded.
+ * Stripe cannot reach this machine, so the script reads the events from Stripe's Events API and posts each to the
+ * endpoint, signed as Stripe signs them. Each step prints a numbered `·` line; a failure prints
+ * `smoke:stripe FAILED: <part>: <what>` and exits 1.
  *
  * Needs STRIPE_SECRET_KEY (sk_test_…) and STRIPE_PUBLISHABLE_KEY (pk_test_…). Without them it says so and exits 0.
+ * The Stripe account needs WeChat Pay and Alipay turned on (test mode) for GBP payments.
  */
 import { randomBytes } from 'node:crypto';
 import { buildApp } from '../src/app.ts';
@@ -15,6 +24,11 @@ import { loadConfig } from '../src/platform/config/config.ts';
 import { Worker } from '../src/platform/jobs/worker.ts';
 import { createLogger } from '../src/platform/log/logger.ts';
 import { stripeClient } from '../src/processors/stripe/processor.ts';
+import { apmPayments } from './smoke-stripe/apms.ts';
+import { cardPayment } from './smoke-stripe/card.ts';
+import { fail, onboard, Smoke, step, stripeErrorDetail } from './smoke-stripe/harness.ts';
+import { recurringCharge } from './smoke-stripe/recurring.ts';
+import { partialRefund } from './smoke-stripe/refund.ts';
 
 const secretKey = process.env.STRIPE_SECRET_KEY?.trim();
 if (!secretKey) {
@@ -32,17 +46,6 @@ if (!/^(sk|rk)_test_/.test(secretKey)) {
 
 const OPERATOR_TOKEN = `op_smoke_${randomBytes(8).toString('hex')}`;
 const WEBHOOK_SECRET = `whsec_${randomBytes(24).toString('base64')}`;
-
-function step(message: string): void {
-  console.log(`· ${message}`);
-}
-
-function fail(message: string, detail?: unknown): never {
-  console.error(`smoke:stripe FAILED: ${message}`);
-  if (detail !== undefined)
-    console.error(typeof detail === 'string' ? detail : JSON.stringify(detail, null, 2));
-  process.exit(1);
-}
 
 const config = loadConfig({
   ...process.env,
@@ -64,114 +67,31 @@ const worker = new Worker({
   log: createLogger('warn'),
   handlers: jobHandlers(config, app.ctx),
 });
-
-async function call(method: 'GET' | 'POST', url: string, token: string, payload?: unknown, headers = {}) {
-  const answer = await app.inject({
-    method,
-    url,
-    headers: { authorization: token, ...headers },
-    ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
-  });
-  return { status: answer.statusCode, body: answer.body ? answer.json() : undefined };
-}
+const smoke = new Smoke(app, stripe, worker, OPERATOR_TOKEN, WEBHOOK_SECRET);
 
 try {
-  const integrator = await call('POST', '/api/operator/integrators', `Bearer ${OPERATOR_TOKEN}`, {
+  // Every feature (APMs, saved cards, recurring) is on unless turned off; APMs have no fee.
+  const integrator = await smoke.operator('POST', '/api/operator/integrators', {
     name: 'Smoke test platform',
     fees: { card: { percent: '1.45', fixed: '0.00' } },
   });
   if (integrator.status !== 201) fail('creating the integrator', integrator.body);
+  const features = integrator.body.features as Record<string, boolean>;
+  const off = ['apms', 'savedCards', 'recurring'].filter((feature) => features?.[feature] !== true);
+  if (off.length > 0) fail(`the integrator has ${off.join(', ')} off`, integrator.body);
   const server = `Token ${integrator.body.server_token}`;
   step(`integrator ${integrator.body.integrator_id}`);
+  const payer = await onboard(smoke, server, 1);
+  const saver = { userId: 2, email: await onboard(smoke, server, 2) };
+  step(`users 1 and 2 onboarded (${payer}, ${saver.email})`);
 
-  const email = `smoke-${Date.now()}@example.com`;
-  const onboard = await call('POST', '/api/third-party/onboarding/', server, {
-    user_id: 1,
-    email,
-    first_name: 'Ada',
-    last_name: 'Lovelace',
-    phone_number: '+447700900123',
-    date_of_birth: '1990-12-10',
-    kyc: { pii_front: null, pii_back: null, photo: null, status: 'pending' },
-    tenant: [
-      {
-        post_code: 'SW1A 1AA',
-        address_1: '10 Downing Street',
-        city: 'London',
-        country: 'United Kingdom',
-        is_primary: true,
-        start_rent_date: '2026-01-01',
-        end_rent_date: '2026-12-31',
-        rent_due_day: 1,
-        amount: '12.00',
-        frequency: 'every_1_month',
-        is_active: true,
-        payment_reference: 'SMOKE-1',
-        recipient_bank_sort_code: '12-34-56',
-        recipient_bank_account_number: '12345678',
-        recipient_bank_account_name: 'Landlord Ltd',
-        agreement: 'https://example.com/tenancy-agreement.pdf',
-      },
-    ],
-  });
-  if (onboard.status >= 300) fail('onboarding', onboard.body);
-  const login = await call('POST', '/api/third-party/user-login/', server, { email });
-  if (login.status !== 200) fail('user-login', login.body);
-  const client = `Bearer ${login.body.token}`;
-  step(`session ${login.body.session_id}`);
-
-  const token = await stripe.testHelpers.confirmationTokens.create({ payment_method: 'pm_card_visa' });
-  step(`confirmation token ${token.id}`);
-  const payment = await call(
-    'POST',
-    '/api/client/payments',
-    client,
-    { method: 'card', confirmation_token: token.id, pure_amount: '12.00', expected_amount: '12.17' },
-    { 'idempotency-key': `smoke-${randomBytes(8).toString('hex')}` },
-  );
-  if (payment.status !== 201) fail('paying', payment.body);
-  step(`payment ${payment.body.payment_id}: ${payment.body.status} (${payment.body.processor_reference})`);
-  if (payment.body.status !== 'succeeded') fail('the payment did not succeed', payment.body);
-
-  // Stripe's events for this PaymentIntent, as its webhook would deliver them to our endpoint.
-  const intentId = payment.body.processor_reference as string;
-  let delivered = 0;
-  for (let attempt = 0; attempt < 20 && delivered === 0; attempt++) {
-    const events = await stripe.events.list({ type: 'payment_intent.succeeded', limit: 20 });
-    for (const event of events.data) {
-      if ((event.data.object as { id?: string }).id !== intentId) continue;
-      const body = JSON.stringify(event);
-      const signature = stripe.webhooks.generateTestHeaderString({ payload: body, secret: WEBHOOK_SECRET });
-      const answer = await app.inject({
-        method: 'POST',
-        url: '/api/processors/stripe/webhook',
-        headers: { 'content-type': 'application/json', 'stripe-signature': signature },
-        payload: body,
-      });
-      if (answer.statusCode !== 200) fail('the webhook endpoint refused Stripe’s event', answer.body);
-      delivered++;
-    }
-    if (delivered === 0) await new Promise((resolve) => setTimeout(resolve, 1_000));
-  }
-  if (delivered === 0) fail(`Stripe listed no payment_intent.succeeded event for ${intentId}`);
-  await worker.drain();
-  step(`webhook: ${delivered} event(s) applied`);
-
-  const session = await call('GET', `/api/third-party/session/${login.body.session_id}/`, server);
-  if (session.status !== 200) fail('the session query', session.body);
-  if (session.body.status !== 'completed') fail('the session is not completed', session.body);
-  step('session completed');
-
-  // The settlement job (run by the drain above) read when Stripe makes the payment's funds available.
-  const [settled] = await app.ctx.db.query<{ available_on: string | null }>(
-    "SELECT to_char(funds_available_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS available_on FROM payments WHERE id = $1",
-    [payment.body.payment_id],
-  );
-  if (!settled?.available_on) fail('no available_on was read from the payment’s balance transaction');
-  step(`funds available on ${settled!.available_on}`);
+  const paid = await cardPayment(smoke, server, payer);
+  await apmPayments(smoke, server, payer);
+  await recurringCharge(smoke, server, saver);
+  await partialRefund(smoke, server, paid);
   console.log('smoke:stripe passed');
 } catch (error) {
-  fail(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+  fail(error instanceof Error ? `${error.name}: ${error.message}` : String(error), stripeErrorDetail(error));
 } finally {
   await app.close();
 }
