@@ -393,6 +393,7 @@ describe('the reference: OpenAPI webhooks and /docs', () => {
       properties: { data: { properties: Record<string, unknown> } };
     };
     assert.deepEqual(Object.keys(schema.properties.data.properties).sort(), [
+      'action_required',
       'dispute',
       'email',
       'payment',

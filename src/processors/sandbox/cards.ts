@@ -9,7 +9,11 @@ export type CardBehaviour =
   | 'card_declined'
   | 'insufficient_funds'
   | 'expired_card'
-  | 'incorrect_cvc';
+  | 'incorrect_cvc'
+  /** Saving the card succeeds; every charge of it (on session or off) is declined with card_declined. */
+  | 'charge_customer_fail'
+  /** Payments succeed; their refunds stay pending until settled at the sandbox (POST /sandbox/refunds/…). */
+  | 'refund_pending';
 
 export const TEST_CARDS: Record<string, CardBehaviour> = {
   '4242424242424242': 'succeed',
@@ -20,6 +24,8 @@ export const TEST_CARDS: Record<string, CardBehaviour> = {
   '4000000000009995': 'insufficient_funds',
   '4000000000000069': 'expired_card',
   '4000000000000127': 'incorrect_cvc',
+  '4000000000000341': 'charge_customer_fail',
+  '4000000000007726': 'refund_pending',
 };
 
 export const DECLINE_MESSAGES: Record<string, string> = {

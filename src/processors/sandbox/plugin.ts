@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { SandboxProcessor } from './processor.ts';
 import { sandboxChallengeRoutes } from './routes/challenges.ts';
 import { sandboxPageRoutes } from './routes/pages.ts';
+import { sandboxRefundDisputeRoutes } from './routes/refunds-disputes.ts';
 import { sandboxTokensRoute } from './routes/tokens.ts';
 import { sandboxWalletRoute } from './routes/wallet.ts';
 
@@ -12,5 +13,6 @@ export function sandboxProcessorRoutes(processor: SandboxProcessor): FastifyPlug
     await app.register(sandboxWalletRoute(processor));
     await app.register(sandboxChallengeRoutes(processor));
     await app.register(sandboxPageRoutes(processor));
+    await app.register(sandboxRefundDisputeRoutes(processor));
   };
 }

@@ -2,7 +2,7 @@
 // counterpart there, and the sandbox's own pages (3DS, APM, wallet) share its charge rows. Hence the length.
 
 import type { Clock } from '../../platform/clock/clock.ts';
-import type { Db } from '../../platform/db/db.ts';
+import type { Db, Queryable } from '../../platform/db/db.ts';
 import { randomBase62 } from '../../platform/ids.ts';
 import { enqueueJob } from '../../platform/jobs/queue.ts';
 import { cardBrand, luhnValid } from '../../shared/card-numbers.ts';
@@ -15,6 +15,7 @@ import {
 import {
   type AuthoriseRequest,
   type CardDetails,
+  type DisputeStatus,
   type NextAction,
   PAYMENT_NOTIFICATION_JOB,
   type PaymentProcessor,
@@ -68,14 +69,40 @@ export interface SandboxChallenge {
  */
 export type ChallengeKind = 'three_ds' | 'apm';
 
-/** The body the sandbox "acquirer" sends when a payment's outcome changes after the first answer. */
-interface SandboxNotificationBody {
-  type: 'charge.updated';
-  charge_id: string;
-  method?: PaymentMethod;
-  status: ChargeRow['status'];
-  refusal_code: string | null;
-}
+/**
+ * A refund at the sandbox: `refused` (the charge cannot be refunded by that much), `refunded`, `pending` (one of the
+ * refund_pending card, until settleRefund ends it), or `failed` (settled so, from pending or after it was refunded).
+ */
+type SandboxRefundStatus = 'refunded' | 'refused' | 'pending' | 'failed';
+
+/** How a refund ends at the sandbox (`POST /sandbox/refunds/{refund_id}/{succeed|fail}`). */
+export type RefundSettlement = 'succeed' | 'fail';
+
+/** Why the sandbox fails a refund: Stripe's reason for a refund to a card that was closed. */
+const SANDBOX_REFUND_FAILURE = 'expired_or_canceled_card';
+
+/**
+ * The bodies the sandbox "acquirer" sends when something changes after its first answer: a payment's (or card
+ * check's) outcome, a refund that ended, a dispute that opened or ended.
+ */
+type SandboxNotificationBody =
+  | {
+      type: 'charge.updated';
+      charge_id: string;
+      method?: PaymentMethod;
+      status: ChargeRow['status'];
+      refusal_code: string | null;
+    }
+  | {
+      type: 'refund.updated';
+      charge_id: string;
+      /** The sandbox's id of the refund, and the idempotency key it was asked with (our refund id). */
+      refund_id: string;
+      idempotency_key: string;
+      status: 'succeeded' | 'failed';
+      failure_code: string | null;
+    }
+  | { type: 'dispute.updated'; charge_id: string; status: DisputeStatus; amount_pence: number };
 
 const REFUSAL_ON_FAIL: Record<ChallengeKind, string> = {
   three_ds: 'authentication_failed',
@@ -178,7 +205,11 @@ export class SandboxProcessor implements PaymentProcessor {
     const token = await this.#token(paymentToken, 'card');
     if (!token) return { status: 'refused', code: 'invalid_token', message: 'Unknown card token.' };
     const card = details(token);
-    const decided = await this.#decide(token, false);
+    // Like Stripe's 4000 0000 0000 0341: the card attaches fine, only its charges are declined.
+    const decided =
+      token.behaviour === 'charge_customer_fail'
+        ? { status: 'authorised' as const, refusalCode: null }
+        : await this.#decide(token, false);
     // Only a check that waits for 3DS is a charge (of nothing); the same key finds it again.
     const check =
       decided.status === 'action_required'
@@ -222,39 +253,50 @@ export class SandboxProcessor implements PaymentProcessor {
 
   /**
    * Refunds once per idempotency key: the first call decides (and moves the charge's refunded total), every
-   * later call with the key answers as the first did. A key reused for another charge or amount is refused.
+   * later call with the key answers as the refund stands now. A key reused for another charge or amount is
+   * refused. A charge of the refund_pending card has its refunds answered `pending` until settleRefund ends them.
    */
   async refund(request: RefundRequest): Promise<RefundOutcome> {
     return this.db.transaction(async (tx) => {
       const now = this.clock.now();
       const [inserted] = await tx.query<{ idempotency_key: string }>(
-        `INSERT INTO sandbox_refunds (idempotency_key, charge_id, amount_pence, status, refusal_code, created_at)
-         SELECT $1, id, $3, 'refused', 'refund_refused', $4 FROM sandbox_charges WHERE id = $2
+        `INSERT INTO sandbox_refunds (idempotency_key, id, charge_id, amount_pence, status, refusal_code, created_at)
+         SELECT $1, $5, id, $3, 'refused', 'refund_refused', $4 FROM sandbox_charges WHERE id = $2
          ON CONFLICT (idempotency_key) DO NOTHING
          RETURNING idempotency_key`,
-        [request.idempotencyKey, request.processorPaymentId, request.amountPence, now],
+        [
+          request.idempotencyKey,
+          request.processorPaymentId,
+          request.amountPence,
+          now,
+          `re_sandbox_${randomBase62(22)}`,
+        ],
       );
       if (inserted) {
-        const charged = await tx.query(
+        // A pending refund counts against what is left to refund, as at Stripe.
+        const [charged] = await tx.query<{ behaviour: CardBehaviour | null }>(
           `UPDATE sandbox_charges SET refunded_pence = refunded_pence + $2, updated_at = $3
             WHERE id = $1 AND status = 'authorised' AND refunded_pence + $2 <= amount_pence
-            RETURNING id`,
+            RETURNING (SELECT behaviour FROM sandbox_tokens WHERE sandbox_tokens.id = token_id) AS behaviour`,
           [request.processorPaymentId, request.amountPence, now],
         );
-        if (charged.length > 0) {
+        if (charged) {
           await tx.query(
-            "UPDATE sandbox_refunds SET status = 'refunded', refusal_code = NULL WHERE idempotency_key = $1",
-            [request.idempotencyKey],
+            'UPDATE sandbox_refunds SET status = $2, refusal_code = NULL WHERE idempotency_key = $1',
+            [request.idempotencyKey, charged.behaviour === 'refund_pending' ? 'pending' : 'refunded'],
           );
         }
       }
       const [refund] = await tx.query<{
+        id: string | null;
         charge_id: string;
         amount_pence: number;
-        status: 'refunded' | 'refused';
-      }>('SELECT charge_id, amount_pence, status FROM sandbox_refunds WHERE idempotency_key = $1', [
-        request.idempotencyKey,
-      ]);
+        status: SandboxRefundStatus;
+        refusal_code: string | null;
+      }>(
+        'SELECT id, charge_id, amount_pence, status, refusal_code FROM sandbox_refunds WHERE idempotency_key = $1',
+        [request.idempotencyKey],
+      );
       if (!refund) {
         return { status: 'refused', code: 'unknown_charge', message: 'There is no such charge.' };
       }
@@ -268,31 +310,132 @@ export class SandboxProcessor implements PaymentProcessor {
           message: 'This idempotency key was used for another refund.',
         };
       }
-      return refund.status === 'refunded'
-        ? { status: 'refunded' }
-        : {
+      switch (refund.status) {
+        case 'refunded':
+          return { status: 'refunded' };
+        case 'pending':
+          return { status: 'pending', processorRefundId: refund.id! };
+        case 'failed':
+          return {
+            status: 'refused',
+            code: refund.refusal_code ?? SANDBOX_REFUND_FAILURE,
+            message: 'The refund did not reach the cardholder.',
+          };
+        case 'refused':
+          return {
             status: 'refused',
             code: 'refund_refused',
             message: 'The charge cannot be refunded by that amount.',
           };
+      }
+    });
+  }
+
+  /**
+   * Ends a refund as the card network would: a `pending` one succeeds (`succeed`) or fails (`fail`), and one that
+   * succeeded may still fail (the card was closed), giving its amount back to the charge. The outcome reaches the
+   * engine as a notification (a job, in the same transaction). `refundKey` is the idempotency key the refund was
+   * asked with (our refund id). False when no refund of that key can end so.
+   */
+  async settleRefund(refundKey: string, settlement: RefundSettlement): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const succeed = settlement === 'succeed';
+      const [refund] = await tx.query<{ id: string; charge_id: string; amount_pence: number }>(
+        `UPDATE sandbox_refunds SET status = $2, refusal_code = $3, id = COALESCE(id, $4)
+          WHERE idempotency_key = $1 AND (status = 'pending' OR (status = 'refunded' AND $2 = 'failed'))
+          RETURNING id, charge_id, amount_pence`,
+        [
+          refundKey,
+          succeed ? 'refunded' : 'failed',
+          succeed ? null : SANDBOX_REFUND_FAILURE,
+          `re_sandbox_${randomBase62(22)}`,
+        ],
+      );
+      if (!refund) return false;
+      if (!succeed) {
+        await tx.query(
+          'UPDATE sandbox_charges SET refunded_pence = refunded_pence - $2, updated_at = $3 WHERE id = $1',
+          [refund.charge_id, refund.amount_pence, this.clock.now()],
+        );
+      }
+      await this.#notify(tx, {
+        type: 'refund.updated',
+        charge_id: refund.charge_id,
+        refund_id: refund.id,
+        idempotency_key: refundKey,
+        status: succeed ? 'succeeded' : 'failed',
+        failure_code: succeed ? null : SANDBOX_REFUND_FAILURE,
+      });
+      return true;
+    });
+  }
+
+  /**
+   * The cardholder disputes a succeeded charge (`open`: of what is not refunded of it), or its open dispute ends
+   * (`won`, `lost`), as the card network would say; the engine hears of it through a notification (a job, in the
+   * same transaction). False when the charge has no dispute that can move so (open twice, end one not open).
+   */
+  async disputeCharge(chargeId: string, status: DisputeStatus): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const [charge] = await tx.query<{ disputed_pence: number }>(
+        `UPDATE sandbox_charges
+            SET dispute_status = $2, updated_at = $3,
+                disputed_pence = CASE WHEN $2 = 'open' THEN amount_pence - refunded_pence ELSE disputed_pence END
+          WHERE id = $1 AND status = 'authorised' AND amount_pence > 0
+            AND dispute_status IS NOT DISTINCT FROM $4
+          RETURNING disputed_pence`,
+        [chargeId, status, this.clock.now(), status === 'open' ? null : 'open'],
+      );
+      if (!charge) return false;
+      await this.#notify(tx, {
+        type: 'dispute.updated',
+        charge_id: chargeId,
+        status,
+        amount_pence: Number(charge.disputed_pence),
+      });
+      return true;
     });
   }
 
   parseNotification(body: unknown): ProcessorNotification | undefined {
-    const note = body as Partial<SandboxNotificationBody> | null;
-    if (note?.type !== 'charge.updated' || typeof note.charge_id !== 'string') return undefined;
-    if (note.status !== 'authorised' && note.status !== 'refused' && note.status !== 'action_required') {
-      return undefined;
+    const note = body as Partial<Record<string, unknown>> | null;
+    if (typeof note?.charge_id !== 'string') return undefined;
+    const processorPaymentId = note.charge_id;
+    switch (note.type) {
+      case 'charge.updated': {
+        const status = note.status;
+        if (status !== 'authorised' && status !== 'refused' && status !== 'action_required') return undefined;
+        return {
+          processorPaymentId,
+          outcome: this.#outcome({
+            id: processorPaymentId,
+            method: (note.method as PaymentMethod | undefined) ?? 'card',
+            status,
+            refusal_code: typeof note.refusal_code === 'string' ? note.refusal_code : null,
+          }),
+        };
+      }
+      case 'refund.updated': {
+        if (typeof note.refund_id !== 'string' || typeof note.idempotency_key !== 'string') return undefined;
+        if (note.status !== 'succeeded' && note.status !== 'failed') return undefined;
+        return {
+          processorPaymentId,
+          refund: {
+            processorRefundId: note.refund_id,
+            status: note.status,
+            failureCode: typeof note.failure_code === 'string' ? note.failure_code : null,
+            refundId: note.idempotency_key,
+          },
+        };
+      }
+      case 'dispute.updated': {
+        if (note.status !== 'open' && note.status !== 'won' && note.status !== 'lost') return undefined;
+        if (typeof note.amount_pence !== 'number') return undefined;
+        return { processorPaymentId, dispute: note.status, disputedPence: note.amount_pence };
+      }
+      default:
+        return undefined;
     }
-    return {
-      processorPaymentId: note.charge_id,
-      outcome: this.#outcome({
-        id: note.charge_id,
-        method: note.method ?? 'card',
-        status: note.status,
-        refusal_code: note.refusal_code ?? null,
-      }),
-    };
   }
 
   /** A charge waiting (or once waiting) for this kind of answer, for its page; undefined if there is none. */
@@ -328,16 +471,20 @@ export class SandboxProcessor implements PaymentProcessor {
         ],
       );
       if (!charge) return false;
-      const body: SandboxNotificationBody = {
+      await this.#notify(tx, {
         type: 'charge.updated',
         charge_id: charge.id,
         method: charge.method,
         status: charge.status,
         refusal_code: charge.refusal_code,
-      };
-      await enqueueJob(tx, this.clock, PAYMENT_NOTIFICATION_JOB, { processor: SANDBOX_PROCESSOR, body });
+      });
       return true;
     });
+  }
+
+  /** Sends a notification, as the acquirer's webhook would: a job the engine applies, in the caller's transaction. */
+  async #notify(tx: Queryable, body: SandboxNotificationBody): Promise<void> {
+    await enqueueJob(tx, this.clock, PAYMENT_NOTIFICATION_JOB, { processor: SANDBOX_PROCESSOR, body });
   }
 
   async #insertToken(
@@ -444,6 +591,7 @@ export class SandboxProcessor implements PaymentProcessor {
   ): Promise<{ status: ChargeRow['status']; refusalCode: string | null }> {
     switch (token.behaviour) {
       case 'succeed':
+      case 'refund_pending':
         return { status: 'authorised', refusalCode: null };
       case 'three_ds_first': {
         if (offSession) return { status: 'authorised', refusalCode: null };
@@ -458,6 +606,8 @@ export class SandboxProcessor implements PaymentProcessor {
         return offSession
           ? { status: 'refused', refusalCode: 'authentication_required' }
           : { status: 'action_required', refusalCode: null };
+      case 'charge_customer_fail':
+        return { status: 'refused', refusalCode: 'card_declined' };
       default:
         return { status: 'refused', refusalCode: token.behaviour };
     }
