@@ -93,7 +93,8 @@ export function postStripeEvent(t: TestApp, body: string, signature: string | un
 }
 
 /**
- * Sends every event the stand-in has not sent yet to the app, as Stripe would, then runs the jobs they queued.
+ * Sends every event the stand-in has not sent yet to the app, as Stripe would, each applied (its job run) before
+ * the next is sent.
  * Stripe promises neither order nor a single delivery: `reversed` sends them newest first, `twice` sends each again.
  */
 export async function deliverStripeEvents(
@@ -108,6 +109,8 @@ export async function deliverStripeEvents(
     const answer = await postStripeEvent(t, body, signature);
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
     event.delivered = true;
+    // Applied before the next one arrives, so the order they are applied in is the order they were sent in.
+    await runJobs(t);
   }
   await runJobs(t);
 }

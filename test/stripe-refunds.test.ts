@@ -112,7 +112,8 @@ describe('Stripe refunds that are pending, and that fail', () => {
     assert.equal(asked.status, 202);
     assert.equal(asked.body.status, 'pending');
     s.stand.settleRefund(stripeRefundOf(asked.body.refund_id), 'failed');
-    await deliverStripeEvents(s.t, s.stand);
+    // Newest first: charge.refunded, sent when the refund was made, counts it still and arrives last.
+    await deliverStripeEvents(s.t, s.stand, { reversed: true, twice: true });
     assert.equal(await refundedOf(paymentId), '0.00');
     assert.deepEqual(await refundEvents(paymentId), ['refund_failed 300.00 failed expired_or_canceled_card']);
     const listed = await send(s.t, {
@@ -161,7 +162,8 @@ describe('Stripe refunds that are pending, and that fail', () => {
 
     // The cardholder's card was closed: Stripe fails the refund days later.
     s.stand.settleRefund(stripeRefundOf(asked.body.refund_id), 'failed');
-    await deliverStripeEvents(s.t, s.stand);
+    // Newest first: charge.refunded, sent when the refund was made, counts it still and arrives last.
+    await deliverStripeEvents(s.t, s.stand, { reversed: true, twice: true });
     assert.equal(await refundedOf(paymentId), '0.00');
     assert.deepEqual(await refundEvents(paymentId), [
       'payment_refunded 500.00 succeeded',

@@ -298,12 +298,16 @@ export class PaymentService {
       return changed && { kind: 'payment', payment: changed };
     }
     if ('refundedTotalPence' in notification) {
-      return (
-        payment && {
-          kind: 'payment',
-          payment: await this.refunds.recordProcessorRefunds(payment.id, notification),
-        }
-      );
+      if (!payment) return undefined;
+      // The event's total is a snapshot: read it again where it may be stale, so a refund that failed since is
+      // not recorded as one made elsewhere.
+      const refundedTotalPence = this.processor.refundedTotal
+        ? await this.processor.refundedTotal(notification.processorPaymentId)
+        : notification.refundedTotalPence;
+      return {
+        kind: 'payment',
+        payment: await this.refunds.recordProcessorRefunds(payment.id, { refundedTotalPence }),
+      };
     }
     // The processor's answer may have been lost before its id was stored: the id it echoes back finds the payment.
     const target =

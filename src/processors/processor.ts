@@ -195,6 +195,11 @@ export interface PaymentProcessor {
    */
   fundsAvailableAt?(processorPaymentId: string): Promise<Date | undefined>;
   /**
+   * Set when a notification's refunded total may be stale (Stripe's `charge.refunded` is a snapshot from when a
+   * refund was made, and may arrive after that refund failed): how much of the payment is refunded now.
+   */
+  refundedTotal?(processorPaymentId: string): Promise<number>;
+  /**
    * Charges a saved card without the customer present (recurring). When the bank wants the cardholder to
    * authenticate, answers `refused` with code `authentication_required` and, with confirmWithCustomer, keeps the
    * payment so the customer can complete it later.

@@ -249,6 +249,16 @@ export class StripeProcessor implements PaymentProcessor {
     return transaction ? new Date(transaction.available_on * 1000) : undefined;
   }
 
+  /** The PaymentIntent's charge's `amount_refunded` now (failed refunds no longer count in it). */
+  async refundedTotal(processorPaymentId: string): Promise<number> {
+    const intent = await this.#stripe.paymentIntents.retrieve(processorPaymentId, {
+      expand: ['latest_charge'],
+    });
+    return typeof intent.latest_charge === 'object' && intent.latest_charge
+      ? intent.latest_charge.amount_refunded
+      : 0;
+  }
+
   async refund(request: RefundRequest): Promise<RefundOutcome> {
     try {
       const refund = await this.#stripe.refunds.create(
