@@ -603,10 +603,14 @@ describe('the sandbox test clock charges schedules', () => {
     const ann = await tenant({ rent_due_day: 31, amount: '1200.00' });
     const schedule = await scheduleOk(ann);
     assert.equal(schedule.next_due_date, '2026-03-31');
-    assert.deepEqual(await run('2026-03-30'), { charged: 0, failed: 0 });
-    assert.deepEqual(await run('2026-03-31'), { charged: 1, failed: 0 });
-    assert.deepEqual(await run('2026-03-31'), { charged: 0, failed: 0 }, 'again: nothing more');
-    assert.deepEqual(await run('2026-06-30'), { charged: 3, failed: 0 }, 'April 30, May 31, June 30');
+    assert.deepEqual(await run('2026-03-30'), { charged: 0, failed: 0, waiting: 0 });
+    assert.deepEqual(await run('2026-03-31'), { charged: 1, failed: 0, waiting: 0 });
+    assert.deepEqual(await run('2026-03-31'), { charged: 0, failed: 0, waiting: 0 }, 'again: nothing more');
+    assert.deepEqual(
+      await run('2026-06-30'),
+      { charged: 3, failed: 0, waiting: 0 },
+      'April 30, May 31, June 30',
+    );
     const [{ data } = { data: undefined }] = await schedulePaymentEvents(t, schedule.schedule_id);
     const events = await schedulePaymentEvents(t, schedule.schedule_id);
     assert.deepEqual(
@@ -674,13 +678,17 @@ describe('the sandbox test clock charges schedules', () => {
     const ann = await tenant({ rent_due_day: 10 });
     const schedule = await scheduleOk(ann);
     const id = schedule.schedule_id;
-    assert.deepEqual(await run('2026-03-10'), { charged: 1, failed: 0 });
+    assert.deepEqual(await run('2026-03-10'), { charged: 1, failed: 0, waiting: 0 });
     assert.equal((await schedules.change(id, 'pause')).status, 200);
-    assert.deepEqual(await run('2026-05-10'), { charged: 0, failed: 0 }, 'April and May pass while paused');
+    assert.deepEqual(
+      await run('2026-05-10'),
+      { charged: 0, failed: 0, waiting: 0 },
+      'April and May pass while paused',
+    );
     assert.equal((await schedules.list(ann.userId)).body.schedules[0].next_due_date, '2026-06-10');
     const resumed = await clientChange(ann, id, 'resume');
     assert.equal(resumed.body.next_due_date, '2026-06-10');
-    assert.deepEqual(await run('2026-06-10'), { charged: 1, failed: 0 });
+    assert.deepEqual(await run('2026-06-10'), { charged: 1, failed: 0, waiting: 0 });
     const dues = await t.db.query<{ due_date: string }>(
       'SELECT due_date::text FROM schedule_charges WHERE schedule_id = $1 ORDER BY due_date',
       [id],
@@ -721,8 +729,12 @@ describe('the sandbox test clock charges schedules', () => {
     const resumed = await clientChange(ann, id, 'resume');
     assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
     assert.equal(resumed.body.next_due_date, '2026-04-01');
-    assert.deepEqual(await run('2026-03-01'), { charged: 0, failed: 0 }, 'today’s due date is skipped');
-    assert.deepEqual(await run('2026-04-01'), { charged: 1, failed: 0 });
+    assert.deepEqual(
+      await run('2026-03-01'),
+      { charged: 0, failed: 0, waiting: 0 },
+      'today’s due date is skipped',
+    );
+    assert.deepEqual(await run('2026-04-01'), { charged: 1, failed: 0, waiting: 0 });
   });
 
   it('installments: each on its own due date with its own amount and installment_number, then completed', async () => {
@@ -746,9 +758,9 @@ describe('the sandbox test clock charges schedules', () => {
     assert.equal(schedule.installment_plan, true);
     assert.equal(schedule.next_due_date, '2026-03-05', 'installment 1 is past');
     assert.equal(schedule.pure_amount, '1500.50');
-    assert.deepEqual(await run('2026-08-30'), { charged: 1, failed: 0 });
+    assert.deepEqual(await run('2026-08-30'), { charged: 1, failed: 0, waiting: 0 });
     assert.equal((await schedules.list(ann.userId)).body.schedules[0].pure_amount, '499.50');
-    assert.deepEqual(await run('2026-12-31'), { charged: 1, failed: 0 });
+    assert.deepEqual(await run('2026-12-31'), { charged: 1, failed: 0, waiting: 0 });
     const after = (await schedules.list(ann.userId)).body.schedules[0];
     assert.deepEqual([after.status, after.next_due_date, after.pure_amount], ['completed', null, '499.50']);
     const payments = (await schedulePaymentEvents(t, schedule.schedule_id)).map((e) => e.data.payment);
@@ -777,29 +789,40 @@ describe('the sandbox test clock charges schedules', () => {
     );
   });
 
-  it('off-session authentication_required (4000 0027 6000 3184) fails at once, without retries, and the event says so', async () => {
+  it('off-session authentication_required (4000 0027 6000 3184): the charge waits for the tenant without retries; unconfirmed by its confirm-by day it fails', async () => {
     const ann = await tenant({ rent_due_day: 3 }, PAN.threeDsAlways);
     const schedule = await scheduleOk(ann);
-    assert.deepEqual(await run('2026-03-03'), { charged: 0, failed: 1 });
+    assert.deepEqual(await run('2026-03-03'), { charged: 0, failed: 0, waiting: 1 });
     for (const day of ['2026-03-04', '2026-03-05', '2026-03-06']) {
-      assert.deepEqual(await run(day), { charged: 0, failed: 0 }, day);
+      assert.deepEqual(await run(day), { charged: 0, failed: 0, waiting: 0 }, day);
     }
-    const [event, ...more] = await schedulePaymentEvents(t, schedule.schedule_id);
-    assert.equal(more.length, 0);
-    assert.equal(event!.type, 'payment_failed');
-    assert.equal(event!.data.payment.status, 'failed');
-    assert.equal(event!.data.payment.failure_code, 'authentication_required');
-    assert.equal(
-      event!.data.payment.failure_message,
-      'This card needs the cardholder to authenticate each payment.',
+    assert.deepEqual(
+      await run('2026-03-07'),
+      { charged: 0, failed: 1, waiting: 0 },
+      'the day after confirm_by',
     );
-    assert.equal(event!.data.retry_on, null);
+    const events = await schedulePaymentEvents(t, schedule.schedule_id);
+    assert.equal(events.length, 2);
+    const waiting = events.find((e) => e.type === 'payment_action_required')!;
+    assert.equal(waiting.data.payment.status, 'requires_action');
+    assert.deepEqual(waiting.data.action_required, {
+      reason: 'authentication_required',
+      confirm_by: '2026-03-06',
+    });
+    const failed = events.find((e) => e.type === 'payment_failed')!;
+    assert.equal(failed.data.payment.payment_id, waiting.data.payment.payment_id, 'the same payment');
+    assert.equal(failed.data.payment.failure_code, 'authentication_required');
+    assert.equal(
+      failed.data.payment.failure_message,
+      'The tenant did not confirm this payment with their bank in time.',
+    );
+    assert.equal(failed.data.retry_on, null);
     assert.equal(
       await count(t, 'sandbox_charges WHERE idempotency_key LIKE $1', [`${schedule.schedule_id}:%`]),
       1,
     );
-    // The schedule goes on: the next due date is tried again (and fails the same way).
-    assert.deepEqual(await run('2026-04-03'), { charged: 0, failed: 1 });
+    // The schedule goes on: the next due date waits for the tenant the same way.
+    assert.deepEqual(await run('2026-04-03'), { charged: 0, failed: 0, waiting: 1 });
   });
 
   it('a deleted saved card (deleted before the Client API refused it): the charge fails at once (card_unavailable) without asking the processor', async () => {
@@ -809,8 +832,8 @@ describe('the sandbox test clock charges schedules', () => {
     await t.db.query("UPDATE saved_cards SET status = 'deleted', is_default = false WHERE id = $1", [
       ann.cardId,
     ]);
-    assert.deepEqual(await run('2026-03-09'), { charged: 0, failed: 1 });
-    assert.deepEqual(await run('2026-03-12'), { charged: 0, failed: 0 });
+    assert.deepEqual(await run('2026-03-09'), { charged: 0, failed: 1, waiting: 0 });
+    assert.deepEqual(await run('2026-03-12'), { charged: 0, failed: 0, waiting: 0 });
     const [event] = await schedulePaymentEvents(t, schedule.schedule_id);
     assert.deepEqual(
       [event!.data.payment.failure_code, event!.data.payment.failure_message, event!.data.retry_on],
@@ -830,12 +853,12 @@ describe('the sandbox test clock charges schedules', () => {
     await t.db.query("UPDATE sandbox_tokens SET behaviour = 'insufficient_funds' WHERE id = $1", [
       ann.cardToken,
     ]);
-    assert.deepEqual(await run('2026-03-07'), { charged: 0, failed: 1 });
-    assert.deepEqual(await run('2026-03-07'), { charged: 0, failed: 0 });
-    assert.deepEqual(await run('2026-03-08'), { charged: 0, failed: 1 }, 'day 1');
-    assert.deepEqual(await run('2026-03-09'), { charged: 0, failed: 0 });
-    assert.deepEqual(await run('2026-03-10'), { charged: 0, failed: 1 }, 'day 3');
-    assert.deepEqual(await run('2026-03-20'), { charged: 0, failed: 0 }, 'no fourth attempt');
+    assert.deepEqual(await run('2026-03-07'), { charged: 0, failed: 1, waiting: 0 });
+    assert.deepEqual(await run('2026-03-07'), { charged: 0, failed: 0, waiting: 0 });
+    assert.deepEqual(await run('2026-03-08'), { charged: 0, failed: 1, waiting: 0 }, 'day 1');
+    assert.deepEqual(await run('2026-03-09'), { charged: 0, failed: 0, waiting: 0 });
+    assert.deepEqual(await run('2026-03-10'), { charged: 0, failed: 1, waiting: 0 }, 'day 3');
+    assert.deepEqual(await run('2026-03-20'), { charged: 0, failed: 0, waiting: 0 }, 'no fourth attempt');
     const events = await schedulePaymentEvents(t, id);
     assert.deepEqual(
       events.map((e) => [e.type, e.data.payment.failure_code, e.data.retry_on]),
@@ -860,16 +883,16 @@ describe('the sandbox test clock charges schedules', () => {
     );
 
     // A retry that succeeds ends it: the money is back on the card before day 1.
-    assert.deepEqual(await run('2026-04-07'), { charged: 0, failed: 1 });
+    assert.deepEqual(await run('2026-04-07'), { charged: 0, failed: 1, waiting: 0 });
     await t.db.query("UPDATE sandbox_tokens SET behaviour = 'succeed' WHERE id = $1", [ann.cardToken]);
-    assert.deepEqual(await run('2026-04-08'), { charged: 1, failed: 0 });
-    assert.deepEqual(await run('2026-04-10'), { charged: 0, failed: 0 });
+    assert.deepEqual(await run('2026-04-08'), { charged: 1, failed: 0, waiting: 0 });
+    assert.deepEqual(await run('2026-04-10'), { charged: 0, failed: 0, waiting: 0 });
     // Pausing withdraws a retry still waiting.
     await t.db.query("UPDATE sandbox_tokens SET behaviour = 'card_declined' WHERE id = $1", [ann.cardToken]);
-    assert.deepEqual(await run('2026-05-07'), { charged: 0, failed: 1 });
+    assert.deepEqual(await run('2026-05-07'), { charged: 0, failed: 1, waiting: 0 });
     assert.equal((await schedules.change(id, 'pause')).status, 200);
     assert.equal((await schedules.change(id, 'resume')).status, 200);
-    assert.deepEqual(await run('2026-05-10'), { charged: 0, failed: 0 });
+    assert.deepEqual(await run('2026-05-10'), { charged: 0, failed: 0, waiting: 0 });
     const [withdrawn] = await t.db.query<{ status: string }>(
       "SELECT status FROM schedule_charges WHERE schedule_id = $1 AND due_date = '2026-05-07'",
       [id],
@@ -888,8 +911,8 @@ describe('the sandbox test clock charges schedules', () => {
         tenant: [tenancyBody({ payment_reference: ann.reference, ...tenancy, amount: '100000.01' })],
       }),
     );
-    assert.deepEqual(await run('2026-03-13'), { charged: 0, failed: 1 });
-    assert.deepEqual(await run('2026-03-16'), { charged: 0, failed: 0 }, 'no retry');
+    assert.deepEqual(await run('2026-03-13'), { charged: 0, failed: 1, waiting: 0 });
+    assert.deepEqual(await run('2026-03-16'), { charged: 0, failed: 0, waiting: 0 }, 'no retry');
     const [event, ...more] = await schedulePaymentEvents(t, schedule.schedule_id);
     assert.equal(more.length, 0);
     assert.deepEqual(
@@ -954,7 +977,11 @@ describe('the sandbox test clock charges schedules', () => {
          FROM sessions s WHERE s.id = $1`,
       [ann.sessionId, key, t.app.ctx.processor.name, t.clock.now()],
     );
-    assert.deepEqual(await run('2026-03-11'), { charged: 2, failed: 0 }, 'both recorded, in one batch');
+    assert.deepEqual(
+      await run('2026-03-11'),
+      { charged: 2, failed: 0, waiting: 0 },
+      'both recorded, in one batch',
+    );
     const [annPayment] = await t.db.query<{ idempotency_key: string; status: string }>(
       'SELECT idempotency_key, status FROM payments WHERE schedule_id = $1',
       [annSchedule.schedule_id],
@@ -977,7 +1004,7 @@ describe('the sandbox test clock charges schedules', () => {
     const schedule = await scheduleOk(ann);
     const own = await tenant({ ...tenancy });
     const ownSchedule = await scheduleOk(own, { pure_amount: '900.00' });
-    assert.deepEqual(await run('2026-03-15'), { charged: 2, failed: 0 });
+    assert.deepEqual(await run('2026-03-15'), { charged: 2, failed: 0, waiting: 0 });
     const update = (who: ScheduleTenant, changes: Record<string, unknown>) =>
       api.onboardOk(
         userBody({
@@ -999,7 +1026,7 @@ describe('the sandbox test clock charges schedules', () => {
       'the tenant’s own amount stays',
     );
     // Ann: April 15 and June 15 (every two months from the next due date); the other: every month, April to July.
-    assert.deepEqual(await run('2026-07-15'), { charged: 6, failed: 0 });
+    assert.deepEqual(await run('2026-07-15'), { charged: 6, failed: 0, waiting: 0 });
     assert.deepEqual(
       (
         await t.db.query<{ due_date: string; pure: string }>(
@@ -1025,7 +1052,7 @@ describe('the sandbox test clock charges schedules', () => {
     await t.db.query("UPDATE tenancies SET end_rent_date = '2026-09-01' WHERE payment_reference = $1", [
       own.reference,
     ]);
-    assert.deepEqual(await run('2026-12-31'), { charged: 1, failed: 0 }, 'August 15 only');
+    assert.deepEqual(await run('2026-12-31'), { charged: 1, failed: 0, waiting: 0 }, 'August 15 only');
     assert.equal((await schedules.list(own.userId)).body.schedules[0].status, 'completed');
   });
 
@@ -1034,7 +1061,7 @@ describe('the sandbox test clock charges schedules', () => {
     const schedule = await scheduleOk(ann);
     await t.db.query('UPDATE tenancies SET is_active = false WHERE payment_reference = $1', [ann.reference]);
     t.clock.advance(SECOND);
-    assert.deepEqual(await run('2026-04-30'), { charged: 0, failed: 0 });
+    assert.deepEqual(await run('2026-04-30'), { charged: 0, failed: 0, waiting: 0 });
     const paused = (await schedules.list(ann.userId)).body.schedules[0];
     assert.deepEqual([paused.status, paused.next_due_date], ['paused', '2026-05-25']);
     assert.deepEqual(await scheduleEvents(t, schedule.schedule_id), ['schedule_created', 'schedule_paused']);
@@ -1052,8 +1079,9 @@ describe('the sandbox test clock charges schedules', () => {
     assert.deepEqual((await integrationSchedules(t, otherApi).run('2026-03-28')).body, {
       charged: 0,
       failed: 0,
+      waiting: 0,
     });
-    assert.deepEqual(await run('2026-03-28'), { charged: 1, failed: 0 });
+    assert.deepEqual(await run('2026-03-28'), { charged: 1, failed: 0, waiting: 0 });
     for (const bad of ['2026-02-30', '2026-3-1', 20260301, null, '0000-01-01']) {
       const answer = await schedules.run(bad);
       assert.equal(answer.status, 400, JSON.stringify(bad));

@@ -20,8 +20,11 @@ import { addDays } from './dates.ts';
 /** Processor calls one job makes at once. */
 const PROCESSOR_LANES = 8;
 
-/** What one attempt did: charged, refused, or nothing (another worker recorded this attempt already). */
-export type AttemptOutcome = 'succeeded' | 'failed' | 'skipped';
+/**
+ * What one attempt did: charged, refused, left waiting for the tenant to authenticate it, or nothing (another worker
+ * recorded this attempt already).
+ */
+export type AttemptOutcome = 'succeeded' | 'failed' | 'waiting' | 'skipped';
 
 interface ChargeContext {
   schedule_id: string;
@@ -269,7 +272,10 @@ export class ScheduleCharger {
       });
       if (result.ok) paid.push(charge.session_id);
       events.push({ answer, retryOn, confirmBy: waits ? confirmByOf(firstOn) : null });
-      outcomes.set(attemptKey(charge, request.attempt), result.ok ? 'succeeded' : 'failed');
+      outcomes.set(
+        attemptKey(charge, request.attempt),
+        result.ok ? 'succeeded' : waits ? 'waiting' : 'failed',
+      );
     }
     if (payments.length === 0) return outcomes;
     const atOnce = settlesAtOnce(this.processor);

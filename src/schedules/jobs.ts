@@ -57,6 +57,7 @@ export function scheduleChargeHandler(scheduler: Scheduler): JobHandler {
         charges: requests.length,
         succeeded: count('succeeded'),
         failed: count('failed'),
+        waiting: count('waiting'),
         skipped: count('skipped'),
       },
       'schedule charges attempted',

@@ -253,9 +253,14 @@ export class Scheduler {
   /**
    * The sandbox test clock: everything due as of `asOf` for one integrator, charged now in this call:
    * due dates reached, then every pending charge whose attempt is due (first attempts and retries), `asOf` counting
-   * as the day of each attempt. Returns the attempts that succeeded and those that failed.
+   * as the day of each attempt, and charges that waited for their tenant past their confirm-by day failed. Returns
+   * the attempts that succeeded, those that failed (with the charges that waited too long) and those now waiting for
+   * their tenant.
    */
-  async runAsOf(integratorId: string, asOf: string): Promise<{ charged: number; failed: number }> {
+  async runAsOf(
+    integratorId: string,
+    asOf: string,
+  ): Promise<{ charged: number; failed: number; waiting: number }> {
     await this.reach(asOf, { integratorId, enqueue: false });
     const due = await this.db.query<AttemptRequest>(
       `SELECT schedule_id, due_date::text AS due_date, attempts + 1 AS attempt FROM schedule_charges
@@ -263,7 +268,7 @@ export class Scheduler {
         ORDER BY due_date, schedule_id`,
       [integratorId, asOf],
     );
-    const counts = { charged: 0, failed: 0 };
+    const counts = { charged: 0, failed: 0, waiting: 0 };
     for (const { payment_id } of await this.#waitedTooLong(asOf, integratorId)) {
       await this.expireWaiting(payment_id);
       counts.failed++;
@@ -272,6 +277,7 @@ export class Scheduler {
       for (const outcome of await this.#charger.attemptAll(due.slice(i, i + CHARGES_PER_JOB), asOf)) {
         if (outcome === 'succeeded') counts.charged++;
         else if (outcome === 'failed') counts.failed++;
+        else if (outcome === 'waiting') counts.waiting++;
       }
     }
     return counts;

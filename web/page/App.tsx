@@ -6,10 +6,10 @@ import { ClientApi, type PaymentMethod, type SavedCard, type Session } from './a
 import type { CardFormHandle } from './CardForm.tsx';
 import { Expired, Loading, Receipt, Unavailable } from './EndViews.tsx';
 import type { Embed, FeatureName } from './embed.ts';
-import { lazyModule, PART_FAILED } from './lazy.ts';
+import { lazyModule, PART_FAILED, usePart } from './lazy.ts';
 import { APMS, WALLETS } from './methods.ts';
 import { formatPence, longDate, moneyOf, parseTypedPence } from './money.ts';
-import { amountMismatch, errorOf, type Outcome, type PaymentError, SESSION_EXPIRED } from './outcomes.ts';
+import { errorOf, type Outcome, type PaymentError, SESSION_EXPIRED } from './outcomes.ts';
 import { PayForm } from './PayForm.tsx';
 import { loadStepPanel, loadStripeMode, paymentFlow, type StripeMode } from './payment-flow.ts';
 import type { StripeFieldsHandle } from './StripeFields.tsx';
@@ -18,10 +18,10 @@ import { initialState, pageReducer, totalsOf } from './state.ts';
 export type { PaymentError } from './outcomes.ts';
 
 // Loaded on demand: the Recurring rent tab once the tenant opens it; a payment's step (3DS, a wallet sheet, an
-// APM's page) from the moment Pay is pressed.
-type RecurringPart = typeof import('./Recurring.tsx');
+// APM's page) from the moment Pay is pressed; the recurring charges waiting for the tenant to confirm them (the
+// session's action_required) only when there is one.
 const loadRecurring = lazyModule(() => import('./Recurring.tsx'));
-type StepPart = typeof import('./StepPanel.tsx');
+const loadActionRequired = lazyModule(() => import('./ActionRequired.tsx'));
 // Only inside the SDK's iframe.
 const loadSdkFrame = lazyModule(() => import('./sdk-frame.ts'));
 
@@ -130,7 +130,8 @@ export function App({
           amount: loaded.amount,
         };
         if (embed && options) {
-          const mismatch = amountMismatch(loaded.amount, options);
+          // The SDK's part is loaded: its options came through it.
+          const mismatch = (await loadSdkFrame()).amountMismatch(loaded.amount, options);
           if (mismatch) {
             embed.post('init_error', { error: mismatch });
             const title = 'Payment form not available';
@@ -225,17 +226,11 @@ export function App({
 
   // The parts loaded on demand, requested as soon as they can be needed (hooks, so before any early return).
   const [stripeMode, setStripeMode] = useState<StripeMode>();
-  const [recurringPart, setRecurringPart] = useState<RecurringPart>();
-  const [stepPart, setStepPart] = useState<StepPart>();
   const partFailed = () => dispatch({ type: 'alert', problem: PART_FAILED, focus: false });
-  useEffect(() => {
-    if (state.view === 'recurring') loadRecurring().then(setRecurringPart, partFailed);
-  }, [state.view]);
-  const inStep = phase.name === 'step';
-  useEffect(() => {
-    if (inStep) loadStepPanel().then(setStepPart, partFailed);
-  }, [inStep]);
-  const withStripe = session?.processor.name === 'stripe';
+  const recurringPart = usePart(loadRecurring, state.view === 'recurring', partFailed);
+  const stepPart = usePart(loadStepPanel, phase.name === 'step', partFailed);
+  const actionPart = usePart(loadActionRequired, !!session?.action_required.length, partFailed);
+  const withStripe = session?.processor.stripe !== undefined;
   /** With Stripe: the wallets Stripe.js says this device can pay with (none until it has said). */
   const [stripeWallets, setStripeWallets] = useState<string[]>([]);
   useEffect(() => {
@@ -278,7 +273,8 @@ export function App({
     }
     return undefined;
   };
-  const stripeKeys = session.processor.name === 'stripe' ? session.processor.stripe : undefined;
+  // What the processor declares: its Stripe keys when the Payment Element collects the method.
+  const stripeKeys = session.processor.stripe;
 
   const flow = paymentFlow({
     api,
@@ -379,6 +375,12 @@ export function App({
         </div>
       ) : null}
 
+      {/* First, before the Pay form; hidden during a step like the form, so what it shows stays. */}
+      {actionPart ? (
+        <div hidden={stepView !== undefined}>
+          <actionPart.ActionRequired flow={flow} />
+        </div>
+      ) : null}
       {recurringOn && !stepView ? (
         <nav class="views" aria-label="Payment options">
           <button

@@ -76,18 +76,25 @@ export function Receipt({
         {reopened ? ` on ${longDate(payment.updated_at)}` : ''}.
       </p>
       {reopened ? <p>This payment is complete: there is nothing more to pay here.</p> : null}
-      <dl class="summary">
-        <dt>Payment</dt>
-        <dd>{payment.payment_id}</dd>
-        {/* The rent's reference the tenant knows, not a reference the platform's page made up for its own books. */}
-        <dt>Reference</dt>
-        <dd>{session.tenancy.payment_reference}</dd>
-        <dt>Method</dt>
-        <dd>
-          {METHOD_LABELS[payment.method]}
-          {payment.card ? ` •••• ${payment.card.last4}` : ''}
-        </dd>
-      </dl>
+      <PaymentSummary payment={payment} session={session} />
     </section>
+  );
+}
+
+/** A payment made: its id, the rent's reference and the method (a receipt's details). */
+export function PaymentSummary({ payment, session }: { payment: Payment; session: Session }) {
+  return (
+    <dl class="summary">
+      <dt>Payment</dt>
+      <dd>{payment.payment_id}</dd>
+      {/* The rent's reference the tenant knows, not a reference the platform's page made up for its own books. */}
+      <dt>Reference</dt>
+      <dd>{session.tenancy.payment_reference}</dd>
+      <dt>Method</dt>
+      <dd>
+        {METHOD_LABELS[payment.method]}
+        {payment.card ? ` •••• ${payment.card.last4}` : ''}
+      </dd>
+    </dl>
   );
 }

@@ -34,7 +34,8 @@ export function PayForm(props: {
   const { state, session, dispatch, methods } = props;
   const { method, choice, cards, busy, amountError } = state;
   const { purePence, fee, total } = props.totals;
-  const stripeKeys = session.processor.name === 'stripe' ? session.processor.stripe : undefined;
+  // What the processor declares: its Stripe keys when the Payment Element collects the method.
+  const stripeKeys = session.processor.stripe;
   const isWallet = WALLETS.includes(method);
   const newCardShown = choice === NEW_CARD || !props.savedCardsOn || cards.length === 0;
   // With Stripe a wallet pays from its own button (the Express Checkout Element), never from ours.

@@ -57,6 +57,13 @@ export interface ScheduleSetUp {
   use_installment_plan?: boolean;
 }
 
+/** A recurring charge the tenant's bank wants them to authenticate (SCA); it fails after `confirm_by` (a date). */
+export interface ActionRequired {
+  payment: PublicPayment;
+  reason: 'authentication_required';
+  confirm_by: string;
+}
+
 /** The amount the platform set at user-login: fixed (editable false), a suggestion, or none. */
 export interface SessionAmount {
   pure_amount: string | null;
@@ -70,6 +77,8 @@ export interface Session {
   expires_in_seconds: number;
   /** The payment that completed this session; null while it is unpaid. */
   paid: PublicPayment | null;
+  /** The tenant's recurring charges waiting for them to confirm, oldest first; empty when none. */
+  action_required: ActionRequired[];
   amount: SessionAmount;
   tenant: { first_name: string; last_name: string; email: string };
   tenancy: {
@@ -201,6 +210,11 @@ export class ClientApi {
 
   cancelPayment(id: string): Promise<Payment> {
     return this.#call(`/payments/${encodeURIComponent(id)}/cancel`, 'POST');
+  }
+
+  /** A recurring charge of the tenant's that waits for them: answers it with its step (3DS) to show. */
+  confirmPayment(id: string): Promise<Payment> {
+    return this.#call(`/payments/${encodeURIComponent(id)}/confirm`, 'POST');
   }
 
   async cards(): Promise<SavedCard[]> {

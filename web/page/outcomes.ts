@@ -1,8 +1,6 @@
 /** How a payment ends, as the SDK's promise and the tenant each read it. */
 
-import { ApiProblem, type Payment, type Quote, type SessionAmount } from './api.ts';
-import type { EmbedOptions } from './embed.ts';
-import { parseTypedPence } from './money.ts';
+import { ApiProblem, type Payment, type Quote } from './api.ts';
 
 /** What the SDK's promise rejects with: `{code, message, payment_id?, decline_code?}`. */
 export interface PaymentError {
@@ -49,35 +47,6 @@ export function errorOf(error: unknown): PaymentError {
     };
   }
   return { code: 'unexpected', message: error instanceof Error ? error.message : String(error) };
-}
-
-/**
- * Whether the SDK's options fit the session's amount: the platform's server fixes it at user-login and the
- * integrator's page can only narrow it (the browser never widens the amount).
- */
-export function amountMismatch(amount: SessionAmount, options: EmbedOptions): PaymentError | undefined {
-  if (!amount.editable && amount.pure_amount !== null) {
-    const differs =
-      options.pure_amount !== null &&
-      parseTypedPence(options.pure_amount) !== parseTypedPence(amount.pure_amount);
-    if (differs || options.isAmountEditable) {
-      return {
-        code: 'amount_mismatch',
-        message: differs
-          ? `The amount of this session is fixed at ${amount.pure_amount} by the platform; pure_amount ${options.pure_amount} does not match it.`
-          : `The amount of this session is fixed at ${amount.pure_amount} by the platform; isAmountEditable cannot be true.`,
-        pure_amount: amount.pure_amount,
-      };
-    }
-    return undefined;
-  }
-  if (options.pure_amount === null && amount.pure_amount === null && !options.isAmountEditable) {
-    return {
-      code: 'invalid_option',
-      message: 'pure_amount is required unless the session has an amount or isAmountEditable is true.',
-    };
-  }
-  return undefined;
 }
 
 /** What the tenant can do after a failed payment, by its reason; every failure says nothing was charged. */

@@ -59,7 +59,8 @@ export function paymentFlow(context: FlowContext) {
   const { api, session, state, dispatch, embed, stepAbort } = context;
   const { method, choice, options } = state;
   const { purePence, fee, total } = context.totals;
-  const stripeKeys = session.processor.name === 'stripe' ? session.processor.stripe : undefined;
+  // What the processor declares: its Stripe keys when the Payment Element collects the method.
+  const stripeKeys = session.processor.stripe;
   const stepPhase = (view: ActionView) => dispatch({ type: 'phase', phase: { name: 'step', view } });
   const ready = () => dispatch({ type: 'phase', phase: { name: 'ready' } });
 
@@ -418,5 +419,9 @@ export function paymentFlow(context: FlowContext) {
     }
   };
 
-  return { submit, openWallet };
+  // `follow` and the context: the recurring charges waiting for the tenant (ActionRequired.tsx) follow their step
+  // exactly as Pay does.
+  return { submit, openWallet, follow: followPayment, context };
 }
+
+export type PaymentFlow = ReturnType<typeof paymentFlow>;

@@ -1,8 +1,10 @@
 /**
  * Only inside the SDK's iframe (loaded there on demand): SVC.init's and SVC.update's options, checked again since
- * they cross a trust boundary, the integrator's appearance, and the messages the SDK sends.
+ * they cross a trust boundary (and against the session's amount), the integrator's appearance, and the messages the
+ * SDK sends.
  */
 
+import type { SessionAmount } from './api.ts';
 import {
   type Appearance,
   type AppearanceVariable,
@@ -12,6 +14,8 @@ import {
   type EmbedOptions,
   type FeatureName,
 } from './embed.ts';
+import { parseTypedPence } from './money.ts';
+import type { PaymentError } from './outcomes.ts';
 
 const FEATURE_NAMES: readonly FeatureName[] = ['apms', 'wallets', 'recurring', 'savedCards'];
 const THEMES: readonly string[] = ['default', 'night', 'flat'];
@@ -182,4 +186,33 @@ export function connectSdk(embed: Embed, handlers: SdkHandlers): () => void {
   });
   embed.post('loaded');
   return stop;
+}
+
+/**
+ * Whether the SDK's options fit the session's amount: the platform's server fixes it at user-login and the
+ * integrator's page can only narrow it (the browser never widens the amount).
+ */
+export function amountMismatch(amount: SessionAmount, options: EmbedOptions): PaymentError | undefined {
+  if (!amount.editable && amount.pure_amount !== null) {
+    const differs =
+      options.pure_amount !== null &&
+      parseTypedPence(options.pure_amount) !== parseTypedPence(amount.pure_amount);
+    if (differs || options.isAmountEditable) {
+      return {
+        code: 'amount_mismatch',
+        message: differs
+          ? `The amount of this session is fixed at ${amount.pure_amount} by the platform; pure_amount ${options.pure_amount} does not match it.`
+          : `The amount of this session is fixed at ${amount.pure_amount} by the platform; isAmountEditable cannot be true.`,
+        pure_amount: amount.pure_amount,
+      };
+    }
+    return undefined;
+  }
+  if (options.pure_amount === null && amount.pure_amount === null && !options.isAmountEditable) {
+    return {
+      code: 'invalid_option',
+      message: 'pure_amount is required unless the session has an amount or isAmountEditable is true.',
+    };
+  }
+  return undefined;
 }

@@ -438,6 +438,31 @@ export class SandboxProcessor implements PaymentProcessor {
     }
   }
 
+  /**
+   * An off-session card charge refused with `authentication_required`, confirmed again now that its customer is
+   * here: it waits for the 3DS page, like an on-session charge of the card. Any other charge answers how it stands.
+   */
+  async confirmWithCustomer(processorPaymentId: string, paymentToken: string): Promise<ProcessorOutcome> {
+    await this.db.query(
+      `UPDATE sandbox_charges SET status = 'action_required', refusal_code = NULL, updated_at = $3
+        WHERE id = $1 AND token_id = $2 AND status = 'refused' AND refusal_code = 'authentication_required'`,
+      [processorPaymentId, paymentToken, this.clock.now()],
+    );
+    const [charge] = await this.db.query<ChargeRow>(
+      'SELECT id, method, status, refusal_code FROM sandbox_charges WHERE id = $1',
+      [processorPaymentId],
+    );
+    if (!charge) {
+      return {
+        status: 'refused',
+        processorPaymentId: null,
+        code: 'unknown_charge',
+        message: 'There is no such charge.',
+      };
+    }
+    return this.#outcome(charge);
+  }
+
   /** A charge waiting (or once waiting) for this kind of answer, for its page; undefined if there is none. */
   async challenge(chargeId: string, kind: ChallengeKind): Promise<SandboxChallenge | undefined> {
     const [charge] = await this.db.query<SandboxChallenge>(
