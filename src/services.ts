@@ -15,6 +15,7 @@ import { createPaymentProcessor } from './processors/create.ts';
 import type { PaymentProcessor } from './processors/processor.ts';
 import { Scheduler } from './schedules/scheduler.ts';
 import { ScheduleService } from './schedules/service.ts';
+import { settleWaitingCharge } from './schedules/waiting-charges.ts';
 import { SessionService } from './sessions/service.ts';
 import { WebhookService } from './webhooks/service.ts';
 
@@ -46,7 +47,7 @@ export function createServices(
   log?: Logger,
 ): Services {
   const paymentProcessor = processor ?? createPaymentProcessor(config, db, clock, log);
-  const payments = new PaymentService(db, clock, paymentProcessor);
+  const payments = new PaymentService(db, clock, paymentProcessor, settleWaitingCharge);
   return {
     documents: new DocumentService(db, new DatabaseDocumentStore(db, clock, documentCipherFor(config))),
     integrators: new IntegratorService(db, clock, config.serviceEnv),

@@ -152,7 +152,7 @@ describe('rent ledger over 14 months', () => {
       at(due);
       const run = await server('POST', '/sandbox/run-schedules/', { as_of: due });
       assert.equal(run.status, 200, run.text);
-      assert.deepEqual(run.body, { charged: due === MISSED ? 0 : 1, failed: 0 }, due);
+      assert.deepEqual(run.body, { charged: due === MISSED ? 0 : 1, failed: 0, waiting: 0 }, due);
       await deliver();
       if (due === MISSED) {
         for (const days of [1, 7]) {

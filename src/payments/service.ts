@@ -2,9 +2,8 @@ import { isCardAttempt, isIssuerDecline, settleCardAttempt } from '../cards/card
 import { SavedCardService } from '../cards/service.ts';
 import type { SavedCardRow } from '../cards/view.ts';
 import type { Clock } from '../platform/clock/clock.ts';
-import type { Db } from '../platform/db/db.ts';
+import type { Db, Queryable } from '../platform/db/db.ts';
 import { type PaymentProcessor, type ProcessorOutcome, paymentStatusFor } from '../processors/processor.ts';
-import { settleWaitingCharge } from '../schedules/waiting-charges.ts';
 import type { SessionRow } from '../sessions/service.ts';
 import type { PaymentStatus } from '../shared/vocabulary.ts';
 import { type CreatePaymentInput, type CreatePaymentResult, NewPaymentWriter } from './create.ts';
@@ -54,10 +53,19 @@ export class PaymentService {
   readonly settlement: SettlementService;
   readonly #newPayments: NewPaymentWriter;
 
+  /**
+   * `settleScheduledCharge`: ends the recurring charge a scheduled payment paid for (the schedules domain's,
+   * wired by the composition root), in the transaction that ends the payment.
+   */
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly processor: PaymentProcessor,
+    private readonly settleScheduledCharge: (
+      tx: Queryable,
+      payment: PaymentRow,
+      now: Date,
+    ) => Promise<void> = async () => undefined,
   ) {
     this.cards = new SavedCardService(db, clock, processor);
     this.refunds = new RefundService(db, clock, processor);
@@ -257,7 +265,7 @@ export class PaymentService {
           payment.schedule_id ? { retry_on: null } : {},
         );
       }
-      if (payment.schedule_id && FINAL.includes(status)) await settleWaitingCharge(tx, payment, now);
+      if (payment.schedule_id && FINAL.includes(status)) await this.settleScheduledCharge(tx, payment, now);
       // A card attempt of the Client API was counted as pending: an issuer decline keeps it, any end removes it.
       const card = payment.card_last4 === null ? null : { brand: payment.card_brand };
       if (isCardAttempt(payment.method, card) && payment.schedule_id === null && FINAL.includes(status)) {
