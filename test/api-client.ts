@@ -72,7 +72,7 @@ export function assertFields<T extends object>(actual: T, expected: { [K in keyo
   }
 }
 
-/** The contract's `{"error", "detail"}` shape, with this status and error code (and a detail matching `detail`). */
+/** The documented `{"error", "detail"}` error shape, with this status and error code (and a detail matching `detail`). */
 export function assertError(response: Answer, status: number, code: string, detail?: RegExp): void {
   assert.equal(response.status, status, JSON.stringify(response.body));
   assert.deepEqual(Object.keys(response.body).sort(), ['detail', 'error']);

@@ -134,7 +134,7 @@ describe('rentpay payments: Operator API and CLI', () => {
     assert.match(shown.stdout, new RegExp(`integrator_id\\s+${acme.integratorId}\\n`));
   });
 
-  it('Operator API: filters, newest first, cursor pagination, one payment, errors in the contract shape', async () => {
+  it('Operator API: filters, newest first, cursor pagination, one payment, errors in the documented error shape', async () => {
     // Each payment a minute after the last, so newest first is a known order.
     const made: { payment_id: string; integrator: string; status: string; session_id: string }[] = [];
     const retrySession = await newSession(other);

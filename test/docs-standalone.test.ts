@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * The published docs (README.md, docs/**.md and the example's README) stand alone: they state facts and never cite internal documents
- * (a contract's sections, a service spec), and every relative link to another page reaches a file that exists.
+ * (numbered sections or files a reader of rentpay cannot open), and every relative link to another page reaches a file
+ * that exists.
  */
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 

@@ -7,7 +7,7 @@ import { cardToken, count, newTenant, PAN, walletToken } from './payment-client.
 const ALL_ON = { apms: true, wallets: true, recurring: true, savedCards: true };
 const NOT_ENABLED = { method: ['This payment method is not enabled for this integration.'] };
 
-describe('per-integrator features (contract §3): operator setting, client session, engine', () => {
+describe('per-integrator features (apms, wallets, recurring, savedCards): operator setting, client session, engine', () => {
   let t: TestApp;
 
   before(async () => {

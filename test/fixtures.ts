@@ -76,7 +76,7 @@ export function manyUsers(n: number, start = 1, prefix = 'bulk'): Record<string,
   });
 }
 
-/** The keys of a Payment in contract §2, sorted; each surface adds its own (next_action, integrator_id, ...). */
+/** The keys every API's Payment has, sorted; each surface adds its own (next_action, integrator_id, ...). */
 export const CONTRACT_PAYMENT_KEYS = [
   'amount',
   'card',

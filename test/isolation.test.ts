@@ -4,7 +4,7 @@ import { type Api, assertWritesNothing, integrationApi, startIntegration, UNLIMI
 import { userWithTenancies } from './fixtures.ts';
 import type { TestApp } from './helpers.ts';
 
-/** Contract §2: each integrator sees only its own users, tenancies, sessions and payments. */
+/** Each integrator sees only its own users, tenancies, sessions and payments. */
 describe('isolation between integrators', () => {
   let t: TestApp;
   let a: Api;

@@ -240,7 +240,8 @@ const onboardingBody = fc.oneof(
 );
 
 // ---------------------------------------------------------------------------------------------------------
-// The property: never a 5xx; a 4xx writes nothing and answers in one of the contract's two error shapes.
+// The property: never a 5xx; a 4xx writes nothing and answers in one of the two documented error shapes
+// (`{error, detail}`, or field errors).
 // ---------------------------------------------------------------------------------------------------------
 
 function assertErrorShape(response: Answer) {
@@ -256,7 +257,7 @@ function assertErrorShape(response: Answer) {
       messages.length > 0 &&
       messages.every((m) => typeof m === 'string' && m !== ''),
   );
-  assert.ok(isErrorDetail || isFieldErrors, `not a contract error shape: ${JSON.stringify(body)}`);
+  assert.ok(isErrorDetail || isFieldErrors, `not a documented error shape: ${JSON.stringify(body)}`);
 }
 
 async function checkRequest(

@@ -29,7 +29,7 @@ type FieldErrors = Record<string, string[]>;
 let sequence = 0;
 
 /**
- * A valid user in which every field of the spec's tables is present (installment plan and KYC links
+ * A valid user in which every onboarding field is present (installment plan and KYC links
  * included), with its own user_id, email and payment_reference so that passing cases never collide.
  */
 function fullUser(): { body: Body; n: number } {
@@ -65,9 +65,9 @@ function assertOutcome(response: Answer, errors: FieldErrors | undefined) {
 const at = (path: Path, prefix?: number) => [...(prefix === undefined ? [] : [prefix]), ...path].join('.');
 
 // ---------------------------------------------------------------------------------------------------------
-// The field table: every field of User, Tenancy, Installment payment, Installment and KYC (spec tables),
-// with its kind, whether it is required and its maximum length (spec Limits; `implementationMax` marks a
-// limit the service adds where the spec gives none).
+// The field table: every field of User, Tenancy, Installment payment, Installment and KYC, with its kind,
+// whether it is required and its maximum length (`implementationMax` marks a limit rentpay adds of its own
+// beside the documented ones).
 // ---------------------------------------------------------------------------------------------------------
 
 type Kind =
@@ -227,7 +227,7 @@ function casesFor(field: FieldSpec): Case[] {
   }
   if (field.max !== undefined) {
     const max = field.max;
-    const source = field.implementationMax ? 'implementation limit' : 'spec limit';
+    const source = field.implementationMax ? 'rentpay limit' : 'documented limit';
     cases.push({
       name: `${name}: exactly ${max} characters passes (${source})`,
       mutate: (body, n) => setPath(body, field.path, valueOfLength(field.kind, max, n)),
@@ -276,7 +276,7 @@ describe('onboarding validation: every field of every resource (table)', () => {
     }
   }
 
-  it('array body: the contract example path 3.tenant.0.post_code', async () => {
+  it('array body: a field error names its path, e.g. 3.tenant.0.post_code', async () => {
     const items = fullUsers(4);
     setPath(items[3], [...TENANCY, 'post_code'], 'x'.repeat(61));
     assertOutcome(await api.onboard(items), {

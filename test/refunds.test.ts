@@ -167,7 +167,7 @@ describe('operator refunds: pending first, idempotent by key, finished by a job'
     }
   });
 
-  it('the payment_refunded event keeps the contract keys and adds the refund', async () => {
+  it('the payment_refunded event keeps the Payment’s keys and adds the refund', async () => {
     const paymentId = await paidPayment(t, api);
     const made = await refund(t, paymentId, '50.00', 'event-key');
     const [event] = await t.db.query<{ data: Record<string, unknown> }>(

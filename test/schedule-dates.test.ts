@@ -72,7 +72,7 @@ describe('due-date arithmetic', () => {
     assert.equal(dueDateInMonth(2000, 2, 29), '2000-02-29');
   });
 
-  it('the frequencies of the spec step 1, 2, 3, 4, 5, 6 and 12 months', () => {
+  it('every_1_month … every_12_months step 1, 2, 3, 4, 5, 6 and 12 months', () => {
     assert.deepEqual(
       FREQUENCIES.map((f) => FREQUENCY_MONTHS[f]),
       [1, 2, 3, 4, 5, 6, 12],

@@ -5,7 +5,7 @@ import { tenancyBody, userBody } from './fixtures.ts';
 import type { TestApp } from './helpers.ts';
 import { answerChallenge, type Client, cardToken, clientOf, PAN } from './payment-client.ts';
 
-/** The keys of contract §2's Schedule, sorted. */
+/** The keys of a Schedule as every API shows it, sorted. */
 export const SCHEDULE_KEYS = [
   'amount',
   'authorization',

@@ -38,7 +38,7 @@ describe('recurring schedules: Client API, Integration API and the sandbox test 
   const tenant = (tenancy: Record<string, unknown> = {}, pan = PAN.visa) =>
     scheduleTenant(t, api, tenancy, pan, () => runJobs(t));
 
-  it('set up: 201 the Schedule of contract §2 with the tenancy’s rent and next due date, and schedule_created', async () => {
+  it('set up: 201 the Schedule (exactly its documented keys) with the tenancy’s rent and next due date, and schedule_created', async () => {
     const sam = await tenant({ rent_due_day: 15, amount: '950.00' });
     const answer = await createSchedule(sam);
     assert.equal(answer.status, 201, JSON.stringify(answer.body));

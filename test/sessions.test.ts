@@ -406,8 +406,8 @@ describe('session query: GET /api/third-party/session/{session_id}/', () => {
       { pure_amount: null, editable: true },
       'without pure_amount the tenant chooses',
     );
-    // kyc_documents is not in the contract's listing; it carries the KYC fetch states the contract says
-    // the session query shows ("the agreement URL (and any KYC URL) ... its state ... is shown").
+    // kyc_documents carries the fetch state of each KYC document link, which the session query shows beside the
+    // agreement's.
     assert.deepEqual(Object.keys(body.user).sort(), [
       'date_of_birth',
       'email',

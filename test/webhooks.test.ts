@@ -122,7 +122,7 @@ describe('webhooks: delivery', () => {
     assert.equal(body.data.email, tenant.email);
     assert.equal(body.data.user_id, tenant.userId);
     const { next_action: _, ...payment } = paid.body;
-    assert.deepEqual(body.data.payment, payment, 'the contract Payment, as the Client API answered it');
+    assert.deepEqual(body.data.payment, payment, 'the Payment, as the Client API answered it');
     assert.ok(body.data.payment.updated_at, 'the payload carries updated_at for ordering');
 
     const shown = await operator(t, 'GET', `/webhooks/events/${event.id}`);
@@ -138,7 +138,7 @@ describe('webhooks: delivery', () => {
     assert.ok(attempt.latency_ms >= 0);
   });
 
-  it('every event type of contract §4 is delivered with its data', async () => {
+  it('every event type is delivered with its data', async () => {
     const { t, receiver, integrator } = s;
     const types: [EventType, Record<string, unknown>][] = [
       ['payment_success', PAYMENT_DATA],
