@@ -154,26 +154,13 @@ export class PaymentService {
     return row;
   }
 
-  /** The tenant's recurring charges their bank wants them to authenticate, oldest first, with their confirm-by day. */
-  waitingForTenant(session: ClientSession): Promise<(PaymentRow & { confirm_by: string })[]> {
-    return this.db.query<PaymentRow & { confirm_by: string }>(
-      `SELECT p.*, (c.next_attempt_on - 1)::text AS confirm_by
-         FROM payments p JOIN schedule_charges c ON c.last_payment_id = p.id AND c.status = 'requires_action'
-        WHERE p.user_id = $1 AND p.integrator_id = $2 AND p.status = 'requires_action' AND p.schedule_id IS NOT NULL
-        ORDER BY p.created_at, p.id`,
-      [session.user_id, session.integrator_id],
-    );
-  }
-
   /**
    * The tenant confirms a recurring charge their bank wants authenticated: the processor confirms it on session with
    * the same card, and the payment's next action (3DS) is what the page shows. A payment not waiting for them is
    * answered as it stands.
    */
-  async confirmWithTenant(session: ClientSession, paymentId: string): Promise<PaymentRow | undefined> {
-    const payment = await this.get(session, paymentId);
-    if (!payment?.schedule_id || !waitsForTenant(payment) || !this.processor.confirmWithCustomer)
-      return payment;
+  async confirmWithTenant(payment: PaymentRow): Promise<PaymentRow> {
+    if (!waitsForTenant(payment) || !this.processor.confirmWithCustomer) return payment;
     const outcome = await this.processor.confirmWithCustomer(
       payment.processor_payment_id!,
       payment.processor_token!,

@@ -1,8 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ServiceError } from '../../platform/errors.ts';
-import { ErrorResponse } from '../../platform/http/schemas.ts';
-import { BadRequest, clientErrors, NotFound } from '../../sessions/client-schemas.ts';
-import { ClientPayment, clientPayment, PaymentParams } from './payment-schemas.ts';
+import { clientPayment, PaymentParams, waitingPaymentResponses } from './payment-schemas.ts';
 
 export const cancelPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -17,17 +15,7 @@ export const cancelPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
           'outcome if the tenant answered first. No body.',
         tags: ['Payments'],
         params: PaymentParams,
-        response: {
-          200: ClientPayment,
-          ...clientErrors({
-            400: BadRequest,
-            404: NotFound,
-            409: {
-              ...ErrorResponse,
-              description: 'conflict: the payment is not waiting for authentication.',
-            },
-          }),
-        },
+        response: waitingPaymentResponses('the payment is not waiting for authentication.'),
       },
     },
     async (request) => {

@@ -1,8 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ServiceError } from '../../platform/errors.ts';
-import { ErrorResponse } from '../../platform/http/schemas.ts';
-import { BadRequest, clientErrors, NotFound } from '../../sessions/client-schemas.ts';
-import { ClientPayment, clientPayment, PaymentParams } from './payment-schemas.ts';
+import { clientPayment, PaymentParams, waitingPaymentResponses } from './payment-schemas.ts';
 
 export const confirmPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -18,17 +16,7 @@ export const confirmPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
           'payment as it stands. No body.',
         tags: ['Payments'],
         params: PaymentParams,
-        response: {
-          200: ClientPayment,
-          ...clientErrors({
-            400: BadRequest,
-            404: NotFound,
-            409: {
-              ...ErrorResponse,
-              description: 'conflict: the payment is not a recurring charge waiting for the tenant.',
-            },
-          }),
-        },
+        response: waitingPaymentResponses('the payment is not a recurring charge waiting for the tenant.'),
       },
     },
     async (request) => {
@@ -41,8 +29,7 @@ export const confirmPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
           `Only a recurring charge waiting for the tenant can be confirmed; this payment is ${found.status}.`,
         );
       }
-      const payment = await app.ctx.payments.confirmWithTenant(session, found.id);
-      return clientPayment(payment ?? found);
+      return clientPayment(await app.ctx.payments.confirmWithTenant(found));
     },
   );
 };

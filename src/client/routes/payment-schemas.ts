@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { NextActionView, type PaymentRow, PaymentView, paymentView } from '../../payments/view.ts';
-import { IdString } from '../../platform/http/schemas.ts';
+import { ErrorResponse, IdString } from '../../platform/http/schemas.ts';
+import { BadRequest, clientErrors, NotFound } from '../../sessions/client-schemas.ts';
 
 /** A payment of the session in the path. */
 export const PaymentParams = Type.Object({
@@ -18,4 +19,16 @@ export const ClientPayment = Type.Object(
 
 export function clientPayment(row: PaymentRow) {
   return { ...paymentView(row), next_action: row.status === 'requires_action' ? row.next_action : null };
+}
+
+/** The answers of a route acting on one waiting payment: the payment, or 409 `conflict` when it is not waiting. */
+export function waitingPaymentResponses(conflict: string) {
+  return {
+    200: ClientPayment,
+    ...clientErrors({
+      400: BadRequest,
+      404: NotFound,
+      409: { ...ErrorResponse, description: `conflict: ${conflict}` },
+    }),
+  };
 }

@@ -6,6 +6,7 @@ import { PaymentView, paymentView } from '../../payments/view.ts';
 import { Timestamp } from '../../platform/http/schemas.ts';
 import { utcDate } from '../../schedules/dates.ts';
 import { nextRentDue } from '../../schedules/view.ts';
+import { chargesWaitingForTenant } from '../../schedules/waiting-charges.ts';
 import { clientErrors } from '../../sessions/client-schemas.ts';
 import { SessionAmountView, sessionAmountView } from '../../sessions/schemas.ts';
 import { formatBps, formatPence, MAX_PURE_AMOUNT_PENCE, MIN_PURE_AMOUNT_PENCE } from '../../shared/money.ts';
@@ -179,11 +180,13 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
           ),
         ),
         paid: await paidView(app.ctx.payments, session),
-        action_required: (await app.ctx.payments.waitingForTenant(session)).map((payment) => ({
-          payment: paymentView(payment),
-          reason: 'authentication_required' as const,
-          confirm_by: payment.confirm_by,
-        })),
+        action_required: (await chargesWaitingForTenant(app.ctx.db, session)).map(
+          ({ payment, confirmBy }) => ({
+            payment: paymentView(payment),
+            reason: 'authentication_required' as const,
+            confirm_by: confirmBy,
+          }),
+        ),
         amount: sessionAmountView(session),
         tenant: { first_name: user.first_name, last_name: user.last_name, email: user.email },
         tenancy: {

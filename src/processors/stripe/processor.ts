@@ -190,15 +190,11 @@ export class StripeProcessor implements PaymentProcessor {
         intent = await this.#stripe.paymentIntents.retrieve(processorPaymentId);
       } else throw error;
     }
-    const outcome = outcomeOfIntent(intent);
-    if (outcome.status === 'refused' && intent.status !== 'canceled') await this.discardFailed(intent.id);
-    return outcome;
+    return this.#outcomeWithdrawingFailure(intent);
   }
 
   async complete(processorPaymentId: string): Promise<ProcessorOutcome> {
-    const outcome = outcomeOfIntent(await this.#stripe.paymentIntents.retrieve(processorPaymentId));
-    if (outcome.status === 'refused') await this.discardFailed(processorPaymentId);
-    return outcome;
+    return this.#outcomeWithdrawingFailure(await this.#stripe.paymentIntents.retrieve(processorPaymentId));
   }
 
   async cancel(processorId: string): Promise<ProcessorOutcome> {
@@ -375,8 +371,31 @@ export class StripeProcessor implements PaymentProcessor {
     };
   }
 
+  /** Stripe's words and request id go to the log (for support to look up at Stripe), never to the tenant. */
   #logRefusal(error: Stripe.errors.StripeError, idempotencyKey: string): void {
-    logRefusal(this.log, error, idempotencyKey);
+    this.log?.warn(
+      {
+        stripe_request_id: error.requestId,
+        stripe_status: error.statusCode,
+        stripe_code: error.code,
+        stripe_param: error.param,
+        stripe_message: error.message,
+        idempotency_key: idempotencyKey,
+      },
+      'Stripe refused the request: the attempt failed',
+    );
+  }
+
+  /** The intent's outcome; a refused one (unless `keep` says the customer may still complete it) is withdrawn. */
+  async #outcomeWithdrawingFailure(
+    intent: Stripe.PaymentIntent,
+    keep: (outcome: ProcessorOutcome) => boolean = () => false,
+  ): Promise<ProcessorOutcome> {
+    const outcome = outcomeOfIntent(intent);
+    if (outcome.status === 'refused' && intent.status !== 'canceled' && !keep(outcome)) {
+      await this.discardFailed(intent.id);
+    }
+    return outcome;
   }
 
   /**
@@ -412,27 +431,8 @@ export class StripeProcessor implements PaymentProcessor {
       }
     }
     if (replayed) intent = await this.#stripe.paymentIntents.retrieve(intent.id);
-    const outcome = outcomeOfIntent(intent);
-    if (outcome.status === 'refused' && intent.status !== 'canceled' && !keep(outcome)) {
-      await this.discardFailed(intent.id);
-    }
-    return outcome;
+    return this.#outcomeWithdrawingFailure(intent, keep);
   }
-}
-
-/** Stripe's words and request id go to the log (for support to look up at Stripe), never to the tenant. */
-function logRefusal(log: Logger | undefined, error: Stripe.errors.StripeError, idempotencyKey: string): void {
-  log?.warn(
-    {
-      stripe_request_id: error.requestId,
-      stripe_status: error.statusCode,
-      stripe_code: error.code,
-      stripe_param: error.param,
-      stripe_message: error.message,
-      idempotency_key: idempotencyKey,
-    },
-    'Stripe refused the request: the attempt failed',
-  );
 }
 
 function cardOf(card: { brand: string; last4: string; exp_month: number; exp_year: number }): CardDetails {
