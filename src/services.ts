@@ -48,17 +48,24 @@ export function createServices(
 ): Services {
   const paymentProcessor = processor ?? createPaymentProcessor(config, db, clock, log);
   const payments = new PaymentService(db, clock, paymentProcessor, settleWaitingCharge);
+  const ledger = new LedgerService(db, clock);
   return {
     documents: new DocumentService(db, new DatabaseDocumentStore(db, clock, documentCipherFor(config))),
     integrators: new IntegratorService(db, clock, config.serviceEnv),
-    ledger: new LedgerService(db, clock),
+    ledger,
     onboarding: new OnboardingService(db, clock),
     sessions: new SessionService(db, clock, config.userTokenTtlSeconds, config.sessionTtlSeconds),
     processor: paymentProcessor,
     reminders: new ReminderService(db, clock),
     payments,
     payouts: new PayoutService(db, clock, config.serviceEnv),
-    schedules: new ScheduleService(db, clock),
+    schedules: new ScheduleService(db, clock, async (q, tenancyId) => {
+      const found = await ledger.position(tenancyId, ledger.today(), q);
+      const dues = found?.position.dues ?? [];
+      const unpaid = dues.findIndex((due) => due.settled_on === null);
+      const lastPaid = (unpaid === -1 ? dues.at(-1) : dues[unpaid - 1])?.date ?? null;
+      return { firstUnpaid: unpaid === -1 ? null : dues[unpaid]!.date, lastPaid, known: dues.length > 0 };
+    }),
     scheduler: new Scheduler(db, clock, paymentProcessor, (id) => payments.expireWaiting(id)),
     webhooks: new WebhookService(db, clock),
   };

@@ -106,16 +106,19 @@ describe('user-login fixes the amount', () => {
     }
   });
 
-  it('a recurring schedule set up in a fixed session charges that amount and no other', async () => {
+  it('recurring rent set up in a fixed session charges the tenancy’s rent, never the one-off amount', async () => {
     const tenant = await scheduleTenant(t, api, {}, PAN.visa, () => runJobs(t));
-    const fixed = await api.login({ email: tenant.email, pure_amount: '875.00' });
+    const fixed = await api.login({ email: tenant.email, pure_amount: '4800.00' });
     const client = clientOf(t, fixed.body.token);
-    const refused = await createSchedule({ client, cardId: tenant.cardId }, { pure_amount: '1.00' });
-    assert.equal(refused.status, 400);
-    assert.match(refused.body.pure_amount[0], /fixed at 875\.00/);
+    for (const pureAmount of ['1.00', '4800.00']) {
+      const refused = await createSchedule({ client, cardId: tenant.cardId }, { pure_amount: pureAmount });
+      assert.equal(refused.status, 400);
+      assert.match(refused.body.pure_amount[0], /fixed this session’s amount \(4800\.00\) for one payment/);
+      assert.match(refused.body.pure_amount[0], /tenancy’s rent \(1200\.00\)/);
+    }
     assert.equal(await count(t, 'schedules WHERE user_id IS NOT NULL'), 0);
     const schedule = await scheduleOk({ ...tenant, client });
-    assert.equal(schedule.pure_amount, '875.00', 'the fixed amount, not the tenancy rent (1200.00)');
+    assert.equal(schedule.pure_amount, '1200.00', 'the tenancy’s rent, not the session’s one-off 4800.00');
   });
 });
 

@@ -217,6 +217,7 @@ describe('recurring schedules: Client API, Integration API and the sandbox test 
         { due_date: '2026-05-31', pure_amount: '1200.00', fee: '17.40', amount: '1217.40' },
       ],
       last_due_date: '2026-12-31',
+      paid_through: null,
       authorization: { version: 'recurring-card-2026-11', text },
     });
     assert.equal(

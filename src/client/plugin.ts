@@ -11,6 +11,7 @@ import { cancelPaymentRoute } from './routes/cancel-payment.ts';
 import { savedCardRoutes } from './routes/cards.ts';
 import { confirmPaymentRoute } from './routes/confirm-payment.ts';
 import { createPaymentRoute } from './routes/create-payment.ts';
+import { extendSessionRoute } from './routes/extend-session.ts';
 import { getPaymentRoute } from './routes/get-payment.ts';
 import { clientSessionRoute } from './routes/session.ts';
 
@@ -71,6 +72,7 @@ const authenticatedClientRoutes: FastifyPluginAsync = async (app) => {
     }),
   );
   await app.register(clientSessionRoute);
+  await app.register(extendSessionRoute);
   await app.register(createPaymentRoute);
   await app.register(getPaymentRoute);
   await app.register(cancelPaymentRoute);

@@ -1,9 +1,10 @@
 import type { Clock } from '../platform/clock/clock.ts';
-import type { Db } from '../platform/db/db.ts';
+import type { Db, Queryable } from '../platform/db/db.ts';
 import { utcDate } from '../schedules/dates.ts';
 import type { Frequency, InstallmentPlan } from '../shared/vocabulary.ts';
 import { buildLedger, type Ledger, type LedgerPayment, type LedgerPayout } from './balance.ts';
-import { dueThrough, type TenancyDueTerms } from './due-dates.ts';
+import { dueSeries, dueThrough, type TenancyDueTerms } from './due-dates.ts';
+import { type RentPosition, rentPosition } from './position.ts';
 
 /** A tenancy with everything its ledger is made of, read in one statement. */
 export interface TenancyLedgerInput {
@@ -63,6 +64,7 @@ export const LEDGER_INPUT_COLUMNS = `
               FROM payouts po WHERE po.tenancy_id = t.id AND po.status = 'paid'), '[]') AS payouts`;
 
 const LEDGER_INPUT = `SELECT ${LEDGER_INPUT_COLUMNS} FROM tenancies t WHERE t.integrator_id = $1 AND t.payment_reference = $2`;
+const LEDGER_INPUT_BY_ID = `SELECT ${LEDGER_INPUT_COLUMNS} FROM tenancies t WHERE t.id = $1`;
 
 export function toInput(row: InputRow): TenancyLedgerInput {
   const installments = row.installment_plan?.installments.length
@@ -126,6 +128,31 @@ export class LedgerService {
       payment_reference: input.payment_reference,
       as_of: asOf,
       ...buildLedger(due, next, input.payments, input.payouts, asOf),
+    };
+  }
+
+  /**
+   * The ledger and, due date by due date, what is paid (every due date of the tenancy, also the ones ahead), of a
+   * tenancy by its id; undefined: no such tenancy. `db`: a transaction's, to read as it sees.
+   */
+  async position(
+    tenancyId: string,
+    asOf = this.today(),
+    db: Queryable = this.db,
+  ): Promise<{ ledger: TenancyLedger; position: RentPosition } | undefined> {
+    const [row] = await db.query<InputRow>(LEDGER_INPUT_BY_ID, [tenancyId], {
+      prepare: 'ledger-input-by-id',
+    });
+    if (!row) return undefined;
+    const input = toInput(row);
+    const { due, next } = dueThrough(input.due, asOf);
+    return {
+      ledger: {
+        payment_reference: input.payment_reference,
+        as_of: asOf,
+        ...buildLedger(due, next, input.payments, input.payouts, asOf),
+      },
+      position: rentPosition([...dueSeries(input.due)], input.payments, asOf),
     };
   }
 }

@@ -32,6 +32,15 @@ const EVENT_OF: Record<ScheduleAction, EventType> = {
   cancel: 'schedule_canceled',
 };
 
+/**
+ * A tenancy's due dates as its payments paid them (oldest first): the oldest not paid in full (null: every one is),
+ * and the latest paid in full before it. `known` false: no ledger was wired (then nothing counts as paid).
+ */
+export type RentPaidThrough = (
+  db: Queryable,
+  tenancyId: string,
+) => Promise<{ firstUnpaid: string | null; lastPaid: string | null; known: boolean }>;
+
 /** Whose schedules a caller may see and change: an integrator's, or one user's of it (the Client API). */
 export interface ScheduleOwner {
   integratorId: string;
@@ -54,9 +63,11 @@ export interface SetUpScheduleInput extends CreateScheduleInput {
 function previewOf({
   agreement,
   usePlan,
+  paidThrough,
 }: {
   agreement: ScheduleAgreement;
   usePlan: boolean;
+  paidThrough: string | null;
 }): SchedulePreview {
   const [first] = agreement.charges;
   const priced = (c: PricedCharge) => ({
@@ -73,6 +84,7 @@ function previewOf({
     payments: agreement.charges.length,
     upcoming: agreement.charges.slice(0, LISTED_CHARGES).map(priced),
     last_due_date: agreement.charges.at(-1)?.due_date ?? '',
+    paid_through: paidThrough,
     authorization: { version: agreement.version, text: agreement.text },
   };
 }
@@ -155,6 +167,12 @@ export class ScheduleService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    /** Where the tenancy's rent stands (the ledger's answer): a schedule never charges a due date already paid. */
+    private readonly rentPaid: RentPaidThrough = async () => ({
+      firstUnpaid: null,
+      lastPaid: null,
+      known: false,
+    }),
   ) {}
 
   /** A user's schedules of every tenancy, newest first. */
@@ -246,7 +264,22 @@ export class ScheduleService {
       plan: tenancy.installment_plan,
       end_rent_date: tenancy.end_rent_date,
     });
-    const first = firstDueFrom(terms, tenancy.start_rent_date, utcDate(this.clock.now()));
+    // Rent paid already (paying ahead, credit) is never charged again: the schedule starts after it. The ledger
+    // counts the plan's due dates when the tenancy has one, so a schedule of the rent instead has no such count.
+    const today = utcDate(this.clock.now());
+    const paid =
+      usePlan === hasPlan
+        ? await this.rentPaid(tx, session.tenancy_id)
+        : { firstUnpaid: null, lastPaid: null, known: false };
+    if (paid.known && paid.firstUnpaid === null) {
+      throw new ServiceError(
+        'conflict',
+        `The rent of this tenancy is paid to its end (${tenancy.end_rent_date}): there is nothing left for recurring rent to charge.`,
+      );
+    }
+    const from = paid.firstUnpaid !== null && paid.firstUnpaid > today ? paid.firstUnpaid : today;
+    const first = firstDueFrom(terms, tenancy.start_rent_date, from);
+    const paidThrough = from === today ? null : paid.lastPaid;
     if (first === null) {
       throw new ServiceError(
         'conflict',
@@ -263,7 +296,7 @@ export class ScheduleService {
       card,
       cardFee: client.integrator.fees.card,
     });
-    return { agreement, first, usePlan, ownPence };
+    return { agreement, first, usePlan, ownPence, paidThrough };
   }
 
   /** What a set-up with `input` would charge now, and the sentence the tenant would agree to. */

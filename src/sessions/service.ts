@@ -296,6 +296,23 @@ export class SessionService {
     };
   }
 
+  /**
+   * Keeps a tenant signed in: the token lives another token lifetime from now, never past its session's own end. The
+   * session's end is fixed at login, so after it only a new login (user-login) pays.
+   */
+  async extendToken(sessionId: string): Promise<{ token_expires_at: Date; expires_at: Date }> {
+    const now = this.clock.now();
+    const [row] = await this.db.query<{ token_expires_at: Date; expires_at: Date }>(
+      `UPDATE sessions
+          SET token_expires_at = GREATEST(token_expires_at, LEAST($2::timestamptz, expires_at))
+        WHERE id = $1
+        RETURNING token_expires_at, expires_at`,
+      [sessionId, new Date(now.getTime() + this.tokenTtlSeconds * 1000)],
+    );
+    if (!row) throw invalidSession();
+    return { token_expires_at: new Date(row.token_expires_at), expires_at: new Date(row.expires_at) };
+  }
+
   /** Client API authentication: a live user session token, with what the page needs to render. */
   async authenticateClient(token: string): Promise<ClientContext> {
     // A token no login could have issued is not looked up.

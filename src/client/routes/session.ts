@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { resolvedFeatures } from '../../integrators/service.ts';
-import type { TenancyLedger } from '../../ledger/service.ts';
 import { PaymentView, paymentView } from '../../payments/view.ts';
 import { Timestamp } from '../../platform/http/schemas.ts';
 import { utcDate } from '../../schedules/dates.ts';
@@ -11,6 +10,8 @@ import { clientErrors } from '../../sessions/client-schemas.ts';
 import { SessionAmountView, sessionAmountView } from '../../sessions/schemas.ts';
 import { formatBps, formatPence, MAX_PURE_AMOUNT_PENCE, MIN_PURE_AMOUNT_PENCE } from '../../shared/money.ts';
 import { PAYMENT_METHODS } from '../../shared/vocabulary.ts';
+import { AppliedToView, appliedToView, TenancyLedgerView, tenancyLedgerView } from '../rent-view.ts';
+import { secondsUntil } from './extend-session.ts';
 
 const Fee = Type.Object({ percent: Type.String(), fixed: Type.String() });
 
@@ -42,6 +43,7 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
               description:
                 'The payment that completed this session (the page then shows its receipt); null while it is unpaid.',
             }),
+            paid_applied_to: AppliedToView,
             action_required: Type.Array(
               Type.Object({
                 payment: PaymentView,
@@ -82,23 +84,7 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
                   'The rent’s due date from today on (the next installment’s, with a plan); null once none is left.',
               }),
               payee: Type.String({ description: 'Whom the rent is paid to: the recipient account’s name.' }),
-              ledger: Type.Object(
-                {
-                  arrears: Type.String({ description: 'Rent due by today and not paid, e.g. "2400.00".' }),
-                  days_overdue: Type.Integer({
-                    description: 'Days since the oldest due date not fully paid.',
-                  }),
-                  next_due: Type.Union(
-                    [Type.Object({ date: Type.String(), amount: Type.String() }), Type.Null()],
-                    {
-                      description:
-                        'The first due date after today and what is still to pay for it (its rent less any credit ' +
-                        'from paying ahead); null when none is left or it is paid already.',
-                    },
-                  ),
-                },
-                { description: 'What the tenant owes, from the tenancy’s rent ledger.' },
-              ),
+              ledger: TenancyLedgerView,
               installments: Type.Array(
                 Type.Object({
                   installment_number: Type.Integer(),
@@ -160,6 +146,8 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { session, integrator, user, tenancy } = request.client;
+      const paid = await paidView(app.ctx.payments, session);
+      const rent = await app.ctx.ledger.position(session.tenancy_id);
       const processor = app.ctx.processor.clientConfig();
       const fees: Record<string, { percent: string; fixed: string }> = {};
       for (const method of PAYMENT_METHODS) {
@@ -171,15 +159,13 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
         environment: integrator.environment,
         expires_at: new Date(session.expires_at).toISOString(),
         token_expires_at: new Date(session.token_expires_at).toISOString(),
-        expires_in_seconds: Math.max(
-          0,
-          Math.floor(
-            (Math.min(new Date(session.expires_at).getTime(), new Date(session.token_expires_at).getTime()) -
-              app.ctx.clock.now().getTime()) /
-              1000,
-          ),
+        expires_in_seconds: secondsUntil(
+          app.ctx.clock.now(),
+          new Date(session.expires_at),
+          new Date(session.token_expires_at),
         ),
-        paid: await paidView(app.ctx.payments, session),
+        paid,
+        paid_applied_to: appliedToView(rent?.position, paid?.payment_id),
         action_required: (await chargesWaitingForTenant(app.ctx.db, session)).map(
           ({ payment, confirmBy }) => ({
             payment: paymentView(payment),
@@ -202,7 +188,7 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
           end_rent_date: tenancy.end_rent_date,
           next_due_date: nextRentDue(tenancy, utcDate(app.ctx.clock.now())),
           payee: tenancy.recipient_bank_account_name,
-          ledger: ledgerSummary(await app.ctx.ledger.ledger(integrator.id, tenancy.payment_reference)),
+          ledger: tenancyLedgerView(rent?.ledger, rent?.position),
           installments: (tenancy.installment_plan?.installments ?? []).map((installment) => ({
             installment_number: installment.installment_number,
             due_date: installment.due_date,
@@ -240,18 +226,4 @@ async function paidView(
   if (!session.completed_at) return null;
   const payment = await payments.succeededInSession(session.id);
   return payment ? paymentView(payment) : null;
-}
-
-/** What the page shows the tenant: arrears, and the next due date's rent less any credit from paying ahead. */
-function ledgerSummary(ledger: TenancyLedger | undefined) {
-  const balance = ledger?.entries.at(-1)?.balance_pence ?? 0;
-  const nextToPay = ledger?.next_due ? ledger.next_due.amount_pence - Math.max(0, -balance) : 0;
-  return {
-    arrears: formatPence(ledger?.arrears_pence ?? 0),
-    days_overdue: ledger?.days_overdue ?? 0,
-    next_due:
-      ledger?.next_due && nextToPay > 0
-        ? { date: ledger.next_due.date, amount: formatPence(nextToPay) }
-        : null,
-  };
 }

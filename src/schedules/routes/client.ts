@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
+import { FieldValidationError } from '../../platform/errors.ts';
 import { ErrorResponse, IdString } from '../../platform/http/schemas.ts';
 import {
   AmountInput,
@@ -9,13 +10,9 @@ import {
   NotFound,
 } from '../../sessions/client-schemas.ts';
 import type { ClientContext } from '../../sessions/service.ts';
-import { checkSessionAmount, fixedAmountPence } from '../../sessions/service.ts';
-import {
-  assertRecurringEnabled,
-  type CreateScheduleInput,
-  type ScheduleAction,
-  ScheduleService,
-} from '../service.ts';
+import { fixedAmountPence } from '../../sessions/service.ts';
+import { formatPence } from '../../shared/money.ts';
+import { assertRecurringEnabled, type CreateScheduleInput, type ScheduleAction } from '../service.ts';
 import { ScheduleView, scheduleView } from '../view.ts';
 
 const ACTIONS: readonly ScheduleAction[] = ['pause', 'resume', 'cancel'];
@@ -28,8 +25,9 @@ const PreviewBody = Type.Object({
   }),
   pure_amount: Type.Optional(
     AmountInput(
-      'Pounds before the fee, e.g. "1200.00". Default: the amount the platform fixed for this session, else ' +
-        'the tenancy’s rent. On a session with a fixed amount any other amount is refused (400).',
+      'Pounds before the fee, e.g. "1200.00". Default: the tenancy’s rent. On a session whose amount the platform ' +
+        'fixed (that amount is for one payment) recurring rent charges the tenancy’s rent: any other amount is ' +
+        'refused (400).',
       '1200.00',
     ),
   ),
@@ -59,6 +57,12 @@ const SchedulePreviewView = Type.Object(
     }),
     upcoming: Type.Array(PricedCharge, { description: 'The first charges (up to three), with their dates.' }),
     last_due_date: Type.String({ format: 'date', description: 'The date of the last charge.' }),
+    paid_through: Type.Union([Type.String({ format: 'date' }), Type.Null()], {
+      description:
+        'The last due date already paid in full before the first charge (the tenant paid ahead, or has credit): ' +
+        'the schedule starts after it and never charges a due date already paid. Null when the first charge is ' +
+        'the first due date from today.',
+    }),
     authorization: Type.Object({
       version: Type.String({ description: 'The version of the wording.' }),
       text: Type.String({
@@ -102,7 +106,7 @@ const TermsChangedResponse = Type.Object(
 
 /** The session user's recurring rent: list, set up (on the session's tenancy), pause, resume, cancel. */
 export const clientScheduleRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const schedules = new ScheduleService(app.ctx.db, app.ctx.clock);
+  const { schedules } = app.ctx;
   // With recurring payments turned off for the integrator, no new schedule is set up; the ones set up before still
   // charge, so the tenant can still list, pause, resume and cancel them.
 
@@ -139,12 +143,20 @@ export const clientScheduleRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const { pure_amount: pureAmount, saved_card_id: savedCardId, use_installment_plan } = request.body;
     // Its form is the schema's to check.
     let purePence = pureAmount === undefined ? undefined : amountPence(pureAmount);
-    // A fixed session amount is what the schedule charges, unless it follows the tenancy's installment plan.
+    // A session's fixed amount is for one payment (a catch-up may be four months' rent): recurring rent charges the
+    // tenancy's rent (or its plan), never that amount, and the tenant cannot choose another on such a session.
     const { session, tenancy } = request.client;
-    if (!(use_installment_plan ?? tenancy.installment_plan !== null)) {
-      if (purePence !== undefined) checkSessionAmount(session, purePence);
-      purePence ??= fixedAmountPence(session);
+    const fixed = fixedAmountPence(session);
+    const rentPence = Number(tenancy.amount_pence);
+    if (fixed !== undefined && purePence !== undefined && purePence !== rentPence) {
+      throw new FieldValidationError({
+        pure_amount: [
+          `Your platform fixed this session’s amount (${formatPence(fixed)}) for one payment; recurring rent ` +
+            `charges the tenancy’s rent (${formatPence(rentPence)}). Leave pure_amount out.`,
+        ],
+      });
     }
+    if (fixed !== undefined) purePence = undefined;
     return { savedCardId, purePence, useInstallmentPlan: use_installment_plan };
   }
 
