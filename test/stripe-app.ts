@@ -42,7 +42,9 @@ export async function startStripeApp(
   // Funds become available settlementDays after a charge on the app's (fake) clock, as on Stripe's.
   stand.now = () => t.clock.now().getTime();
   const fees = options.fees ?? { card: { percent: '1.45', fixed: '0.00' } };
-  const api = integrationApi(t, await t.createIntegrator({ ...UNLIMITED, fees }));
+  // In production a tenant fee needs the declaration that the tenants are businesses.
+  const business_lets = options.serviceEnv === 'production';
+  const api = integrationApi(t, await t.createIntegrator({ ...UNLIMITED, fees, business_lets }));
   return {
     t,
     stand,

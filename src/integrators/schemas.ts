@@ -23,7 +23,8 @@ export const FeesInput = Type.Object(
   {
     additionalProperties: false,
     description:
-      'Surcharge per payment method: percent of pure_amount plus a fixed part. Methods not listed: no fee.',
+      'Surcharge per payment method: percent of pure_amount plus a fixed part. Methods not listed: no fee. In ' +
+      'production, a fee other than 0 needs business_lets true.',
   },
 );
 
@@ -36,6 +37,13 @@ export const FeaturesInput = Type.Object(
       'sent is left as it is (on create: enabled).',
   },
 );
+
+const BUSINESS_LETS_DESCRIPTION =
+  'The integrator’s declaration, recorded by the operator, that its tenants are businesses, not consumers ' +
+  '(business lets, e.g. companies renting commercial or staff housing). A production integrator may charge tenants ' +
+  'a fee only with it: UK law bans surcharges on consumer card payments and, in England, most tenant fees. Without ' +
+  'it, a non-zero fee in production is refused (400 on fees), and so is turning it off while a fee is non-zero ' +
+  '(400 on business_lets). Sandbox integrators keep their fees without it, for testing.';
 
 export const IntegratorSettingsFields = {
   webhook_url: Type.Optional(
@@ -51,6 +59,11 @@ export const IntegratorSettingsFields = {
     }),
   ),
   fees: Type.Optional(FeesInput),
+  business_lets: Type.Optional(
+    Type.Boolean({
+      description: `${BUSINESS_LETS_DESCRIPTION} On create, false unless sent.`,
+    }),
+  ),
   features: Type.Optional(FeaturesInput),
   rate_limit_per_second: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
   rate_limit_burst: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
@@ -88,6 +101,7 @@ export const IntegratorView = Type.Object(
     webhook_url: Type.Union([Type.String(), Type.Null()]),
     allowed_origins: Type.Array(Type.String()),
     fees: Type.Record(Type.String(), MethodFeeView),
+    business_lets: Type.Boolean({ description: BUSINESS_LETS_DESCRIPTION }),
     features: Type.Object(
       Object.fromEntries(FEATURES.map((f) => [f, Type.Boolean()])) as Record<
         (typeof FEATURES)[number],
@@ -121,6 +135,7 @@ export function integratorView(integrator: AuthenticatedIntegrator): IntegratorV
         { percent: formatBps(fee.percent_bps), fixed: formatPence(fee.fixed_pence) },
       ]),
     ),
+    business_lets: integrator.business_lets,
     features: resolvedFeatures(integrator),
     rate_limit_per_second: integrator.rate_limit_per_second,
     rate_limit_burst: integrator.rate_limit_burst,

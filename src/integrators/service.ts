@@ -6,6 +6,7 @@ import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { digestsEqual, newId } from '../platform/ids.ts';
 import { FEATURES, type Feature, type PaymentMethod } from '../shared/vocabulary.ts';
 import { insertServerToken, lockValidTokens, scheduleRetirement } from './server-tokens.ts';
+import { checkTenantFees } from './settings.ts';
 import { generateServerToken, hashToken } from './tokens.ts';
 
 /** As stored: only what the operator set; a feature absent is enabled. */
@@ -39,6 +40,8 @@ export interface Integrator {
   webhook_secret: string;
   allowed_origins: string[];
   fees: Partial<Record<PaymentMethod, MethodFee>>;
+  /** The integrator's declaration, recorded by the operator, that its tenants are businesses, not consumers. */
+  business_lets: boolean;
   features: FeatureSettings;
   rate_limit_per_second: number;
   rate_limit_burst: number;
@@ -53,6 +56,7 @@ export interface IntegratorSettings {
   webhook_url?: string | null;
   allowed_origins?: string[];
   fees?: Partial<Record<PaymentMethod, MethodFee>>;
+  business_lets?: boolean;
   /** Merged into the stored features: a key sent is set, a key not sent is left as it is. */
   features?: FeatureSettings;
   rate_limit_per_second?: number;
@@ -68,7 +72,7 @@ export const DEFAULT_GRACE_PERIOD_SECONDS = 86_400;
 /** What a server token's request knows of its integrator: everything but the webhook secret. */
 export type AuthenticatedIntegrator = Omit<Integrator, 'webhook_secret'>;
 const AUTHENTICATED_INTEGRATOR_COLUMNS = `i.id, i.name, i.environment, i.status, i.webhook_url, i.allowed_origins,
-  i.fees, i.features, i.rate_limit_per_second, i.rate_limit_burst, i.reminder_days_before, i.created_at, i.updated_at`;
+  i.fees, i.business_lets, i.features, i.rate_limit_per_second, i.rate_limit_burst, i.reminder_days_before, i.created_at, i.updated_at`;
 const INTEGRATOR_COLUMNS = `${AUTHENTICATED_INTEGRATOR_COLUMNS}, i.webhook_secret`;
 
 export function generateWebhookSecret(): string {
@@ -120,13 +124,18 @@ export class IntegratorService {
       { rate_limit_per_second: DEFAULT_RATE_LIMIT_PER_SECOND, rate_limit_burst: DEFAULT_RATE_LIMIT_BURST },
       settings,
     );
+    checkTenantFees(
+      this.env,
+      { fees: settings.fees ?? {}, business_lets: settings.business_lets ?? false },
+      settings,
+    );
     const integrator = await this.db.transaction(async (tx) => {
       const [row] = await tx.query<Integrator>(
         `INSERT INTO integrators AS i (id, name, environment, webhook_url, webhook_secret, allowed_origins, fees,
                                  rate_limit_per_second, rate_limit_burst, created_at, updated_at, features,
-                                 reminder_days_before, webhook_secret_issued_at)
+                                 reminder_days_before, webhook_secret_issued_at, business_lets)
          VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8, $9, $10, $10, $11::jsonb, $12,
-                 CASE WHEN $4::text IS NULL THEN NULL ELSE $10::timestamptz END)
+                 CASE WHEN $4::text IS NULL THEN NULL ELSE $10::timestamptz END, $13)
          RETURNING ${INTEGRATOR_COLUMNS}`,
         [
           id,
@@ -141,6 +150,7 @@ export class IntegratorService {
           now,
           settings.features ?? {},
           settings.reminder_days_before ?? null,
+          settings.business_lets ?? false,
         ],
       );
       await insertServerToken(tx, id, serverToken, now);
@@ -152,51 +162,70 @@ export class IntegratorService {
   /**
    * Changes the settings given. With `firstWebhookSecret`, a webhook URL set where the integrator's secret has never
    * been put to use (no URL ever set, never rotated) makes that the secret: the answer then carries it, and the
-   * caller alone has seen it. Setting a URL marks the secret as in use.
+   * caller alone has seen it. Setting a URL marks the secret as in use. The settings the integrator would have
+   * (stored merged with sent) are checked under a lock on its row, so two changes that are each allowed cannot
+   * combine into one that is not; a refused change changes nothing.
    */
   async update(
     id: string,
     settings: IntegratorSettings,
     options: { firstWebhookSecret?: string } = {},
   ): Promise<Integrator> {
-    const current = await this.get(id);
-    const { rate, burst } = rateLimits(current, settings);
-    const [row] = await this.db.query<Integrator>(
-      `UPDATE integrators AS i SET
-         name = COALESCE($2, i.name),
-         webhook_url = CASE WHEN $3::boolean THEN $4 ELSE i.webhook_url END,
-         webhook_secret = CASE WHEN $4::text IS NOT NULL AND $13::text IS NOT NULL AND i.webhook_secret_issued_at IS NULL
-                               THEN $13 ELSE i.webhook_secret END,
-         webhook_secret_issued_at = CASE WHEN $4::text IS NOT NULL THEN COALESCE(i.webhook_secret_issued_at, $9)
-                                         ELSE i.webhook_secret_issued_at END,
-         allowed_origins = COALESCE($5::jsonb, i.allowed_origins),
-         fees = COALESCE($6::jsonb, i.fees),
-         features = i.features || COALESCE($10::jsonb, '{}'::jsonb),
-         rate_limit_per_second = $7,
-         rate_limit_burst = $8,
-         reminder_days_before = CASE WHEN $11::boolean THEN $12::integer ELSE i.reminder_days_before END,
-         updated_at = $9
-       WHERE i.id = $1
-       RETURNING ${INTEGRATOR_COLUMNS}`,
-      [
-        id,
-        settings.name ?? null,
-        settings.webhook_url !== undefined,
-        settings.webhook_url ?? null,
-        settings.allowed_origins ?? null,
-        settings.fees ?? null,
-        rate,
-        burst,
-        this.clock.now(),
-        settings.features ?? null,
-        settings.reminder_days_before !== undefined,
-        settings.reminder_days_before ?? null,
-        options.firstWebhookSecret ?? null,
-      ],
-    );
-    await this.#tokensChanged(this.db);
-    if (!row) throw new ServiceError('not_found', `No integrator ${id}.`);
-    return row;
+    const updated = await this.db.transaction(async (tx) => {
+      const [current] = await tx.query<Integrator>(
+        `SELECT ${INTEGRATOR_COLUMNS} FROM integrators i WHERE i.id = $1 FOR UPDATE`,
+        [id],
+      );
+      if (!current) throw new ServiceError('not_found', `No integrator ${id}.`);
+      const { rate, burst } = rateLimits(current, settings);
+      checkTenantFees(
+        current.environment,
+        {
+          fees: settings.fees ?? current.fees,
+          business_lets: settings.business_lets ?? current.business_lets,
+        },
+        settings,
+      );
+      const [row] = await tx.query<Integrator>(
+        `UPDATE integrators AS i SET
+           name = COALESCE($2, i.name),
+           webhook_url = CASE WHEN $3::boolean THEN $4 ELSE i.webhook_url END,
+           webhook_secret = CASE WHEN $4::text IS NOT NULL AND $13::text IS NOT NULL AND i.webhook_secret_issued_at IS NULL
+                                 THEN $13 ELSE i.webhook_secret END,
+           webhook_secret_issued_at = CASE WHEN $4::text IS NOT NULL THEN COALESCE(i.webhook_secret_issued_at, $9)
+                                           ELSE i.webhook_secret_issued_at END,
+           allowed_origins = COALESCE($5::jsonb, i.allowed_origins),
+           fees = COALESCE($6::jsonb, i.fees),
+           business_lets = COALESCE($14::boolean, i.business_lets),
+           features = i.features || COALESCE($10::jsonb, '{}'::jsonb),
+           rate_limit_per_second = $7,
+           rate_limit_burst = $8,
+           reminder_days_before = CASE WHEN $11::boolean THEN $12::integer ELSE i.reminder_days_before END,
+           updated_at = $9
+         WHERE i.id = $1
+         RETURNING ${INTEGRATOR_COLUMNS}`,
+        [
+          id,
+          settings.name ?? null,
+          settings.webhook_url !== undefined,
+          settings.webhook_url ?? null,
+          settings.allowed_origins ?? null,
+          settings.fees ?? null,
+          rate,
+          burst,
+          this.clock.now(),
+          settings.features ?? null,
+          settings.reminder_days_before !== undefined,
+          settings.reminder_days_before ?? null,
+          options.firstWebhookSecret ?? null,
+          settings.business_lets ?? null,
+        ],
+      );
+      await tx.notifyOnCommit(AUTH_CHANGES_CHANNEL, '');
+      return row!;
+    });
+    this.#forgetTokens();
+    return updated;
   }
 
   async get(id: string): Promise<Integrator> {

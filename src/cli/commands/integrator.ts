@@ -11,6 +11,7 @@ interface IntegratorOut {
   webhook_url: string | null;
   allowed_origins: string[];
   fees: Record<string, { percent: string; fixed: string }>;
+  business_lets?: boolean;
   features?: Record<string, boolean>;
   rate_limit_per_second: number;
   rate_limit_burst: number;
@@ -66,6 +67,7 @@ function printIntegrator(integrator: IntegratorOut, json: boolean | undefined): 
     safe`webhook_url            ${integrator.webhook_url ?? '(none)'}`,
     safe`allowed_origins        ${integrator.allowed_origins.join(' ') || '(none)'}`,
     safe`fees                   ${fees || '(none)'}`,
+    safe`business_lets          ${integrator.business_lets ? 'yes (tenants are businesses)' : 'no'}`,
     safe`features               ${
       Object.entries(integrator.features ?? {})
         .map(([name, on]) => `${name} ${on ? 'on' : 'off'}`)
@@ -107,6 +109,10 @@ export function registerIntegratorCommands(program: Command): void {
         collect,
       )
       .option(
+        '--business-lets',
+        'record that the platform’s tenants are businesses, not consumers (production refuses fees without it)',
+      )
+      .option(
         '--feature <name=on|off>',
         `turn a feature of the page and SDK on or off: ${FEATURE_NAMES.join(', ')}; all on by default (repeatable)`,
         collect,
@@ -124,6 +130,7 @@ export function registerIntegratorCommands(program: Command): void {
       webhook_url: options.webhookUrl,
       allowed_origins: options.allowedOrigin,
       fees: parseFees(options.fee),
+      business_lets: options.businessLets,
       features: parseFeatures(options.feature),
       rate_limit_per_second: options.rateLimit,
       rate_limit_burst: options.burst,
@@ -141,6 +148,8 @@ export function registerIntegratorCommands(program: Command): void {
       .option('--no-webhook-url', 'remove the webhook URL')
       .option('--allowed-origin <origin>', 'replaces the allowed origins (repeatable)', collect)
       .option('--fee <method=percent%+fixed>', 'replaces the fees (repeatable)', collect)
+      .option('--business-lets', 'record that the platform’s tenants are businesses, not consumers')
+      .option('--no-business-lets', 'withdraw that record (production refuses it while any fee is not 0)')
       .option(
         '--feature <name=on|off>',
         `turns one feature on or off, leaving the others as they are: ${FEATURE_NAMES.join(', ')} (repeatable)`,
@@ -159,6 +168,7 @@ export function registerIntegratorCommands(program: Command): void {
       name: options.name,
       allowed_origins: options.allowedOrigin,
       fees: parseFees(options.fee),
+      business_lets: options.businessLets,
       features: parseFeatures(options.feature),
       rate_limit_per_second: options.rateLimit,
       rate_limit_burst: options.burst,

@@ -10,7 +10,8 @@ export const getIntegratorRoute: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'getIntegrator',
         summary: 'Show your own integrator settings',
         description:
-          'The settings the operator holds for the calling server token: webhook URL, allowed origins, fees, rate limit. ' +
+          'The settings the operator holds for the calling server token: webhook URL, allowed origins, fees (and ' +
+          'business_lets, whether tenants are declared businesses), rate limit. ' +
           'A cheap way to check that a token works.',
         tags: ['Authentication'],
         response: { 200: IntegratorView, ...integrationErrors() },

@@ -15,7 +15,9 @@ export const createIntegratorRoute: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'A platform that will use rentpay, in this service’s environment (sandbox or production). The answer is ' +
           'the only one with its server token; hand it and the webhook secret to the platform. Settings not sent ' +
-          'take their defaults: no webhook URL, no allowed origins, no fees, every feature on, the default rate limits.',
+          'take their defaults: no webhook URL, no allowed origins, no fees, business_lets false, every feature on, ' +
+          'the default rate limits. In production, a fee other than 0 is refused (400 on fees) unless business_lets ' +
+          'is true.',
         tags: ['Integrators'],
         body: {
           ...CreateIntegratorBody,

@@ -13,7 +13,9 @@ export const updateIntegratorRoute: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Change an integrator’s settings',
         description:
           'Only the fields sent change. `fees` and `allowed_origins` replace the whole list; `features` changes the ' +
-          'features sent. webhook_url null removes the URL. A change reaches every node at once.',
+          'features sent. webhook_url null removes the URL. A change reaches every node at once. In production, the ' +
+          'settings the integrator would have decide: a fee other than 0 without business_lets true is refused (400 ' +
+          'on fees, or on business_lets when the change turns it off), and a refused change changes nothing.',
         tags: ['Integrators'],
         params: IntegratorParams,
         body: {
