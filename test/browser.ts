@@ -156,11 +156,15 @@ export async function startPageEnvironment(
 
 let nextUser = 1;
 
-/** Onboards a tenant of its own (rent `rent`) and logs them in (with `login` added to user-login's body). */
+/**
+ * A new tenant of its own, logged in (`login` added to user-login's body). Their tenancy (`tenancy` overrides it) starts on the server clock's 1 March 2026, so rent
+ * of `rent` is due today and nothing is overdue: the page suggests that rent.
+ */
 export async function newTenant(
   env: PageEnvironment,
   rent = '1200.00',
   login: Record<string, unknown> = {},
+  tenancy: Record<string, unknown> = {},
 ): Promise<Tenant> {
   const userId = nextUser++;
   const email = `tenant${userId}@example.com`;
@@ -169,7 +173,14 @@ export async function newTenant(
     userBody({
       user_id: userId,
       email,
-      tenant: [tenancyBody({ payment_reference: paymentReference, amount: rent })],
+      tenant: [
+        tenancyBody({
+          payment_reference: paymentReference,
+          amount: rent,
+          start_rent_date: '2026-03-01',
+          ...tenancy,
+        }),
+      ],
     }),
   );
   const answer = await env.api.login({ email, ...login });

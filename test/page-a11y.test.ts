@@ -96,7 +96,7 @@ async function payingStates(look: Look): Promise<string[]> {
   );
   // Loading never moves focus, so the integrator's page is not scrolled to the frame.
   assert.equal(await page.evaluate(() => window.scrollY), 0);
-  assert.equal(await frame.locator('.method-fee').first().innerText(), '+£17.40');
+  assert.equal(await frame.locator('#fee-card').innerText(), '+£17.40');
   found.push(...(await violations(page, 'Pay form with a saved card and method fees')));
   // The check itself finds a fault: a faint line added for a moment fails colour contrast.
   const inner = await paymentFrame(file.env, page);
@@ -149,13 +149,13 @@ async function payingStates(look: Look): Promise<string[]> {
   await alert(frame, 'The payment was cancelled.');
   found.push(...(await violations(page, 'cancelled')));
 
-  await frame.getByRole('button', { name: 'Recurring rent' }).click();
+  await frame.getByRole('tab', { name: 'Recurring rent' }).click();
   await frame.getByRole('button', { name: 'Review recurring rent' }).click();
   await frame.getByRole('heading', { name: 'Check and authorise' }).waitFor();
   await assertFocus(page, /^h\d: Check and authorise/);
   await frame.getByText('£1,217.40', { exact: false }).first().waitFor();
   found.push(...(await violations(page, 'recurring rent review')));
-  await frame.getByRole('button', { name: 'Pay now' }).click();
+  await frame.getByRole('tab', { name: 'Pay now' }).click();
 
   await frame.getByRole('radio', { name: 'Card', exact: true }).check();
   // Other methods, another tab and back: the card typed earlier is still there.

@@ -43,7 +43,7 @@ describe('hosted page: a paid session', () => {
     await frame.getByRole('heading', { name: 'Rent paid' }).waitFor();
     assert.match(
       await frame.locator('.result').innerText(),
-      /You paid £1,217\.40 for your rent at 10 Downing Street on \d{1,2} \w+ \d{4}\./,
+      /You paid £1,217\.40 to Landlord Ltd\.[\s\S]*10 Downing Street[\s\S]*Date\s+\d{1,2} \w+ \d{4}, \d{2}:\d{2}/,
     );
     await frame.getByText('This payment is complete: there is nothing more to pay here.').waitFor();
     assert.equal(await frame.getByRole('button', { name: /^Pay/ }).count(), 0);

@@ -115,7 +115,7 @@ async function setUpPauseResumeCancel(
   cardId: string,
   name: string,
 ) {
-  await form.getByRole('button', { name: 'Recurring rent', exact: true }).click();
+  await form.getByRole('tab', { name: 'Recurring rent', exact: true }).click();
   await authorise(form);
   await form.getByRole('status').filter({ hasText: 'Recurring rent is set up.' }).waitFor();
   await form.getByText('Active', { exact: true }).waitFor();
@@ -138,6 +138,10 @@ async function setUpPauseResumeCancel(
 
   env.t.clock.advance(1_000); // events are ordered by their time
   await form.getByRole('button', { name: 'Cancel recurring rent' }).click();
+  // It asks first, and nothing changes until the tenant says yes.
+  await form.getByText(/^Cancel recurring rent\? No more payments will be taken automatically/).waitFor();
+  assert.equal((await schedulesOf(tenant))[0]?.status, 'active');
+  await form.getByRole('button', { name: 'Yes, cancel recurring rent' }).click();
   await form.getByRole('status').filter({ hasText: 'Recurring rent cancelled.' }).waitFor();
   // With no live schedule left, the set-up form is back.
   await form.getByRole('button', { name: 'Review recurring rent' }).waitFor();
@@ -158,7 +162,7 @@ describe('recurring rent in the hosted page', () => {
     const cardId = await saveCard(tenant);
     const { context, page, frame } = await openInIntegratorPage(env, tenant);
     contexts.push(context);
-    await frame.getByRole('button', { name: 'Recurring rent', exact: true }).click();
+    await frame.getByRole('tab', { name: 'Recurring rent', exact: true }).click();
     assert.equal(await frame.getByLabel('Amount each time (£)').inputValue(), '950.00');
     assert.equal(
       await frame.getByLabel('Card', { exact: true }).locator('option:checked').textContent(),
@@ -177,7 +181,7 @@ describe('recurring rent in the hosted page', () => {
       await saveCard(tenant);
       const { context, page, frame } = await openInIntegratorPage(env, tenant);
       contexts.push(context);
-      await frame.getByRole('button', { name: 'Recurring rent', exact: true }).click();
+      await frame.getByRole('tab', { name: 'Recurring rent', exact: true }).click();
       await frame.getByRole('button', { name: 'Review recurring rent' }).click();
       const heading = frame.getByRole('heading', { name: 'Check and authorise' });
       await heading.waitFor();
@@ -238,7 +242,7 @@ describe('recurring rent in the hosted page', () => {
     await saveCard(tenant);
     const { context, frame } = await openInIntegratorPage(env, tenant);
     contexts.push(context);
-    await frame.getByRole('button', { name: 'Recurring rent', exact: true }).click();
+    await frame.getByRole('tab', { name: 'Recurring rent', exact: true }).click();
     await frame.getByLabel('Amount each time (£)').fill('1000.50');
     await authorise(frame);
     await frame.getByText('£1,000.50').waitFor();
@@ -250,7 +254,7 @@ describe('recurring rent in the hosted page', () => {
     await saveCard(tenant);
     const { context, frame } = await openInIntegratorPage(env, tenant);
     contexts.push(context);
-    await frame.getByRole('button', { name: 'Recurring rent', exact: true }).click();
+    await frame.getByRole('tab', { name: 'Recurring rent', exact: true }).click();
     await frame.getByLabel('Amount each time (£)').fill('twelve');
     await frame.getByRole('button', { name: 'Review recurring rent' }).click();
     await frame.getByRole('alert').filter({ hasText: 'Enter an amount in pounds' }).waitFor();
@@ -262,7 +266,7 @@ describe('recurring rent in the hosted page', () => {
     await saveCard(tenant);
     const { context, page, frame } = await openInIntegratorPage(env, tenant);
     contexts.push(context);
-    await frame.getByRole('button', { name: 'Recurring rent', exact: true }).click();
+    await frame.getByRole('tab', { name: 'Recurring rent', exact: true }).click();
     assert.equal(await frame.getByLabel('Follow my installment plan').isChecked(), true);
     const plan = frame.getByRole('list', { name: 'Installments' });
     assert.deepEqual(await plan.getByRole('listitem').allTextContents(), [
@@ -285,7 +289,7 @@ describe('recurring rent in the hosted page', () => {
     await saveCard(tenant);
     const { context, frame } = await openInIntegratorPage(env, tenant);
     contexts.push(context);
-    await frame.getByRole('button', { name: 'Recurring rent', exact: true }).click();
+    await frame.getByRole('tab', { name: 'Recurring rent', exact: true }).click();
     await frame.getByLabel('Follow my installment plan').uncheck();
     await frame.getByLabel('Amount each time (£)').fill('500.00');
     await authorise(frame);
@@ -308,7 +312,7 @@ describe('recurring rent in the hosted page', () => {
     assert.equal(paused.status, 200, JSON.stringify(paused.body));
     const { context, frame } = await openInIntegratorPage(env, tenant);
     contexts.push(context);
-    await frame.getByRole('button', { name: 'Recurring rent', exact: true }).click();
+    await frame.getByRole('tab', { name: 'Recurring rent', exact: true }).click();
     await frame.getByText('Paused', { exact: true }).waitFor();
     await frame.getByRole('button', { name: 'Resume' }).waitFor();
   });
@@ -317,7 +321,7 @@ describe('recurring rent in the hosted page', () => {
     const tenant = await newTenant(env);
     const { context, frame } = await openInIntegratorPage(env, tenant);
     contexts.push(context);
-    await frame.getByRole('button', { name: 'Recurring rent', exact: true }).click();
+    await frame.getByRole('tab', { name: 'Recurring rent', exact: true }).click();
     await frame.getByText('first pay with a new card and tick').waitFor();
     assert.equal(await frame.getByRole('button', { name: 'Review recurring rent' }).count(), 0);
   });
@@ -368,6 +372,6 @@ describe('recurring rent in the SDK form', () => {
     assert.equal(await init(page, tenant, { recurring: false }), 'ready');
     const form = page.frameLocator('#pay iframe');
     await form.getByRole('group', { name: 'Payment method' }).waitFor();
-    assert.equal(await form.getByRole('button', { name: 'Recurring rent', exact: true }).count(), 0);
+    assert.equal(await form.getByRole('tab', { name: 'Recurring rent', exact: true }).count(), 0);
   });
 });

@@ -84,7 +84,7 @@ describe('hosted page with Stripe', () => {
     assert.equal(await frame.getByLabel('Card number').count(), 0, 'no card field of ours');
     await frame.getByRole('button', { name: CARD_TOTAL }).click();
     await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
-    assert.match(await frame.locator('.summary').innerText(), /Card •••• 4242/);
+    assert.match(await frame.locator('.summary').innerText(), /Visa •••• 4242/);
     await screenshot(page, 'stripe-card-success');
     assert.deepEqual(await chargesOf(env, tenant.sessionId), [
       { status: 'succeeded', pure_amount_pence: '120000', amount_pence: '121740' },
@@ -257,8 +257,11 @@ describe('hosted page with Stripe', () => {
     await frame.getByRole('radio', { name: 'Google Pay' }).waitFor();
     assert.equal(await frame.getByRole('radio', { name: 'Apple Pay' }).count(), 0);
     assert.deepEqual(
-      await frame.getByRole('radio').evaluateAll((radios) => radios.map((r) => r.getAttribute('aria-label'))),
-      ['Card', 'Google Pay', 'Alipay', 'WeChat Pay', 'UnionPay'],
+      await frame
+        .getByRole('group', { name: 'Payment method' })
+        .getByRole('radio')
+        .evaluateAll((radios) => radios.map((r) => r.getAttribute('aria-label'))),
+      ['Google Pay', 'Card', 'Alipay', 'WeChat Pay', 'UnionPay'],
     );
   });
 
@@ -290,7 +293,7 @@ describe('hosted page with Stripe', () => {
     await frame.getByRole('button', { name: CARD_TOTAL }).click();
     await authenticate(frame, 'Complete');
     await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
-    assert.match(await frame.locator('.summary').innerText(), /Card •••• 3155/);
+    assert.match(await frame.locator('.summary').innerText(), /Visa •••• 3155/);
     const customers = await env.t.db.query<{ customer_id: string }>(
       'SELECT customer_id FROM processor_customers',
     );

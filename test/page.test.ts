@@ -644,13 +644,17 @@ describe('hosted page: rent context', () => {
     };
     await withFees(env, fees, {}, async () => {
       const { page, frame } = await open(tenant, { width: 375 });
-      await frame.getByText('March rent, due 1 March 2026, to Landlord Ltd').waitFor();
+      await frame
+        .getByTestId('rent-headline')
+        .filter({ hasText: 'March rent £1,200.00 due today' })
+        .waitFor();
+      await frame.getByText('Paid to Landlord Ltd').waitFor();
       const options = frame.locator('.methods label');
       await options.first().waitFor();
       assert.deepEqual(await options.allInnerTexts(), [
-        'Card\n+£17.40',
         'Apple Pay\nno fee',
         'Google Pay\nno fee',
+        'Card\n+£17.40',
         'Alipay\n+£24.20',
         'WeChat Pay\nno fee',
         'UnionPay\nno fee',

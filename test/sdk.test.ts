@@ -559,7 +559,7 @@ describe('SDK: saved cards, recurring rent and expiry', () => {
     await init(page, tenant);
     await form(page).getByRole('radio', { name: 'Use a new card' }).check();
     await fillCard(form(page), VISA, CVC);
-    await form(page).getByRole('button', { name: 'Recurring rent' }).click();
+    await form(page).getByRole('tab', { name: 'Recurring rent' }).click();
     await form(page).getByRole('button', { name: 'Review recurring rent' }).waitFor();
     const result = await startPay(page);
     assert.equal(result.ok, false);
@@ -593,7 +593,7 @@ describe('SDK: saved cards, recurring rent and expiry', () => {
     await init(page, tenant);
     await recordErrors(page);
     env.t.clock.advance(31 * 60_000);
-    await form(page).getByRole('button', { name: 'Recurring rent' }).click();
+    await form(page).getByRole('tab', { name: 'Recurring rent' }).click();
     await form(page).getByRole('heading', { name: 'Session expired' }).waitFor();
     await waitForErrorEvent(page, 'session_expired');
   });

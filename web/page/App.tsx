@@ -4,14 +4,17 @@
 import { useEffect, useMemo, useReducer, useRef, useState } from 'preact/hooks';
 import { ClientApi, type PaymentMethod, type SavedCard, type Session } from './api.ts';
 import type { CardFormHandle } from './CardForm.tsx';
-import { Expired, Loading, Receipt, Unavailable } from './EndViews.tsx';
+import { Expired, Loading, Pending, Receipt, Unavailable } from './EndViews.tsx';
 import type { Embed, FeatureName } from './embed.ts';
 import { lazyModule, PART_FAILED, usePart } from './lazy.ts';
 import { APMS, WALLETS } from './methods.ts';
-import { formatPence, longDate, moneyOf, parseTypedPence } from './money.ts';
+import { formatPence, moneyOf, parseTypedPence } from './money.ts';
 import { errorOf, type Outcome, type PaymentError, SESSION_EXPIRED } from './outcomes.ts';
 import { PayForm } from './PayForm.tsx';
 import { loadStepPanel, loadStripeMode, paymentFlow, type StripeMode } from './payment-flow.ts';
+import { RentHeader } from './RentHeader.tsx';
+import { suggestedAmount } from './rent-position.ts';
+import { useSessionExpiry } from './SessionExpiry.tsx';
 import type { StripeFieldsHandle } from './StripeFields.tsx';
 import { initialState, pageReducer, totalsOf } from './state.ts';
 
@@ -29,16 +32,6 @@ export interface Credentials {
   token: string;
   /** Absent inside the SDK's iframe: the SDK has the token only. */
   sessionId: string | undefined;
-}
-
-const MONTH = new Intl.DateTimeFormat('en-GB', { month: 'long', timeZone: 'UTC' });
-
-/** "December rent, due 1 December 2026, to Acme Lettings": what the tenant is paying for, and to whom. */
-function rentContext(tenancy: Session['tenancy']): string {
-  const due = tenancy.next_due_date;
-  if (!due) return `Rent to ${tenancy.payee}`;
-  const month = MONTH.format(new Date(`${due}T00:00:00Z`));
-  return `${month} rent, due ${longDate(due)}, to ${tenancy.payee}`;
 }
 
 export function App({
@@ -150,7 +143,7 @@ export function App({
         }
         const amount = embed
           ? (options?.pure_amount ?? loaded.amount.pure_amount ?? '')
-          : (loaded.amount.pure_amount ?? loaded.tenancy.rent_amount);
+          : (loaded.amount.pure_amount ?? suggestedAmount(loaded.tenancy.ledger));
         const withCards = loaded.features.savedCards && options?.features.savedCards !== false;
         const cards = withCards ? await api.cards() : [];
         dispatch({ type: 'loaded', session: loaded, amount, cards });
@@ -190,20 +183,17 @@ export function App({
     if (state.alertFocus > 0) alertRef.current?.focus();
   }, [state.alertFocus]);
 
-  // A minute before the token or the session lapses, say so; when it lapses, end on "Session expired" at once
-  // rather than at the next click (a payment already made keeps its receipt).
-  const expiresIn = session?.expires_in_seconds;
+  // The receipt says what the payment paid and what is still owed: the session as it is now, once paid.
+  const [paidSession, setPaidSession] = useState<Session>();
   useEffect(() => {
-    if (expiresIn === undefined) return;
-    const warn = setTimeout(() => dispatch({ type: 'expiringSoon' }), Math.max(0, expiresIn - 60) * 1000);
-    const lapse = setTimeout(() => {
-      if (phaseName.current === 'ready' || phaseName.current === 'step') expire();
-    }, expiresIn * 1000);
-    return () => {
-      clearTimeout(warn);
-      clearTimeout(lapse);
-    };
-  }, [expiresIn]);
+    if (phase.name !== 'succeeded' || phase.reopened || !api) return;
+    api.session().then(setPaidSession, () => undefined);
+  }, [phase.name]);
+
+  // A payment already made keeps its receipt when the session lapses.
+  const { warning: expiryWarning } = useSessionExpiry(api, session, () => {
+    if (phaseName.current === 'ready' || phaseName.current === 'step') expire();
+  });
 
   useEffect(() => {
     if (!focusAfterDelete.current) return;
@@ -254,11 +244,14 @@ export function App({
     return (
       <Receipt
         payment={phase.payment}
-        session={session}
+        session={paidSession ?? session}
         reopened={phase.reopened === true}
         headingRef={headingRef}
       />
     );
+  }
+  if (phase.name === 'pending') {
+    return <Pending payment={phase.payment} unchecked={phase.unchecked === true} headingRef={headingRef} />;
   }
 
   const enabled = (feature: FeatureName) => session.features[feature] && options?.features[feature] !== false;
@@ -349,15 +342,7 @@ export function App({
       <h1 id="pay-title" ref={headingRef} tabIndex={-1} class={embed ? 'visually-hidden' : undefined}>
         Pay rent
       </h1>
-      <p class="rent-context">{rentContext(session.tenancy)}</p>
-      {embed ? null : (
-        <p class="who">
-          {session.tenant.first_name} {session.tenant.last_name} · {session.tenancy.address_1},{' '}
-          {session.tenancy.city} {session.tenancy.post_code} · Reference{' '}
-          <span class="mono">{session.tenancy.payment_reference}</span>
-          {session.environment === 'sandbox' ? <span class="badge">Sandbox</span> : null}
-        </p>
-      )}
+      <RentHeader session={session} inSdk={embed !== undefined} />
 
       {problem ? (
         <div class="alert" role="alert" tabIndex={-1} ref={alertRef}>
@@ -369,11 +354,11 @@ export function App({
           {notice}
         </div>
       ) : null}
-      {state.expiringSoon ? (
-        <div class="alert notice-expiring" role="alert">
-          Your session ends in about a minute. Pay now, or go back to your rental platform to start again.
-        </div>
-      ) : null}
+      {expiryWarning}
+      {/* Says what happens while the Pay button waits, to screen readers too (the button keeps focus). */}
+      <p class="visually-hidden" role="status" data-testid="progress">
+        {state.busy ? 'Processing your payment…' : ''}
+      </p>
 
       {/* First, before the Pay form; hidden during a step like the form, so what it shows stays. */}
       {actionPart ? (
@@ -382,22 +367,29 @@ export function App({
         </div>
       ) : null}
       {recurringOn && !stepView ? (
-        <nav class="views" aria-label="Payment options">
-          <button
-            type="button"
-            aria-pressed={state.view === 'pay'}
-            onClick={() => dispatch({ type: 'view', view: 'pay' })}
-          >
-            Pay now
-          </button>
-          <button
-            type="button"
-            aria-pressed={state.view === 'recurring'}
-            onClick={() => dispatch({ type: 'view', view: 'recurring' })}
-          >
-            Recurring rent
-          </button>
-        </nav>
+        <div class="views" role="tablist" aria-label="Payment options">
+          {(['pay', 'recurring'] as const).map((view) => (
+            <button
+              key={view}
+              type="button"
+              role="tab"
+              id={`tab-${view}`}
+              aria-selected={state.view === view}
+              aria-controls={`panel-${view}`}
+              tabIndex={state.view === view ? 0 : -1}
+              onClick={() => dispatch({ type: 'view', view })}
+              onKeyDown={(event) => {
+                // The tabs pattern: arrow keys move between the tabs (and choose), Tab leaves them.
+                if (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight') return;
+                const other = view === 'pay' ? 'recurring' : 'pay';
+                dispatch({ type: 'view', view: other });
+                document.getElementById(`tab-${other}`)?.focus();
+              }}
+            >
+              {view === 'pay' ? 'Pay now' : 'Recurring rent'}
+            </button>
+          ))}
+        </div>
       ) : null}
 
       {stepView ? (
@@ -409,19 +401,24 @@ export function App({
           </p>
         )
       ) : recurringView ? (
-        recurringPart ? (
-          <recurringPart.Recurring
-            api={api}
-            session={session}
-            cards={state.cards}
-            onExpired={() => expire()}
-          />
-        ) : (
-          <p>Loading your recurring rent…</p>
-        )
+        <div role="tabpanel" id="panel-recurring" aria-labelledby="tab-recurring">
+          {recurringPart ? (
+            <recurringPart.Recurring
+              api={api}
+              session={session}
+              cards={state.cards}
+              onExpired={() => expire()}
+            />
+          ) : (
+            <p>Loading your recurring rent…</p>
+          )}
+        </div>
       ) : null}
       {/* Hidden, not removed, during a step or on the other tab: what the tenant typed is there on coming back. */}
-      <div hidden={stepView !== undefined || recurringView}>
+      <div
+        hidden={stepView !== undefined || recurringView}
+        {...(recurringOn ? { role: 'tabpanel', id: 'panel-pay', 'aria-labelledby': 'tab-pay' } : {})}
+      >
         <PayForm
           state={state}
           session={session}

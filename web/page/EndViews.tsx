@@ -1,9 +1,14 @@
-/** The page's states without a form: loading, unavailable, expired, and the receipt of a paid session. */
+/**
+ * The page's states without a form: loading, unavailable, expired, a payment still being processed, and the
+ * receipt of a paid session.
+ */
 
-import type { Ref } from 'preact';
+import type { ComponentChildren, Ref } from 'preact';
 import type { Payment, Session } from './api.ts';
-import { METHOD_LABELS } from './methods.ts';
-import { longDate, moneyOf } from './money.ts';
+import { BRAND_NAMES } from './card.ts';
+import { METHOD_LABELS, WALLETS } from './methods.ts';
+import { moneyOf, parseTypedPence } from './money.ts';
+import './receipt.css';
 
 type Heading = Ref<HTMLHeadingElement>;
 
@@ -54,6 +59,61 @@ export function Expired({ inPage, headingRef }: { inPage: boolean; headingRef: H
   );
 }
 
+// A payment's moment in UK time, as the tenant lived it; due dates are calendar dates (UTC).
+const LONDON_DAY = new Intl.DateTimeFormat('en-GB', {
+  day: 'numeric',
+  month: 'long',
+  year: 'numeric',
+  timeZone: 'Europe/London',
+});
+const LONDON_TIME = new Intl.DateTimeFormat('en-GB', {
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+  timeZone: 'Europe/London',
+});
+const RENT_MONTH = new Intl.DateTimeFormat('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' });
+const DAY_MONTH_SHORT = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
+const DAY_MONTH = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', timeZone: 'UTC' });
+
+/** "27 November 2026, 14:05" (UK time); anything unreadable as it is. */
+function paidAt(timestamp: string): string {
+  const at = new Date(timestamp);
+  return Number.isNaN(at.getTime()) ? timestamp : `${LONDON_DAY.format(at)}, ${LONDON_TIME.format(at)}`;
+}
+
+function calendarDay(date: string, format: Intl.DateTimeFormat): string {
+  const day = new Date(`${date.slice(0, 10)}T00:00:00Z`);
+  return Number.isNaN(day.getTime()) ? date : format.format(day);
+}
+
+/** "Visa •••• 4242", "Apple Pay (Visa •••• 4242)", "Alipay". */
+function paidWith(payment: Payment): string {
+  const method = METHOD_LABELS[payment.method] ?? payment.method;
+  const { card } = payment;
+  if (!card) return method;
+  const named = `${BRAND_NAMES[card.brand] ?? card.brand} •••• ${card.last4}`;
+  return WALLETS.includes(payment.method) ? `${method} (${named})` : named;
+}
+
+/** One label and its value; the value wraps below the label when the line is too narrow for both. */
+function Row({
+  label,
+  children,
+  class: className,
+}: {
+  label: string;
+  children: ComponentChildren;
+  class?: string;
+}) {
+  return (
+    <div class={className ? `receipt-row ${className}` : 'receipt-row'}>
+      <dt>{label}</dt>
+      <dd>{children}</dd>
+    </div>
+  );
+}
+
 /** A payment just made, or (`reopened`) the receipt of a session paid before this page opened. */
 export function Receipt({
   payment,
@@ -67,34 +127,126 @@ export function Receipt({
   headingRef: Heading;
 }) {
   return (
-    <section class="panel result success" aria-labelledby="success-title">
+    <section class="panel result success receipt" aria-labelledby="success-title">
       <h1 id="success-title" ref={headingRef} tabIndex={-1}>
         {reopened ? 'Rent paid' : 'Payment successful'}
       </h1>
       <p>
-        You paid <strong>{moneyOf(payment.amount)}</strong> for your rent at {session.tenancy.address_1}
-        {reopened ? ` on ${longDate(payment.updated_at)}` : ''}.
+        You paid <strong>{moneyOf(payment.amount)}</strong> to {session.tenancy.payee}.
       </p>
       {reopened ? <p>This payment is complete: there is nothing more to pay here.</p> : null}
       <PaymentSummary payment={payment} session={session} />
+      <RentAfter payment={payment} session={session} />
     </section>
   );
 }
 
-/** A payment made: its id, the rent's reference and the method (a receipt's details). */
+/** A payment made: rent, fee and total, whom it paid and when, its id, the rent's reference and the method. */
 export function PaymentSummary({ payment, session }: { payment: Payment; session: Session }) {
+  const { tenancy } = session;
   return (
-    <dl class="summary">
-      <dt>Payment</dt>
-      <dd>{payment.payment_id}</dd>
+    <dl class="summary receipt-rows">
+      <Row label="Rent">{moneyOf(payment.pure_amount)}</Row>
+      <Row label="Fee">{moneyOf(payment.fee)}</Row>
+      <Row label="Total paid" class="total">
+        {moneyOf(payment.amount)}
+      </Row>
+      <Row label="Paid to">{tenancy.payee}</Row>
+      <Row label="Property">
+        {tenancy.address_1}, {tenancy.city} {tenancy.post_code}
+      </Row>
+      <Row label="Date">{paidAt(payment.created_at)}</Row>
+      <Row label="Payment ID">
+        <span class="mono">{payment.payment_id}</span>
+      </Row>
       {/* The rent's reference the tenant knows, not a reference the platform's page made up for its own books. */}
-      <dt>Reference</dt>
-      <dd>{session.tenancy.payment_reference}</dd>
-      <dt>Method</dt>
-      <dd>
-        {METHOD_LABELS[payment.method]}
-        {payment.card ? ` •••• ${payment.card.last4}` : ''}
-      </dd>
+      <Row label="Reference">
+        <span class="mono">{tenancy.payment_reference}</span>
+      </Row>
+      <Row label="Paid with">{paidWith(payment)}</Row>
     </dl>
+  );
+}
+
+/**
+ * What the payment paid and what is still owed. Only from a session read after this payment (its `paid` is
+ * this payment): the session loaded before paying would show the debt the payment just paid.
+ */
+function RentAfter({ payment, session }: { payment: Payment; session: Session }) {
+  if (session.paid?.payment_id !== payment.payment_id) return null;
+  const applied = session.paid_applied_to ?? [];
+  const { ledger } = session.tenancy;
+  const overdue = (parseTypedPence(ledger.arrears) ?? 0) > 0;
+  return (
+    <dl class="receipt-rows receipt-rent">
+      {applied.length > 0 ? (
+        <div class="receipt-row receipt-applied">
+          <dt>Applied to</dt>
+          {applied.map((part) => (
+            <dd key={part.due_date ?? 'credit'}>
+              <span>
+                {part.due_date
+                  ? `${calendarDay(part.due_date, RENT_MONTH)} rent (due ${calendarDay(part.due_date, DAY_MONTH_SHORT)})`
+                  : 'Credit towards future rent'}
+              </span>{' '}
+              <span class="receipt-amount">
+                {moneyOf(part.amount)}
+                {part.rent && part.rent !== part.amount ? ` of ${moneyOf(part.rent)}` : ''}
+              </span>
+            </dd>
+          ))}
+        </div>
+      ) : null}
+      <Row label="Still owed">
+        {overdue
+          ? `${moneyOf(ledger.arrears)} ${ledger.days_overdue > 0 ? 'overdue' : 'due today'}`
+          : 'Nothing overdue'}
+      </Row>
+      {ledger.next_due ? (
+        <Row label="Next rent">
+          {moneyOf(ledger.next_due.amount)} on {calendarDay(ledger.next_due.date, DAY_MONTH)}
+        </Row>
+      ) : null}
+    </dl>
+  );
+}
+
+/**
+ * A payment still `processing` after the page stopped waiting for it: no form, so nothing invites a second
+ * payment while the first may still succeed; the page goes on checking it and moves on when it ends.
+ */
+export function Pending({
+  payment,
+  unchecked,
+  headingRef,
+}: {
+  payment: Payment;
+  unchecked: boolean;
+  headingRef: Heading;
+}) {
+  return (
+    <section class="panel pending" aria-labelledby="pending-title">
+      <h1 id="pending-title" ref={headingRef} tabIndex={-1}>
+        Your payment is being processed
+      </h1>
+      <p>
+        Your payment of <strong>{moneyOf(payment.amount)}</strong> has not completed yet: the payment provider
+        is still processing it.
+      </p>
+      {/* One live region whose words change, so a screen reader hears when the page stops checking. */}
+      <p role="status">
+        {unchecked
+          ? 'Your session has ended, so this page can no longer check it. The payment will show in your payments on your rental platform once it completes: check there before paying again.'
+          : 'We will update this page when it completes; you do not need to pay again.'}
+      </p>
+      <dl class="summary receipt-rows">
+        <Row label="Amount">
+          <strong>{moneyOf(payment.amount)}</strong>
+        </Row>
+        <Row label="Payment ID">
+          <span class="mono">{payment.payment_id}</span>
+        </Row>
+      </dl>
+    </section>
   );
 }

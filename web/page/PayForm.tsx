@@ -1,11 +1,11 @@
-import { Fragment, type RefObject } from 'preact';
+import type { RefObject } from 'preact';
+import { AmountField } from './AmountField.tsx';
 import type { PaymentMethod, SavedCard, Session } from './api.ts';
 import { CardForm, type CardFormHandle } from './CardForm.tsx';
 import { MethodOptions } from './MethodOptions.tsx';
 import { APMS, METHOD_LABELS, WALLETS } from './methods.ts';
 import { feePence, money, moneyOf } from './money.ts';
 import type { StripeMode } from './payment-flow.ts';
-import { rentOwed } from './rent-owed.ts';
 import { SavedCards } from './SavedCards.tsx';
 import type { StripeFieldsHandle } from './StripeFields.tsx';
 import { NEW_CARD, type PageAction, type PageState, type Totals } from './state.ts';
@@ -41,28 +41,6 @@ export function PayForm(props: {
   // With Stripe a wallet pays from its own button (the Express Checkout Element), never from ours.
   const showPayButton = (!props.inSdk || isWallet) && !(stripeKeys && isWallet);
   const payLabel = total === undefined ? 'Pay' : `Pay ${moneyOf(total)}`;
-  const owed = rentOwed(session.tenancy.ledger);
-  // Beside the amount, so the tenant sees what they owe before choosing it; the full sentence for screen readers
-  // (and as the amount field's description), the short one where eyes look.
-  const owedNote = owed ? (
-    <>
-      <span class="rent-owed" data-testid="rent-owed" title={owed.full} aria-hidden="true">
-        {owed.short.map((part, i) => (
-          <Fragment key={part}>
-            {i > 0 ? ' · ' : null}
-            <span class="nowrap">{part}</span>
-          </Fragment>
-        ))}
-      </span>
-      <span id="rent-owed" class="visually-hidden">
-        {owed.full}
-      </span>
-    </>
-  ) : null;
-  const amountDescription = [owed ? 'rent-owed' : '', amountError ? 'amount-error' : '']
-    .filter(Boolean)
-    .join(' ');
-
   return (
     <form
       noValidate
@@ -73,46 +51,15 @@ export function PayForm(props: {
     >
       {/* Nothing the tenant entered can change while a payment is on its way. */}
       <fieldset class="plain" disabled={busy}>
-        {props.amountEditable ? (
-          <div class="field">
-            <div class="field-head">
-              <label for="amount">Amount (£)</label>
-              {owedNote}
-            </div>
-            <input
-              id="amount"
-              name="amount"
-              inputMode="decimal"
-              autoComplete="off"
-              value={state.amount}
-              aria-invalid={amountError ? 'true' : undefined}
-              aria-describedby={amountDescription || undefined}
-              onInput={(event) => dispatch({ type: 'amount', value: event.currentTarget.value })}
-              onBlur={() => dispatch({ type: 'amountChecked', error: props.amountProblem() })}
-            />
-            {amountError ? (
-              <p id="amount-error" class="error">
-                {amountError}
-              </p>
-            ) : null}
-          </div>
-        ) : (
-          <div class="field">
-            <div class="field-head">
-              <p class="fixed-amount" data-testid="fixed-amount">
-                <span class="label">Amount</span>{' '}
-                <strong>{purePence === undefined ? '—' : money(purePence)}</strong>
-                {session.amount.editable ? null : <span class="hint"> set by your platform</span>}
-              </p>
-              {owedNote}
-            </div>
-            {amountError ? (
-              <p class="error" role="alert">
-                {amountError}
-              </p>
-            ) : null}
-          </div>
-        )}
+        <AmountField
+          session={session}
+          amount={state.amount}
+          purePence={purePence}
+          editable={props.amountEditable}
+          error={amountError}
+          dispatch={dispatch}
+          amountProblem={props.amountProblem}
+        />
 
         {methods.length > 1 ? (
           <MethodOptions
@@ -180,7 +127,8 @@ export function PayForm(props: {
           type="submit"
           // A wallet's button in its brand's colours (black, white at night), as Apple's and Google's guidelines ask.
           class={isWallet ? `pay wallet-button ${method}` : 'pay'}
-          disabled={busy}
+          // Not disabled while busy: a disabled button drops focus to the page; submit ignores a second press.
+          aria-disabled={busy ? 'true' : undefined}
           aria-busy={busy ? 'true' : undefined}
           // Keeps focus (and the field's blur check, whose message would push this button down) where it is
           // until the click lands; submit checks every field anyway.

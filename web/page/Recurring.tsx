@@ -10,6 +10,7 @@ import {
 } from './api.ts';
 import { BRAND_NAMES } from './card.ts';
 import { formatPence, longDate, moneyOf, parseTypedPence } from './money.ts';
+import { Review } from './RecurringReview.tsx';
 
 const FREQUENCIES: Record<string, string> = {
   every_1_month: 'every month',
@@ -42,8 +43,12 @@ export function Recurring(props: {
   const { api, session, cards } = props;
   const [schedules, setSchedules] = useState<Schedule[]>();
   const [card, setCard] = useState(cards.find((c) => c.is_default)?.card_id ?? cards[0]?.card_id ?? '');
-  const [amount, setAmount] = useState(session.amount.pure_amount ?? session.tenancy.rent_amount);
-  const fixed = !session.amount.editable;
+  // Recurring rent is the tenancy's rent: an amount the platform fixed for this session is for one payment (a
+  // catch-up, say), never every month's.
+  const [amount, setAmount] = useState(session.tenancy.rent_amount);
+  const fixed = !session.amount.editable && session.amount.pure_amount !== null;
+  /** The schedule whose cancellation waits for the tenant to confirm it. */
+  const [cancelling, setCancelling] = useState<string>();
   const installments = session.tenancy.installments;
   const [followPlan, setFollowPlan] = useState(installments.length > 0);
   const [problem, setProblem] = useState<string>();
@@ -84,6 +89,8 @@ export function Recurring(props: {
   const setUp = (): ScheduleSetUp => {
     if (!card) throw new Error('Choose a saved card.');
     if (followPlan) return { saved_card_id: card, use_installment_plan: true };
+    if (fixed)
+      return { saved_card_id: card, ...(installments.length > 0 ? { use_installment_plan: false } : {}) };
     const pence = parseTypedPence(amount);
     if (pence === undefined) throw new Error('Enter an amount in pounds, e.g. 1200.00.');
     return {
@@ -174,11 +181,18 @@ export function Recurring(props: {
                   type="button"
                   class="danger"
                   disabled={busy}
-                  onClick={() => change(schedule, 'cancel')}
+                  onClick={() => setCancelling(schedule.schedule_id)}
                 >
                   Cancel recurring rent
                 </button>
               </span>
+              {cancelling === schedule.schedule_id ? (
+                <ConfirmCancel
+                  busy={busy}
+                  onConfirm={() => void change(schedule, 'cancel').then(() => setCancelling(undefined))}
+                  onKeep={() => setCancelling(undefined)}
+                />
+              ) : null}
             </li>
           ))}
         </ul>
@@ -245,7 +259,8 @@ export function Recurring(props: {
                 />
                 {fixed ? (
                   <p id="recurring-amount-fixed" class="hint">
-                    Set by your platform.
+                    Your rent. The {moneyOf(session.amount.pure_amount ?? '')} your platform set is for this
+                    one payment only.
                   </p>
                 ) : null}
               </div>
@@ -270,75 +285,21 @@ export function Recurring(props: {
   );
 }
 
-/** The terms a set-up would charge, the sentence the tenant authorises, and the tick that authorises it. */
-function Review(props: {
-  preview: SchedulePreview;
-  card: SavedCard | undefined;
-  agreed: boolean;
-  busy: boolean;
-  onAgree(agreed: boolean): void;
-  onSubmit(): void;
-  onChange(): void;
-}) {
-  const { preview, card } = props;
-  const more = preview.payments - preview.upcoming.length;
-  const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
+/** Cancelling ends every payment to come: asked once more, the question taking focus. */
+function ConfirmCancel(props: { busy: boolean; onConfirm(): void; onKeep(): void }) {
+  const question = useRef<HTMLParagraphElement>(null);
+  useEffect(() => question.current?.focus(), []);
   return (
-    <form
-      noValidate
-      class="review"
-      aria-labelledby="review-heading"
-      onSubmit={(event) => {
-        event.preventDefault();
-        props.onSubmit();
-      }}
-    >
-      <h2 id="review-heading" ref={heading} tabIndex={-1}>
-        Check and authorise
-      </h2>
-      <dl class="summary">
-        <dt>{preview.installment_plan ? 'First payment' : 'Each payment'}</dt>
-        <dd>
-          <strong>{moneyOf(preview.amount)}</strong>
-          {preview.fee !== '0.00'
-            ? ` (${moneyOf(preview.pure_amount)} rent + ${moneyOf(preview.fee)} card fee)`
-            : ''}
-        </dd>
-        <dt>Payments</dt>
-        <dd>
-          {preview.upcoming
-            .map((c) => `${longDate(c.due_date)}${preview.installment_plan ? `: ${moneyOf(c.amount)}` : ''}`)
-            .join(', ')}
-          {more > 0 ? `, then ${more} more to ${longDate(preview.last_due_date)}` : ''}
-        </dd>
-        {card ? (
-          <>
-            <dt>Card</dt>
-            <dd>
-              {BRAND_NAMES[card.brand] ?? card.brand} ending {card.last4}
-            </dd>
-          </>
-        ) : null}
-      </dl>
-      <p id="authorisation" class="authorisation">
-        {preview.authorization.text}
+    <div class="confirm">
+      <p id="cancel-question" ref={question} tabIndex={-1}>
+        Cancel recurring rent? No more payments will be taken automatically: you will pay each rent yourself.
       </p>
-      <label class="check">
-        <input
-          type="checkbox"
-          checked={props.agreed}
-          aria-describedby="authorisation"
-          onChange={(event) => props.onAgree(event.currentTarget.checked)}
-        />
-        I authorise these payments
-      </label>
-      <button type="submit" class="pay" disabled={props.busy}>
-        Set up recurring rent
+      <button type="button" class="danger" disabled={props.busy} onClick={props.onConfirm}>
+        Yes, cancel recurring rent
       </button>
-      <button type="button" class="link" disabled={props.busy} onClick={props.onChange}>
-        Change
+      <button type="button" class="secondary" disabled={props.busy} onClick={props.onKeep}>
+        Keep recurring rent
       </button>
-    </form>
+    </div>
   );
 }

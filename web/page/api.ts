@@ -3,6 +3,7 @@
 import type { SchedulePreview } from '../../src/shared/schedule-preview.ts';
 import type { SavedCardStatus, ScheduleStatus } from '../../src/shared/vocabulary.ts';
 import type { PaymentMethod, Payment as PublicPayment, Quote } from '../sdk/rentpay.d.ts';
+import type { RentLedger } from './rent-position.ts';
 
 export type { PaymentMethod, Quote, SchedulePreview };
 
@@ -75,8 +76,16 @@ export interface Session {
   environment: string;
   /** Seconds until the token or the session lapses, by the server's clock. */
   expires_in_seconds: number;
+  token_expires_at: string;
+  /** The session's end: the token can be kept alive up to it, not beyond. */
+  expires_at: string;
   /** The payment that completed this session; null while it is unpaid. */
   paid: PublicPayment | null;
+  /**
+   * What `paid` paid, oldest due date first (`due_date` null: credit beyond the tenancy's dues; `rent`: what fell
+   * due on it). Optional until every server sends it.
+   */
+  paid_applied_to?: { due_date: string | null; amount: string; rent: string | null }[];
   /** The tenant's recurring charges waiting for them to confirm, oldest first; empty when none. */
   action_required: ActionRequired[];
   amount: SessionAmount;
@@ -94,12 +103,8 @@ export interface Session {
     next_due_date: string | null;
     /** Whom the rent is paid to. */
     payee: string;
-    /** What the tenant owes, from the tenancy's rent ledger. */
-    ledger: {
-      arrears: string;
-      days_overdue: number;
-      next_due: { date: string; amount: string } | null;
-    };
+    /** What the tenant owes and has paid, from the tenancy's rent ledger. */
+    ledger: RentLedger & { next_due: { date: string; amount: string } | null };
     installments: { installment_number: number; due_date: string; amount: string }[];
   };
   currency: 'GBP';
@@ -198,6 +203,11 @@ export class ClientApi {
 
   session(): Promise<Session> {
     return this.#call('/session');
+  }
+
+  /** "Keep me signed in": the token lives on, up to the session's end (`extendable` false from then on). */
+  extendSession(): Promise<{ expires_in_seconds: number; extendable: boolean }> {
+    return this.#call('/session/extend', 'POST');
   }
 
   pay(body: Record<string, unknown>, idempotencyKey: string): Promise<Payment> {

@@ -26,6 +26,9 @@ import type { StripeError } from './stripe.ts';
 
 /** How long a `processing` payment is polled before pay() settles with `payment_pending`. */
 const PROCESSING_DEADLINE_MS = 3 * 60_000;
+/** After the deadline the page still checks the payment, less often: it may take minutes more. */
+const PENDING_POLL_MS = 5_000;
+const ENDED: readonly Payment['status'][] = ['succeeded', 'failed', 'canceled'];
 
 // Loaded on demand: only the page with Stripe needs it; a step's panel only once Pay is pressed.
 export type StripeMode = typeof import('./stripe-mode.ts');
@@ -188,6 +191,33 @@ export function paymentFlow(context: FlowContext) {
     dispatch({ type: 'failed', message: tenantFailureMessage(error) });
     embed?.post('error', { error });
     return { error };
+  };
+
+  /**
+   * A payment past the deadline: the SDK hears `payment_pending` as before, the tenant sees it is being
+   * processed (no form to pay again with), and the page checks it until it ends, then settles as Pay would.
+   */
+  const watchPending = (payment: Payment, failure: PaymentError): Outcome => {
+    dispatch({ type: 'phase', phase: { name: 'pending', payment } });
+    embed?.post('error', { error: failure });
+    const check = () =>
+      api.payment(payment.payment_id).catch((error: unknown) => {
+        if (error instanceof ApiProblem && error.sessionExpired) throw error;
+        // A lost connection: asked again at the next tick.
+        return payment;
+      });
+    pollUntil(
+      check,
+      (current) => ENDED.includes(current.status),
+      new AbortController().signal,
+      undefined,
+      PENDING_POLL_MS,
+    )
+      .then(settle, () => dispatch({ type: 'phase', phase: { name: 'pending', payment, unchecked: true } }))
+      .finally(() => {
+        context.busy.current = false;
+      });
+    return { error: failure };
   };
 
   /** Saves a new card, with 3DS when the card asks, and returns it once active. */
@@ -402,19 +432,27 @@ export function paymentFlow(context: FlowContext) {
     dispatch({ type: 'busy', busy: true });
     // Fetched while the payment is made, so a 3DS or wallet step shows at once (a failure shows when needed).
     loadStepPanel().catch(() => undefined);
+    let made: Payment | undefined;
+    let watching = false;
     try {
       const source = await addPaymentSource(body, walletToken);
       if (source === false) return undefined;
       if (source !== true) return source;
       context.debug('paying', body.method);
-      const payment = await api.pay(body, newIdempotencyKey());
-      const outcome = settle(await followPayment(payment));
+      made = await api.pay(body, newIdempotencyKey());
+      const outcome = settle(await followPayment(made));
       if ('payment' in outcome) context.cardForm.current?.clear();
       return outcome;
     } catch (error) {
+      const failure = errorOf(error);
+      if (made && failure.code === 'payment_pending') {
+        watching = true;
+        return watchPending(made, failure);
+      }
       return failed(error);
     } finally {
-      context.busy.current = false;
+      // While a pending payment is checked, another Pay (SVC.pay()) is refused: the first may still succeed.
+      context.busy.current = watching;
       dispatch({ type: 'busy', busy: false });
     }
   };

@@ -19,7 +19,12 @@ export type Phase =
   | { name: 'ready' }
   | { name: 'step'; view: ActionView }
   /** `reopened`: the session was paid before this page opened (a receipt, not a fresh success). */
-  | { name: 'succeeded'; payment: Payment; reopened?: boolean };
+  | { name: 'succeeded'; payment: Payment; reopened?: boolean }
+  /**
+   * Still `processing` past the page's deadline: checked more slowly until it ends, with no form to pay again.
+   * `unchecked`: the session lapsed meanwhile, so the page can no longer say how it ends.
+   */
+  | { name: 'pending'; payment: Payment; unchecked?: boolean };
 
 export interface PageState {
   phase: Phase;
