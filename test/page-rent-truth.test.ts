@@ -232,4 +232,37 @@ describe('hosted page: while paying, and the session’s time', () => {
     await minutes(1);
     await frame.getByRole('heading', { name: 'Session expired' }).waitFor();
   });
+
+  it('expired in the platform’s iframe: the platform hears of it, and Start again asks it for a new session there', async () => {
+    const tenant = await newTenant(file.env, '1200.00');
+    const { page, frame } = await open(tenant, { width: 375, fakeClock: true });
+    await headline(frame).waitFor();
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { rentpaySeen: string[] }).rentpaySeen = seen;
+      window.addEventListener('message', (event) => {
+        if (event.data?.source === 'rentpay' && event.data.type !== 'resize') seen.push(event.data.type);
+      });
+    });
+    const seen = () => page.evaluate(() => (window as unknown as { rentpaySeen: string[] }).rentpaySeen);
+    file.env.t.clock.advance(15 * 60_000);
+    await page.clock.fastForward(15 * 60_000);
+    await frame.getByRole('heading', { name: 'Session expired' }).waitFor();
+    await page.waitForFunction(() =>
+      (window as unknown as { rentpaySeen: string[] }).rentpaySeen.includes('session_expired'),
+    );
+    await frame.getByRole('button', { name: 'Start again' }).click();
+    await page.waitForFunction(() =>
+      (window as unknown as { rentpaySeen: string[] }).rentpaySeen.includes('restart'),
+    );
+    assert.deepEqual(await seen(), ['session_expired', 'restart']);
+    await frame.getByRole('status').filter({ hasText: 'Starting a new session…' }).waitFor();
+    // What the platform's listener does (docs/iframe.md): a new user-login, and the frame's src set to it.
+    const fresh = await again(tenant);
+    await page.evaluate(
+      (src) => document.querySelector<HTMLIFrameElement>('#rentpay')!.setAttribute('src', src),
+      `${file.env.baseUrl}/third-party?token=${fresh.token}&session_id=${fresh.sessionId}`,
+    );
+    await headline(frame).filter({ hasText: 'March rent £1,200.00 due today' }).waitFor();
+  });
 });

@@ -191,8 +191,9 @@ export function App({
   }, [phase.name]);
 
   // A payment already made keeps its receipt when the session lapses.
+  // A payment on its way is not cut short: its outcome (or the pending panel) says what happened to the money.
   const { warning: expiryWarning } = useSessionExpiry(api, session, () => {
-    if (phaseName.current === 'ready' || phaseName.current === 'step') expire();
+    if ((phaseName.current === 'ready' || phaseName.current === 'step') && !busy.current) expire();
   });
 
   useEffect(() => {
@@ -238,7 +239,13 @@ export function App({
     return <Unavailable title={phase.title} message={phase.message} headingRef={headingRef} />;
   }
   if (phase.name === 'expired' || !session || !api) {
-    return <Expired inPage={phase.name === 'expired' && phase.inPage === true} headingRef={headingRef} />;
+    return (
+      <Expired
+        inPage={phase.name === 'expired' && phase.inPage === true}
+        framed={!embed && window.parent !== window}
+        headingRef={headingRef}
+      />
+    );
   }
   if (phase.name === 'succeeded') {
     return (

@@ -4,8 +4,10 @@
  */
 
 import type { ComponentChildren, Ref } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
 import type { Payment, Session } from './api.ts';
 import { BRAND_NAMES } from './card.ts';
+import { MESSAGE_SOURCE, MESSAGE_VERSION } from './embed.ts';
 import { METHOD_LABELS, WALLETS } from './methods.ts';
 import { moneyOf, parseTypedPence } from './money.ts';
 import './receipt.css';
@@ -39,8 +41,24 @@ export function Unavailable({
   );
 }
 
-/** `inPage`: the session lapsed while the page was open, before anything was paid. */
-export function Expired({ inPage, headingRef }: { inPage: boolean; headingRef: Heading }) {
+/**
+ * `inPage`: the session lapsed while the page was open, before anything was paid. `framed`: the hosted page in the
+ * platform's iframe, whose page can start a new session there: told at once (`session_expired`), and asked again by
+ * Start again (`restart`); see docs/iframe.md.
+ */
+export function Expired({
+  inPage,
+  framed,
+  headingRef,
+}: {
+  inPage: boolean;
+  framed: boolean;
+  headingRef: Heading;
+}) {
+  const [asked, setAsked] = useState(false);
+  useEffect(() => {
+    if (framed) postToParent('session_expired');
+  }, [framed]);
   return (
     <section class="panel" aria-labelledby="expired-title">
       <h1 id="expired-title" ref={headingRef} tabIndex={-1}>
@@ -54,9 +72,35 @@ export function Expired({ inPage, headingRef }: { inPage: boolean; headingRef: H
       ) : (
         <p>This payment link has expired or is not valid.</p>
       )}
-      <p>To pay, go back to your rental platform and open the payment again: it starts a new session.</p>
+      {framed ? (
+        <>
+          <button
+            type="button"
+            class="pay"
+            disabled={asked}
+            onClick={() => {
+              setAsked(true);
+              postToParent('restart');
+            }}
+          >
+            Start again
+          </button>
+          <p role="status">
+            {asked
+              ? 'Starting a new session… If nothing changes, go back to your rental platform and open the payment again.'
+              : ''}
+          </p>
+        </>
+      ) : (
+        <p>To pay, go back to your rental platform and open the payment again: it starts a new session.</p>
+      )}
     </section>
   );
+}
+
+/** A message to the platform's page around the hosted page's frame: only its type, nothing secret. */
+function postToParent(type: 'session_expired' | 'restart'): void {
+  window.parent.postMessage({ source: MESSAGE_SOURCE, v: MESSAGE_VERSION, type }, '*');
 }
 
 // A payment's moment in UK time, as the tenant lived it; due dates are calendar dates (UTC).
