@@ -161,4 +161,16 @@ describe('the tenant’s rent position on the Client API', () => {
     assert.equal(refused.status, 409, JSON.stringify(refused.body));
     assert.match(refused.body.detail, /paid to its end \(2027-01-31\)/);
   });
+
+  it('a schedule resumed after paying ahead while it was paused skips the due dates paid meanwhile', async () => {
+    const tenant = await tenantSince({ start_rent_date: '2026-11-28', rent_due_day: 28 });
+    const created = await createSchedule(tenant);
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const id = created.body.schedule_id;
+    assert.equal((await tenant.client.call('POST', `/schedules/${id}/pause`)).status, 200);
+    await pay(tenant.client, '2400.00'); // 28 November and 28 December
+    const resumed = await tenant.client.call('POST', `/schedules/${id}/resume`);
+    assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
+    assert.equal(resumed.body.next_due_date, '2027-01-28');
+  });
 });

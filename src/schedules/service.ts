@@ -175,6 +175,17 @@ export class ScheduleService {
     }),
   ) {}
 
+  /**
+   * What of the tenancy's rent is paid, as the ledger counts it: the plan's due dates with a plan, else the rent's. A
+   * schedule that charges the rent instead of the tenancy's plan has no such count (nothing counts as paid).
+   */
+  async #rentPaidFor(tx: Queryable, tenancyId: string, usePlan: boolean, plan: ScheduleDetail['plan']) {
+    const hasPlan = (plan?.installments.length ?? 0) > 0;
+    return usePlan === hasPlan
+      ? this.rentPaid(tx, tenancyId)
+      : { firstUnpaid: null, lastPaid: null, known: false };
+  }
+
   /** A user's schedules of every tenancy, newest first. */
   async listForUser(integratorId: string, userId: string): Promise<ScheduleDetail[]> {
     return this.db.query<ScheduleDetail>(
@@ -267,10 +278,7 @@ export class ScheduleService {
     // Rent paid already (paying ahead, credit) is never charged again: the schedule starts after it. The ledger
     // counts the plan's due dates when the tenancy has one, so a schedule of the rent instead has no such count.
     const today = utcDate(this.clock.now());
-    const paid =
-      usePlan === hasPlan
-        ? await this.rentPaid(tx, session.tenancy_id)
-        : { firstUnpaid: null, lastPaid: null, known: false };
+    const paid = await this.#rentPaidFor(tx, session.tenancy_id, usePlan, tenancy.installment_plan);
     if (paid.known && paid.firstUnpaid === null) {
       throw new ServiceError(
         'conflict',
@@ -380,8 +388,17 @@ export class ScheduleService {
           throw new ServiceError('conflict', 'The tenancy is not active, so its schedule cannot be resumed.');
         }
         // Strictly after today, whatever the time of day and whether today's scheduler run has reached today's due
-        // date yet: a due date that is today passed while the schedule was paused.
-        const next = dueOnOrAfter(scheduleTerms(current), current.next_due_date!, addDays(utcDate(now), 1));
+        // date yet: a due date that is today passed while the schedule was paused. Nor one paid meanwhile.
+        const tomorrow = addDays(utcDate(now), 1);
+        const paid = await this.#rentPaidFor(tx, current.tenancy_id, current.installment_plan, current.plan);
+        if (paid.known && paid.firstUnpaid === null) {
+          throw new ServiceError(
+            'conflict',
+            'The rent of this tenancy is paid to its end: nothing is left to charge.',
+          );
+        }
+        const from = paid.firstUnpaid !== null && paid.firstUnpaid > tomorrow ? paid.firstUnpaid : tomorrow;
+        const next = dueOnOrAfter(scheduleTerms(current), current.next_due_date!, from);
         if (next === null) {
           throw new ServiceError('conflict', 'No due date of this schedule is left before the tenancy ends.');
         }
