@@ -51,11 +51,23 @@ describe('rent ledger', () => {
     });
     const session = await api.loginOk('ledger@example.com');
     const page = await api.clientSession(session.token);
+    const { arrears, days_overdue, next_due, unpaid, paid_ahead } = page.body.tenancy.ledger;
     assert.deepEqual(
-      page.body.tenancy.ledger,
+      { arrears, days_overdue, next_due },
       { arrears: '3600.00', days_overdue: 59, next_due: { date: '2026-04-01', amount: '1200.00' } },
       'the Client API session (what the page reads) has the same summary',
     );
+    assert.deepEqual(
+      unpaid.slice(0, 4).map((due: { date: string; amount: string }) => [due.date, due.amount]),
+      [
+        ['2026-01-01', '1200.00'],
+        ['2026-02-01', '1200.00'],
+        ['2026-03-01', '1200.00'],
+        ['2026-04-01', '1200.00'],
+      ],
+      'and each due date unpaid, oldest first',
+    );
+    assert.equal(paid_ahead, null);
   });
 
   it('a payment counts its rent part (not the fee) on the day it was made; a refund gives rent back', async () => {

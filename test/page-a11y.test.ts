@@ -5,10 +5,9 @@
  */
 
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
+import { axeViolations } from './axe.ts';
 import {
   CARD_FEES,
   fillCard,
@@ -22,8 +21,6 @@ import {
 } from './browser.ts';
 import { cardToken, clientOf } from './payment-client.ts';
 
-const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const WCAG_A_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
 const VISA = '4242424242424242';
 const DECLINED = '4000000000000002';
 const THREE_DS = '4000000000003220';
@@ -40,14 +37,7 @@ interface Look {
 /** Each violation in the page's frame now, as "state: rule (nodes)". */
 async function violations(page: Page, state: string): Promise<string[]> {
   const inner = await paymentFrame(file.env, page);
-  if (!(await inner.evaluate(() => 'axe' in window))) await inner.evaluate(axeSource);
-  const found = await inner.evaluate(async (tags) => {
-    // biome-ignore lint/suspicious/noExplicitAny: axe is injected above
-    const result = await (window as any).axe.run(document, { runOnly: tags });
-    // biome-ignore lint/suspicious/noExplicitAny: axe's result shape
-    return result.violations.map((v: any) => `${v.id} (${v.nodes.length}: ${v.nodes[0]?.target})`);
-  }, WCAG_A_AA);
-  return found.map((violation: string) => `${state}: ${violation}`);
+  return axeViolations(inner, state);
 }
 
 async function open(tenant: Pick<Tenant, 'token' | 'sessionId'>, look: Look, fakeClock = false) {

@@ -9,11 +9,11 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { Frame, FrameLocator, Locator, Page } from 'playwright-core';
+import { axeViolations } from './axe.ts';
 import {
   CARD_FEES,
   newTenant,
@@ -28,8 +28,6 @@ import {
   UI_TIMEOUT_MS,
 } from './browser.ts';
 
-const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const WCAG_A_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
 const PHONE_HEIGHT = 667;
 
 const file = pageEnvironmentPerFile({
@@ -246,14 +244,7 @@ async function tabThrough(page: Page, inner: Frame): Promise<(Ring & { ratio: nu
 }
 
 async function violations(inner: Frame, state: string): Promise<string[]> {
-  if (!(await inner.evaluate(() => 'axe' in window))) await inner.evaluate(axeSource);
-  const found = await inner.evaluate(async (tags) => {
-    // biome-ignore lint/suspicious/noExplicitAny: axe is injected above
-    const result = await (window as any).axe.run(document, { runOnly: tags });
-    // biome-ignore lint/suspicious/noExplicitAny: axe's result shape
-    return result.violations.map((v: any) => `${v.id} (${v.nodes.length}: ${v.nodes[0]?.target})`);
-  }, WCAG_A_AA);
-  return found.map((violation: string) => `${state}: ${violation}`);
+  return axeViolations(inner, state);
 }
 
 async function chooseMethod(frame: FrameLocator, name: string): Promise<void> {

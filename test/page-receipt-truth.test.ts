@@ -7,11 +7,10 @@
  * answering the page's requests with that status until the test lets the real answer through.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
 import type { BrowserContext, FrameLocator, Page } from 'playwright-core';
 import { FakeClock } from '../src/platform/clock/clock.ts';
+import { axeViolations } from './axe.ts';
 import {
   fillCard,
   openInIntegratorPage,
@@ -38,9 +37,6 @@ const DECLINED = '4000000000000002';
 // As long as the service takes (50 characters), with nowhere to break: it must wrap, not be clipped.
 const LONG_REFERENCE = 'TEN-3002-2026-ROSEBERY-AVENUE-FLAT-4B-000123456789';
 const PAYEE = 'Rosebery Avenue Residential Lettings Management Ltd';
-
-const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const WCAG_A_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
 
 interface Look {
   width: number;
@@ -96,14 +92,7 @@ async function open(tenant: Tenant, look: Look, fakeClock = false) {
 /** Each violation of WCAG 2.x A/AA axe finds in the payment frame now, as "state: rule (nodes)". */
 async function violations(page: Page, state: string): Promise<string[]> {
   const inner = await paymentFrame(file.env, page);
-  if (!(await inner.evaluate(() => 'axe' in window))) await inner.evaluate(axeSource);
-  const found = await inner.evaluate(async (tags) => {
-    // biome-ignore lint/suspicious/noExplicitAny: axe is injected above
-    const result = await (window as any).axe.run(document, { runOnly: tags });
-    // biome-ignore lint/suspicious/noExplicitAny: axe's result shape
-    return result.violations.map((v: any) => `${v.id} (${v.nodes.length}: ${v.nodes[0]?.target})`);
-  }, WCAG_A_AA);
-  return found.map((violation: string) => `${state}: ${violation}`);
+  return axeViolations(inner, state);
 }
 
 /** The label and value rows shown (the receipt's or the pending panel's), as "label: value". */

@@ -12,20 +12,28 @@ export function useSessionExpiry(
   session: Session | undefined,
   onLapse: () => void,
 ): { warning: JSX.Element | null } {
-  const [expiry, setExpiry] = useState<{ seconds: number; extendable: boolean }>();
+  /** After Keep me signed in: the server's answer (`n` counts extensions, so an equal answer re-arms the timers). */
+  const [extended, setExtended] = useState<{
+    sessionId: string;
+    seconds: number;
+    extendable: boolean;
+    n: number;
+  }>();
   const [warned, setWarned] = useState(false);
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string>();
   const lapse = useRef(onLapse);
   lapse.current = onLapse;
-
-  useEffect(() => {
-    if (!session) return;
-    setExpiry({
-      seconds: session.expires_in_seconds,
-      extendable: Date.parse(session.token_expires_at) < Date.parse(session.expires_at),
-    });
-  }, [session?.session_id]);
+  // Armed in the same render that shows the session, so no timer is missed.
+  const expiry =
+    extended && extended.sessionId === session?.session_id
+      ? extended
+      : session && {
+          sessionId: session.session_id,
+          seconds: session.expires_in_seconds,
+          extendable: Date.parse(session.token_expires_at) < Date.parse(session.expires_at),
+          n: 0,
+        };
 
   useEffect(() => {
     if (!expiry) return;
@@ -36,15 +44,20 @@ export function useSessionExpiry(
       clearTimeout(warn);
       clearTimeout(end);
     };
-  }, [expiry]);
+  }, [expiry?.sessionId, expiry?.n]);
 
   const keep = async () => {
-    if (!api || busy) return;
+    if (!api || !session || busy) return;
     setBusy(true);
     setProblem(undefined);
     try {
-      const extended = await api.extendSession();
-      setExpiry({ seconds: extended.expires_in_seconds, extendable: extended.extendable });
+      const answer = await api.extendSession();
+      setExtended({
+        sessionId: session!.session_id,
+        seconds: answer.expires_in_seconds,
+        extendable: answer.extendable,
+        n: (expiry?.n ?? 0) + 1,
+      });
     } catch (error) {
       const failure = errorOf(error);
       if (failure.code === 'session_expired') lapse.current();

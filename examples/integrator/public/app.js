@@ -89,13 +89,26 @@ payButton.addEventListener('click', async () => {
   }
 });
 
-document.getElementById('hosted-login').addEventListener('click', async () => {
-  // After the session expires: user-login again and give the iframe the new token and session.
+/** After the session expires: user-login again and give the iframe the new token and session. */
+async function newHostedSession() {
   const session = await post('/api/hosted-session');
   document.getElementById('hosted-frame').src = session.url;
   const expiry = document.getElementById('hosted-expiry');
   expiry.dateTime = session.expires_at;
   expiry.textContent = session.expires_at;
+}
+
+document.getElementById('hosted-login').addEventListener('click', () => void newHostedSession());
+
+// The hosted page's messages (docs/iframe.md): its height, so nothing scrolls inside the frame, and "Start again"
+// after its session expired.
+window.addEventListener('message', (event) => {
+  const frame = document.getElementById('hosted-frame');
+  if (event.source !== frame.contentWindow || event.origin !== new URL(serviceUrl).origin) return;
+  const { source, type, height } = event.data || {};
+  if (source !== 'rentpay') return;
+  if (type === 'resize' && height > 0) frame.style.height = `${Math.ceil(height)}px`;
+  if (type === 'restart') void newHostedSession();
 });
 
 function cell(text) {
