@@ -46,7 +46,6 @@ export interface PageState {
   view: 'pay' | 'recurring';
   /** After 409 amount_changed: the service's price, shown (and sent) while the amount and method stay the same. */
   quoted: { method: PaymentMethod; quote: Quote } | undefined;
-  expiringSoon: boolean;
 }
 
 export type PageAction =
@@ -56,7 +55,6 @@ export type PageAction =
   | { type: 'reopened'; session: Session; payment: Payment }
   | { type: 'loadFailed'; message: string }
   | { type: 'phase'; phase: Phase }
-  | { type: 'expiringSoon' }
   | { type: 'amount'; value: string }
   | { type: 'amountChecked'; error: string | undefined }
   | { type: 'method'; method: PaymentMethod }
@@ -83,7 +81,6 @@ export const initialState: PageState = {
   busy: false,
   view: 'pay',
   quoted: undefined,
-  expiringSoon: false,
 };
 
 export function pageReducer(state: PageState, action: PageAction): PageState {
@@ -120,8 +117,6 @@ export function pageReducer(state: PageState, action: PageAction): PageState {
       return { ...state, phase: { name: 'ready' }, problem: action.message };
     case 'phase':
       return { ...state, phase: action.phase };
-    case 'expiringSoon':
-      return { ...state, expiringSoon: true };
     case 'amount':
       return { ...state, amount: action.value };
     case 'amountChecked':
