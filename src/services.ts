@@ -59,13 +59,7 @@ export function createServices(
     reminders: new ReminderService(db, clock),
     payments,
     payouts: new PayoutService(db, clock, config.serviceEnv),
-    schedules: new ScheduleService(db, clock, async (q, tenancyId) => {
-      const found = await ledger.position(tenancyId, ledger.today(), q);
-      const dues = found?.position.dues ?? [];
-      const unpaid = dues.findIndex((due) => due.settled_on === null);
-      const lastPaid = (unpaid === -1 ? dues.at(-1) : dues[unpaid - 1])?.date ?? null;
-      return { firstUnpaid: unpaid === -1 ? null : dues[unpaid]!.date, lastPaid, known: dues.length > 0 };
-    }),
+    schedules: new ScheduleService(db, clock, (q, tenancyId) => ledger.rentPaidThrough(q, tenancyId)),
     scheduler: new Scheduler(db, clock, paymentProcessor, (id) => payments.expireWaiting(id)),
     webhooks: new WebhookService(db, clock),
   };

@@ -70,8 +70,8 @@ ${scripts}</head><body><h1>Acme Lettings checkout</h1><div id="pay"></div></body
 }
 
 /**
- * A site of its own: `/embed?src=` frames the hosted page (spec: Hosted payment interface), `/sdk?load=`
- * hosts the SDK (spec: Client SDK), as an integrator's pages would.
+ * A site of its own: `/embed?src=` frames the hosted page in a plain iframe (width 100%, height 700, allow payment),
+ * `/sdk?load=` hosts the SDK from another origin, as an integrator's pages would.
  */
 async function startEmbeddingSite(serviceUrl: string): Promise<{ server: http.Server; port: number }> {
   const server = http.createServer((request, response) => {
@@ -157,8 +157,9 @@ export async function startPageEnvironment(
 let nextUser = 1;
 
 /**
- * A new tenant of its own, logged in (`login` added to user-login's body). Their tenancy (`tenancy` overrides it) starts on the server clock's 1 March 2026, so rent
- * of `rent` is due today and nothing is overdue: the page suggests that rent.
+ * A new tenant of its own, logged in (`login` added to user-login's body). Their tenancy (`tenancy` overrides it)
+ * starts on the server clock's 1 March 2026, so rent of `rent` is due today and nothing is overdue: the page
+ * suggests that rent.
  */
 export async function newTenant(
   env: PageEnvironment,

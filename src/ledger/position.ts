@@ -86,7 +86,7 @@ export function rentPosition(
 }
 
 /** The oldest due date not paid in full; null when every one is. */
-export function firstUnpaid(position: RentPosition): DuePosition | null {
+export function firstUnpaid(position: Pick<RentPosition, 'dues'>): DuePosition | null {
   return position.dues.find((due) => due.settled_on === null) ?? null;
 }
 

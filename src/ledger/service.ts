@@ -4,7 +4,7 @@ import { utcDate } from '../schedules/dates.ts';
 import type { Frequency, InstallmentPlan } from '../shared/vocabulary.ts';
 import { buildLedger, type Ledger, type LedgerPayment, type LedgerPayout } from './balance.ts';
 import { dueSeries, dueThrough, type TenancyDueTerms } from './due-dates.ts';
-import { type RentPosition, rentPosition } from './position.ts';
+import { firstUnpaid, type RentPosition, rentPosition } from './position.ts';
 
 /** A tenancy with everything its ledger is made of, read in one statement. */
 export interface TenancyLedgerInput {
@@ -153,6 +153,24 @@ export class LedgerService {
         ...buildLedger(due, next, input.payments, input.payouts, asOf),
       },
       position: rentPosition([...dueSeries(input.due)], input.payments, asOf),
+    };
+  }
+
+  /**
+   * How far the tenancy's rent is paid as of today: the oldest due date not paid in full (null: every one is) and the
+   * latest paid in full before it. `known` false: the tenancy has no due dates to count.
+   */
+  async rentPaidThrough(
+    db: Queryable,
+    tenancyId: string,
+  ): Promise<{ firstUnpaid: string | null; lastPaid: string | null; known: boolean }> {
+    const dues = (await this.position(tenancyId, this.today(), db))?.position.dues ?? [];
+    const unpaid = firstUnpaid({ dues });
+    const before = unpaid ? dues.slice(0, dues.indexOf(unpaid)) : dues;
+    return {
+      firstUnpaid: unpaid?.date ?? null,
+      lastPaid: before.at(-1)?.date ?? null,
+      known: dues.length > 0,
     };
   }
 }

@@ -48,7 +48,7 @@ export interface Config {
   documentEncryptionKey: Buffer | undefined;
   /** DOCUMENT_ENCRYPTION_PREVIOUS_KEYS (comma-separated base64): keys rotated out, still read, never written. */
   documentEncryptionPreviousKeys: Buffer[];
-  /** User session token and payment session lifetimes (spec: 15 and 30 minutes). */
+  /** User session token and payment session lifetimes: 15 and 30 minutes by default. */
   userTokenTtlSeconds: number;
   sessionTtlSeconds: number;
   /** Grace for in-flight requests and jobs on shutdown. */
