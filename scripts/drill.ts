@@ -93,7 +93,7 @@ async function main(): Promise<void> {
     const serves = ports.map((port) =>
       spawnRentpay(['serve', '--no-worker'], { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` }),
     );
-    const workers = [spawnRentpay(['worker']), spawnRentpay(['worker'])];
+    const workers = [spawnRentpay(['worker'], { PORT: '0' }), spawnRentpay(['worker'], { PORT: '0' })];
     const urls = ports.map((port) => `http://127.0.0.1:${port}`);
     for (const url of urls)
       await until(`${url} ready`, async () => ((await fetch(`${url}/readyz`)).ok ? true : undefined));
@@ -201,7 +201,7 @@ async function main(): Promise<void> {
       `round 1: ${statuses1.filter((s) => s > 0).length}/15 payments answered`,
     );
     serves[1] = spawnRentpay(['serve', '--no-worker'], { PORT: String(ports[1]), PUBLIC_URL: urls[1]! });
-    workers[0] = spawnRentpay(['worker']);
+    workers[0] = spawnRentpay(['worker'], { PORT: '0' });
     await until('serve 2 back', async () => ((await fetch(`${urls[1]}/readyz`)).ok ? true : undefined));
 
     // 2. The database stopped and started again.

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import { type BootstrapSecrets, bootstrapDeployment } from './bootstrap.ts';
@@ -7,15 +7,19 @@ import { jobHandlers } from './jobs.ts';
 import { RENT_REMINDERS_EVERY_MS, RENT_REMINDERS_JOB } from './ledger/reminders.ts';
 import { systemClock } from './platform/clock/clock.ts';
 import type { Config } from './platform/config/config.ts';
+import { starting } from './platform/config/startup-errors.ts';
 import { type Db, openDatabase } from './platform/db/db.ts';
 import { migrate } from './platform/db/migrate.ts';
+import { installErrorHandling } from './platform/http/errors.ts';
 import { type PeriodicTicker, startPeriodicJob } from './platform/jobs/periodic.ts';
 import { JOBS_CHANNEL } from './platform/jobs/queue.ts';
 import { JOBS_PRUNE_EVERY_MS, JOBS_PRUNE_JOB } from './platform/jobs/retention.ts';
 import { Worker } from './platform/jobs/worker.ts';
 import { createLogger } from './platform/log/logger.ts';
+import { installMetrics } from './platform/metrics/metrics.ts';
 import { schedulerRunJob } from './schedules/jobs.ts';
 import { createServices, type Services } from './services.ts';
+import { installWebhookMetrics } from './webhooks/metrics.ts';
 
 export interface Running {
   app?: FastifyInstance;
@@ -58,7 +62,16 @@ function startTickers(db: Db, log: Logger): PeriodicTicker {
 
 /** `rentpay serve`: HTTP, plus the job worker in the same process unless withWorker is false. */
 export async function serve(config: Config, withWorker: boolean): Promise<Running> {
-  const app = await buildApp(config);
+  const app = await starting(config, () => buildApp(config));
+  // Listening comes before the first start's secrets are made: a port in use must not lose them unprinted.
+  try {
+    await starting({ port: config.port, host: config.host }, () =>
+      app.listen({ port: config.port, host: config.host }),
+    );
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
   const secrets = await bootstrapDeployment(app);
   await app.ctx.documents.moveFromDisk(
     new FileDocumentStore(config.documentsDir),
@@ -71,7 +84,6 @@ export async function serve(config: Config, withWorker: boolean): Promise<Runnin
     worker.start();
     ticker = startTickers(app.ctx.db, app.log as unknown as Logger);
   }
-  await app.listen({ port: config.port, host: config.host });
   return {
     app,
     worker,
@@ -84,24 +96,79 @@ export async function serve(config: Config, withWorker: boolean): Promise<Runnin
   };
 }
 
-/** `rentpay worker`: jobs only, no HTTP. */
+/**
+ * The worker's own HTTP: /healthz (the process answers), /readyz (the database answers and the job loop turns)
+ * and /metrics (the job queue and the webhook attempts this process made), for a load balancer and Prometheus.
+ */
+async function workerHttp(config: Config, db: Db, worker: Worker, log: Logger): Promise<FastifyInstance> {
+  // Probes and scrapes every few seconds: their requests are not logged, only warnings and errors.
+  const level = log.levelVal > 40 ? log.level : 'warn';
+  const app = Fastify({ loggerInstance: log.child({}, { level }) as FastifyBaseLogger });
+  installErrorHandling(app);
+  const registry = installMetrics(app, db, systemClock, config.metricsToken);
+  installWebhookMetrics(registry, db, systemClock);
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    const loop = worker.alive();
+    if (!loop.fresh) {
+      return reply.code(503).send({
+        status: 'unavailable',
+        detail: `The job loop has not turned for ${loop.lastBeatSecondsAgo} s.`,
+      });
+    }
+    try {
+      await db.query('SELECT 1');
+    } catch {
+      return reply.code(503).send({ status: 'unavailable', detail: 'The database is not reachable.' });
+    }
+    return { status: 'ready', worker: worker.name };
+  });
+  return app;
+}
+
+/** `rentpay worker`: jobs, with HTTP only for health checks and metrics. */
 export async function runWorker(config: Config): Promise<Running> {
   const log = createLogger(config.logLevel);
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  await migrate(db);
+  const db = await starting(config, async () => {
+    const opened = await openDatabase(databaseOptions(config));
+    try {
+      await migrate(opened);
+    } catch (error) {
+      await opened.close();
+      throw error;
+    }
+    return opened;
+  });
   const services = createServices(config, db, systemClock, undefined, log);
   await services.documents.moveFromDisk(new FileDocumentStore(config.documentsDir), log);
   const worker = serviceWorker(config, db, log, services);
+  const http = await workerHttp(config, db, worker, log);
+  try {
+    await starting({ port: config.port, host: config.host }, () =>
+      http.listen({ port: config.port, host: config.host }),
+    );
+  } catch (error) {
+    await http.close();
+    await db.close();
+    throw error;
+  }
   worker.start();
   const ticker = startTickers(db, log);
-  log.info({ worker: worker.name }, 'worker started');
+  log.info({ worker: worker.name, address: http.server.address() }, 'worker started');
   return {
+    app: http,
     worker,
     secrets: {},
     async stop() {
       await ticker.stop();
       await worker.stop();
+      await http.close();
       await db.close();
     },
   };
+}
+
+/** How every process opens the database its configuration names. */
+export function databaseOptions(config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databasePoolSize'>) {
+  return { databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize };
 }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../src/platform/config/config.ts';
+import { PRODUCTION_ENV } from './fixtures.ts';
 
 function errorFor(env: Record<string, string>): ConfigError {
   try {
@@ -22,13 +23,8 @@ const TEST_STRIPE = {
 /** 32 bytes in base64: the document encryption key production requires. */
 const DOCUMENT_KEY = Buffer.alloc(32, 7).toString('base64');
 
-const LIVE_STRIPE = {
-  DOCUMENT_ENCRYPTION_KEY: DOCUMENT_KEY,
-  PAYMENT_PROCESSOR: 'stripe',
-  STRIPE_SECRET_KEY: 'rk_live_51abc',
-  STRIPE_PUBLISHABLE_KEY: 'pk_live_51abc',
-  STRIPE_WEBHOOK_SECRET: 'whsec_abc',
-};
+/** Everything production needs besides SERVICE_ENV, so that each case below is refused for one reason. */
+const { SERVICE_ENV: _production, ...LIVE_STRIPE } = PRODUCTION_ENV;
 
 describe('configuration', () => {
   it('TRUST_PROXY: unset trusts no proxy; a list of addresses, ranges and proxy-addr names is read', () => {
@@ -151,12 +147,12 @@ describe('configuration', () => {
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
     [
       'PAYMENT_PROCESSOR',
-      { SERVICE_ENV: 'production' },
+      { SERVICE_ENV: 'production', ...LIVE_STRIPE, PAYMENT_PROCESSOR: '' },
       /PAYMENT_PROCESSOR must be "stripe" when SERVICE_ENV=production \(the sandbox processor never runs/,
     ],
     [
       'PAYMENT_PROCESSOR',
-      { SERVICE_ENV: 'production', PAYMENT_PROCESSOR: 'sandbox' },
+      { SERVICE_ENV: 'production', ...LIVE_STRIPE, PAYMENT_PROCESSOR: 'sandbox' },
       /PAYMENT_PROCESSOR must be "stripe" when SERVICE_ENV=production/,
     ],
     [

@@ -101,3 +101,20 @@ export const CONTRACT_PAYMENT_KEYS = [
 export function paymentKeys(...extra: string[]): string[] {
   return [...CONTRACT_PAYMENT_KEYS, ...extra].sort();
 }
+
+/**
+ * The environment of a production start that loads (Stripe live keys, its own database and public URL): tests take
+ * one thing away or change one.
+ */
+export const PRODUCTION_ENV = {
+  SERVICE_ENV: 'production',
+  DATABASE_URL: 'postgres://rentpay@db.internal:5432/rentpay',
+  PUBLIC_URL: 'https://pay.example.com',
+  HOST: '0.0.0.0',
+  OPERATOR_TOKEN: 'rpo_live_an_operator_token_of_40_chars',
+  DOCUMENT_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+  PAYMENT_PROCESSOR: 'stripe',
+  STRIPE_SECRET_KEY: 'rk_live_51abc',
+  STRIPE_PUBLISHABLE_KEY: 'pk_live_51abc',
+  STRIPE_WEBHOOK_SECRET: 'whsec_abc',
+};

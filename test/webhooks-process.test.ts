@@ -35,6 +35,8 @@ function startWorker(options: DatabaseOptions): WorkerProcess {
     LOG_LEVEL: 'info',
     WORKER_POLL_INTERVAL_MS: '50',
     ALLOW_PRIVATE_WEBHOOK_HOSTS: '1',
+    // The worker's health and metrics listen on PORT: any free one.
+    PORT: '0',
   };
   delete env.DATABASE_URL;
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;

@@ -33,6 +33,8 @@ describe('rentpay worker (a real process)', () => {
         DATA_DIR: dataDir,
         LOG_LEVEL: 'info',
         WORKER_POLL_INTERVAL_MS: '50',
+        // The worker's health and metrics listen on PORT: any free one.
+        PORT: '0',
       };
       if (database.databaseUrl) env.DATABASE_URL = database.databaseUrl;
       const child = spawn(process.execPath, ['bin/rentpay.mjs', 'worker'], {

@@ -36,7 +36,12 @@ registerListenCommand(program);
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  if (error instanceof ConfigError || error instanceof CliError) {
+  if (error instanceof ConfigError) {
+    // Every problem on a line of its own, each naming its variable.
+    for (const line of error.message.split('\n')) process.stderr.write(`rentpay: ${printableLines(line)}\n`);
+    process.exit(2);
+  }
+  if (error instanceof CliError) {
     process.stderr.write(`rentpay: ${printableLines(error.message)}\n`);
     process.exit(2);
   }

@@ -1,6 +1,14 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../../platform/config/config.ts';
-import { type Running, runWorker, serve } from '../../runtime.ts';
+import type { Config } from '../../platform/config/config.ts';
+import type { Running } from '../../runtime.ts';
+
+/** The configuration, after printing its warnings. The runtime (the whole service) is loaded only now. */
+async function configured(): Promise<{ cfg: Config; runtime: typeof import('../../runtime.ts') }> {
+  const { configWarnings, loadConfig } = await import('../../platform/config/config.ts');
+  const cfg = loadConfig(process.env);
+  for (const warning of configWarnings(cfg)) process.stderr.write(`rentpay: warning: ${warning}\n`);
+  return { cfg, runtime: await import('../../runtime.ts') };
+}
 
 function holdUntilSignal(running: Running, timeoutMs: number): void {
   let stopping = false;
@@ -31,8 +39,8 @@ export function registerServeCommands(program: Command): void {
     .description('Run the HTTP service (and the job worker, unless --no-worker) until stopped')
     .option('--no-worker', 'do not run background jobs in this process (run `rentpay worker` elsewhere)')
     .action(async (options: { worker: boolean }) => {
-      const cfg = loadConfig(process.env);
-      const running = await serve(cfg, options.worker);
+      const { cfg, runtime } = await configured();
+      const running = await runtime.serve(cfg, options.worker);
       holdUntilSignal(running, cfg.shutdownTimeoutMs);
       const database = cfg.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${cfg.dataDir}`;
       const address = running.app?.server.address();
@@ -72,9 +80,17 @@ export function registerServeCommands(program: Command): void {
 
   program
     .command('worker')
-    .description('Run background jobs only (webhooks, documents, schedules, token expiry) until stopped')
+    .description(
+      'Run background jobs only (webhooks, documents, schedules, token expiry) until stopped; /healthz, /readyz and /metrics on PORT',
+    )
     .action(async () => {
-      const cfg = loadConfig(process.env);
-      holdUntilSignal(await runWorker(cfg), cfg.shutdownTimeoutMs);
+      const { cfg, runtime } = await configured();
+      const running = await runtime.runWorker(cfg);
+      holdUntilSignal(running, cfg.shutdownTimeoutMs);
+      const address = running.app?.server.address();
+      const port = address && typeof address === 'object' ? address.port : cfg.port;
+      process.stdout.write(
+        `rentpay worker ${running.worker?.name} is running (${cfg.serviceEnv}); health and metrics on http://${cfg.host}:${port} (/healthz, /readyz, /metrics)\n`,
+      );
     });
 }

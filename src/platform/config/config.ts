@@ -23,8 +23,10 @@ export interface StripeConfig {
 export interface Config {
   port: number;
   host: string;
-  /** Unset: the embedded PGlite database under dataDir. */
+  /** Unset: the embedded PGlite database under dataDir (sandbox only). */
   databaseUrl: string | undefined;
+  /** DATABASE_POOL_SIZE: connections this process keeps to PostgreSQL at most. */
+  databasePoolSize: number;
   /** Where PGlite keeps its files, and later stored documents. `memory://` keeps PGlite in memory. */
   dataDir: string;
   publicUrl: string;
@@ -77,6 +79,42 @@ export class ConfigError extends Error {
   ) {
     super(`Invalid configuration: ${variable} ${message}`);
     this.name = 'ConfigError';
+  }
+}
+
+/** Every problem one read of the configuration found: one line each, so they can all be fixed before a restart. */
+export class ConfigErrors extends ConfigError {
+  constructor(readonly problems: ConfigError[]) {
+    super(problems[0]!.variable, '');
+    this.message = problems.map((problem) => problem.message).join('\n');
+    this.name = 'ConfigErrors';
+  }
+}
+
+/**
+ * Runs each read, keeping its ConfigError instead of stopping at it; `done()` throws them all at once (one
+ * ConfigError alone as itself).
+ */
+class Problems {
+  readonly #found: ConfigError[] = [];
+
+  read<T>(read: () => T, fallback: T): T {
+    try {
+      return read();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      this.#found.push(error);
+      return fallback;
+    }
+  }
+
+  add(variable: string, message: string): void {
+    this.#found.push(new ConfigError(variable, message));
+  }
+
+  done(): void {
+    if (this.#found.length === 1) throw this.#found[0];
+    if (this.#found.length > 1) throw new ConfigErrors(this.#found);
   }
 }
 
@@ -170,23 +208,27 @@ function readStripeKey(env: Env, name: string, prefixes: string[], serviceEnv: S
   return value;
 }
 
-function readStripe(env: Env, serviceEnv: ServiceEnv): StripeConfig {
-  const secretKey = readStripeKey(env, 'STRIPE_SECRET_KEY', ['sk', 'rk'], serviceEnv);
-  const publishableKey = readStripeKey(env, 'STRIPE_PUBLISHABLE_KEY', ['pk'], serviceEnv);
-  const webhookSecret = env.STRIPE_WEBHOOK_SECRET?.trim();
-  if (!webhookSecret?.startsWith('whsec_')) {
-    throw new ConfigError(
-      'STRIPE_WEBHOOK_SECRET',
-      'is required when PAYMENT_PROCESSOR=stripe and starts with whsec_',
-    );
+function readStripe(env: Env, serviceEnv: ServiceEnv, problems: Problems): StripeConfig {
+  const secretKey = problems.read(
+    () => readStripeKey(env, 'STRIPE_SECRET_KEY', ['sk', 'rk'], serviceEnv),
+    '',
+  );
+  const publishableKey = problems.read(
+    () => readStripeKey(env, 'STRIPE_PUBLISHABLE_KEY', ['pk'], serviceEnv),
+    '',
+  );
+  const webhookSecret = env.STRIPE_WEBHOOK_SECRET?.trim() ?? '';
+  if (!webhookSecret.startsWith('whsec_')) {
+    problems.add('STRIPE_WEBHOOK_SECRET', 'is required when PAYMENT_PROCESSOR=stripe and starts with whsec_');
   }
+  const url = (name: string) => problems.read(() => readUrl(env, name, ['http:', 'https:']), undefined);
   return {
     secretKey,
     publishableKey,
     webhookSecret,
-    apiBase: readUrl(env, 'STRIPE_API_BASE', ['http:', 'https:']) ?? 'https://api.stripe.com',
-    jsUrl: readUrl(env, 'STRIPE_JS_URL', ['http:', 'https:']) ?? 'https://js.stripe.com/v3/',
-    ...readApplePayDomainFile(env),
+    apiBase: url('STRIPE_API_BASE') ?? 'https://api.stripe.com',
+    jsUrl: url('STRIPE_JS_URL') ?? 'https://js.stripe.com/v3/',
+    ...problems.read(() => readApplePayDomainFile(env), {}),
   };
 }
 
@@ -235,72 +277,171 @@ function readTrustProxy(env: Env): string[] | false {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-export function loadConfig(env: Env = process.env): Config {
-  const serviceEnvRaw = env.SERVICE_ENV?.trim() || 'sandbox';
-  if (serviceEnvRaw !== 'sandbox' && serviceEnvRaw !== 'production') {
-    throw new ConfigError('SERVICE_ENV', `must be "sandbox" or "production" (got "${serviceEnvRaw}")`);
+function readServiceEnv(env: Env): ServiceEnv {
+  const raw = env.SERVICE_ENV?.trim() || 'sandbox';
+  if (raw !== 'sandbox' && raw !== 'production') {
+    throw new ConfigError('SERVICE_ENV', `must be "sandbox" or "production" (got "${raw}")`);
   }
-  const serviceEnv: ServiceEnv = serviceEnvRaw;
-  const port = readInt(env, 'PORT', 8080, 0, 65535);
-  const host = env.HOST?.trim() || '127.0.0.1';
-  const databaseUrl = readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
-  const dataDirRaw = env.DATA_DIR?.trim() || './data';
-  const dataDir = dataDirRaw.startsWith('memory://') ? dataDirRaw : path.resolve(dataDirRaw);
-  const publicUrlRaw = readUrl(env, 'PUBLIC_URL', ['http:', 'https:']);
-  const publicUrl = (publicUrlRaw ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(
-    /\/+$/,
-    '',
+  return raw;
+}
+
+/** What opening the database takes: all `rentpay migrate` reads. */
+export interface DatabaseConfig {
+  serviceEnv: ServiceEnv;
+  databaseUrl: string | undefined;
+  databasePoolSize: number;
+  dataDir: string;
+}
+
+function readDatabase(
+  env: Env,
+  problems: Problems,
+  serviceEnv: ServiceEnv,
+): Omit<DatabaseConfig, 'serviceEnv'> {
+  const databaseUrl = problems.read(
+    () => readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    undefined,
   );
-  const redisUrl = readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']);
-  const operatorToken = env.OPERATOR_TOKEN?.trim() || undefined;
-  if (operatorToken !== undefined && operatorToken.length < 24) {
+  if (serviceEnv === 'production' && !databaseUrl && !env.DATABASE_URL?.trim()) {
+    problems.add(
+      'DATABASE_URL',
+      "is required in production: the postgres:// URL of the database every node shares (the embedded database keeps data on one machine's disk)",
+    );
+  }
+  const dataDirRaw = env.DATA_DIR?.trim() || './data';
+  return {
+    databaseUrl,
+    databasePoolSize: problems.read(() => readInt(env, 'DATABASE_POOL_SIZE', 20, 1, 1000), 20),
+    dataDir: dataDirRaw.startsWith('memory://') ? dataDirRaw : path.resolve(dataDirRaw),
+  };
+}
+
+/** The database settings alone, for `rentpay migrate` (a job with database rights needs nothing else). */
+export function loadDatabaseConfig(env: Env = process.env): DatabaseConfig {
+  const problems = new Problems();
+  const serviceEnv = problems.read(() => readServiceEnv(env), 'sandbox');
+  const database = readDatabase(env, problems, serviceEnv);
+  problems.done();
+  return { serviceEnv, ...database };
+}
+
+function readPublicUrl(env: Env, serviceEnv: ServiceEnv, host: string, port: number): string {
+  const raw = readUrl(env, 'PUBLIC_URL', ['http:', 'https:']);
+  if (serviceEnv === 'production') {
+    if (raw === undefined) {
+      throw new ConfigError(
+        'PUBLIC_URL',
+        'is required in production: the https:// address tenants, your platforms and Stripe reach rentpay at, e.g. https://pay.example.com',
+      );
+    }
+    if (new URL(raw).protocol !== 'https:') {
+      throw new ConfigError('PUBLIC_URL', `must be an https:// URL in production (got "${raw}")`);
+    }
+  }
+  return (raw ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+}
+
+function readOperatorToken(env: Env, serviceEnv: ServiceEnv): string | undefined {
+  const token = env.OPERATOR_TOKEN?.trim() || undefined;
+  if (token === undefined && serviceEnv === 'production') {
+    throw new ConfigError(
+      'OPERATOR_TOKEN',
+      'is required in production (at least 24 characters, e.g. the output of "openssl rand -base64 32"): production never generates a secret',
+    );
+  }
+  if (token !== undefined && token.length < 24) {
     throw new ConfigError('OPERATOR_TOKEN', 'must be at least 24 characters long');
   }
-  const metricsToken = env.METRICS_TOKEN?.trim() || undefined;
-  if (metricsToken !== undefined && !/^[\x21-\x7e]{24,}$/.test(metricsToken)) {
+  return token;
+}
+
+function readMetricsToken(env: Env): string | undefined {
+  const token = env.METRICS_TOKEN?.trim() || undefined;
+  if (token !== undefined && !/^[\x21-\x7e]{24,}$/.test(token)) {
     throw new ConfigError('METRICS_TOKEN', 'must be at least 24 printable characters without spaces');
   }
-  const logLevel = env.LOG_LEVEL?.trim() || 'info';
-  if (!LOG_LEVELS.includes(logLevel)) {
-    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+  return token;
+}
+
+function readLogLevel(env: Env): string {
+  const level = env.LOG_LEVEL?.trim() || 'info';
+  if (!LOG_LEVELS.includes(level)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')} (got "${level}")`);
   }
-  const allowPrivateDocumentHosts = readBool(env, 'ALLOW_PRIVATE_DOCUMENT_HOSTS');
-  const allowPrivateWebhookHosts = readBool(env, 'ALLOW_PRIVATE_WEBHOOK_HOSTS');
+  return level;
+}
+
+function readDocumentKeys(env: Env, serviceEnv: ServiceEnv, problems: Problems) {
+  const documentEncryptionKey = problems.read(
+    () => readEncryptionKey('DOCUMENT_ENCRYPTION_KEY', env.DOCUMENT_ENCRYPTION_KEY),
+    undefined,
+  );
+  if (serviceEnv === 'production' && !env.DOCUMENT_ENCRYPTION_KEY?.trim()) {
+    problems.add(
+      'DOCUMENT_ENCRYPTION_KEY',
+      'is required in production: 32 random bytes in base64 (e.g. the output of "openssl rand -base64 32"), the same on every node',
+    );
+  }
+  const documentEncryptionPreviousKeys = problems.read(
+    () =>
+      (env.DOCUMENT_ENCRYPTION_PREVIOUS_KEYS ?? '')
+        .split(',')
+        .map((value) => value.trim())
+        .filter((value) => value !== '')
+        .map((value) => readEncryptionKey('DOCUMENT_ENCRYPTION_PREVIOUS_KEYS', value)!),
+    [],
+  );
+  return { documentEncryptionKey, documentEncryptionPreviousKeys };
+}
+
+/**
+ * Reads and checks every variable, and reports every problem at once (a ConfigErrors with a line each) rather than
+ * one per start.
+ */
+export function loadConfig(env: Env = process.env): Config {
+  const problems = new Problems();
+  const serviceEnv = problems.read(() => readServiceEnv(env), 'sandbox');
+  const port = problems.read(() => readInt(env, 'PORT', 8080, 0, 65535), 8080);
+  const host = env.HOST?.trim() || '127.0.0.1';
+  const database = readDatabase(env, problems, serviceEnv);
+  const publicUrl = problems.read(() => readPublicUrl(env, serviceEnv, host, port), '');
+  const redisUrl = problems.read(() => readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']), undefined);
+  const operatorToken = problems.read(() => readOperatorToken(env, serviceEnv), undefined);
+  const metricsToken = problems.read(() => readMetricsToken(env), undefined);
+  const logLevel = problems.read(() => readLogLevel(env), 'info');
+  const allowPrivateDocumentHosts = problems.read(() => readBool(env, 'ALLOW_PRIVATE_DOCUMENT_HOSTS'), false);
+  const allowPrivateWebhookHosts = problems.read(() => readBool(env, 'ALLOW_PRIVATE_WEBHOOK_HOSTS'), false);
   if (serviceEnv === 'production') {
     for (const [name, on] of [
       ['ALLOW_PRIVATE_DOCUMENT_HOSTS', allowPrivateDocumentHosts],
       ['ALLOW_PRIVATE_WEBHOOK_HOSTS', allowPrivateWebhookHosts],
     ] as const) {
-      if (on) throw new ConfigError(name, 'is for local testing only and cannot be set in production');
+      if (on) problems.add(name, 'is for local testing only and cannot be set in production');
     }
   }
-  const paymentProcessor = readPaymentProcessor(env, serviceEnv);
-  const stripe = paymentProcessor === 'stripe' ? readStripe(env, serviceEnv) : undefined;
-  const documentEncryptionKey = readEncryptionKey('DOCUMENT_ENCRYPTION_KEY', env.DOCUMENT_ENCRYPTION_KEY);
-  if (serviceEnv === 'production' && !documentEncryptionKey) {
-    throw new ConfigError(
-      'DOCUMENT_ENCRYPTION_KEY',
-      'is required in production: 32 random bytes in base64 (e.g. the output of "openssl rand -base64 32"), the same on every node',
-    );
-  }
-  const documentEncryptionPreviousKeys = (env.DOCUMENT_ENCRYPTION_PREVIOUS_KEYS ?? '')
-    .split(',')
-    .map((value) => value.trim())
-    .filter((value) => value !== '')
-    .map((value) => readEncryptionKey('DOCUMENT_ENCRYPTION_PREVIOUS_KEYS', value)!);
-  const userTokenTtlSeconds = readInt(env, 'USER_TOKEN_TTL_SECONDS', 900, 60, 86_400);
-  const sessionTtlSeconds = readInt(env, 'SESSION_TTL_SECONDS', 1800, 60, 86_400);
+  const paymentProcessor = problems.read(() => readPaymentProcessor(env, serviceEnv), 'sandbox');
+  const stripe =
+    env.PAYMENT_PROCESSOR?.trim() === 'stripe'
+      ? problems.read<StripeConfig | undefined>(() => readStripe(env, serviceEnv, problems), undefined)
+      : undefined;
+  const documentKeys = readDocumentKeys(env, serviceEnv, problems);
+  const userTokenTtlSeconds = problems.read(
+    () => readInt(env, 'USER_TOKEN_TTL_SECONDS', 900, 60, 86_400),
+    900,
+  );
+  const sessionTtlSeconds = problems.read(() => readInt(env, 'SESSION_TTL_SECONDS', 1800, 60, 86_400), 1800);
   if (userTokenTtlSeconds > sessionTtlSeconds) {
-    throw new ConfigError(
+    problems.add(
       'USER_TOKEN_TTL_SECONDS',
       `must not be longer than SESSION_TTL_SECONDS (${userTokenTtlSeconds} > ${sessionTtlSeconds})`,
     );
   }
-  return {
+  const int = (name: string, fallback: number, min: number, max: number) =>
+    problems.read(() => readInt(env, name, fallback, min, max), fallback);
+  const config: Config = {
     port,
     host,
-    databaseUrl,
-    dataDir,
+    ...database,
     publicUrl,
     serviceEnv,
     redisUrl,
@@ -311,27 +452,40 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     paymentProcessor,
     stripe,
-    documentEncryptionKey,
-    documentEncryptionPreviousKeys,
+    ...documentKeys,
     documentsDir: env.DOCUMENTS_DIR?.trim()
       ? path.resolve(env.DOCUMENTS_DIR.trim())
-      : dataDir.startsWith('memory://')
+      : database.dataDir.startsWith('memory://')
         ? path.join(os.tmpdir(), `rentpay-documents-${process.pid}`)
-        : path.join(dataDir, 'documents'),
+        : path.join(database.dataDir, 'documents'),
     userTokenTtlSeconds,
     sessionTtlSeconds,
     // Above a webhook attempt's 15 s limit, so a stop lets the attempt in hand finish and record its outcome.
-    shutdownTimeoutMs: readInt(env, 'SHUTDOWN_TIMEOUT_MS', 20_000, 0, 600_000),
-    workerPollIntervalMs: readInt(env, 'WORKER_POLL_INTERVAL_MS', 500, 10, 60_000),
+    shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 20_000, 0, 600_000),
+    workerPollIntervalMs: int('WORKER_POLL_INTERVAL_MS', 500, 10, 60_000),
     // Most jobs wait on someone else's server (a webhook endpoint may take 15 s), not on our CPU: with 8, eight
     // slow endpoints held every slot and a 20,000-event backlog drained at 633/s instead of 1,083/s.
-    workerConcurrency: readInt(env, 'WORKER_CONCURRENCY', 32, 1, 256),
+    workerConcurrency: int('WORKER_CONCURRENCY', 32, 1, 256),
     // Half the default slots: one integrator's endpoint that never answers holds at most that many of them.
-    workerConcurrencyPerIntegrator: readInt(env, 'WORKER_CONCURRENCY_PER_INTEGRATOR', 16, 1, 256),
-    jobRetentionDays: readInt(env, 'JOB_RETENTION_DAYS', 7, 1, 3_650),
+    workerConcurrencyPerIntegrator: int('WORKER_CONCURRENCY_PER_INTEGRATOR', 16, 1, 256),
+    jobRetentionDays: int('JOB_RETENTION_DAYS', 7, 1, 3_650),
     // 20 per second sustained: a page polls and retries, but a script trying cards does far more.
     clientRateLimit: { burst: 40, windowMs: 2_000 },
     authFailureLimit: { max: 20, windowMs: 60_000 },
-    trustProxy: readTrustProxy(env),
+    trustProxy: problems.read(() => readTrustProxy(env), false),
   };
+  problems.done();
+  return config;
+}
+
+/** Settings that run but are probably a mistake: printed as warnings at start. */
+export function configWarnings(config: Config): string[] {
+  const warnings: string[] = [];
+  const loopback = config.host === 'localhost' || config.host === '::1' || config.host.startsWith('127.');
+  if (config.serviceEnv === 'production' && loopback) {
+    warnings.push(
+      `HOST=${config.host} listens on this machine's loopback interface only: a load balancer or proxy on another machine cannot reach it (set HOST=0.0.0.0)`,
+    );
+  }
+  return warnings;
 }

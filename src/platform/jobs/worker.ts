@@ -61,6 +61,8 @@ export class Worker {
   /** Set by nudge(): a wake-up that came while the worker was busy is not lost. */
   #nudged = false;
   #unlisten: Promise<(() => Promise<void>) | undefined> | undefined;
+  /** performance.now() when the loop last looked for jobs or renewed its leases: the worker is alive. */
+  #beatAt = performance.now();
 
   constructor(options: WorkerOptions) {
     this.#db = options.db;
@@ -216,6 +218,7 @@ export class Worker {
           RETURNING id`,
         [ids, this.name, new Date(now.getTime() + this.#leaseMs), now],
       );
+      this.#beatAt = performance.now();
       const ours = new Set(renewed.map((row) => row.id));
       for (const id of ids) if (!ours.has(id)) this.#held.delete(id);
     } catch (error) {
@@ -238,6 +241,7 @@ export class Worker {
       const batch = inHand.size === 0 || free * 2 >= this.#concurrency ? free : 0;
       this.#nudged = false;
       const jobs = batch > 0 ? await this.claim(batch) : [];
+      this.#beatAt = performance.now();
       for (const job of jobs) {
         const run: Promise<void> = this.#execute(job)
           .catch((error) => this.#log.error({ err: error, job_id: job.id }, 'job outcome not recorded'))
@@ -291,6 +295,20 @@ export class Worker {
   /** Resolves once the worker listens on its wake channel (at once without one, or when listening failed). */
   async listening(): Promise<void> {
     await this.#unlisten;
+  }
+
+  /**
+   * Whether the loop still turns: it looks for jobs at least every poll interval, and renews its leases every
+   * heartbeat while all its slots are busy. Stale after three of the longer of the two (and 30 s at least).
+   */
+  alive(): { running: boolean; lastBeatSecondsAgo: number; fresh: boolean } {
+    const ago = performance.now() - this.#beatAt;
+    const limit = Math.max(30_000, 3 * Math.max(this.#pollIntervalMs, this.#heartbeatMs));
+    return {
+      running: this.#running,
+      lastBeatSecondsAgo: Math.round(ago / 100) / 10,
+      fresh: this.#running && ago < limit,
+    };
   }
 
   /** Wakes the poll loop now, e.g. after enqueuing a job that should run at once. */
