@@ -404,6 +404,32 @@ export const RAISED_CARD_FEES = { card: { percent: '2.00', fixed: '0.20' } };
  * One page environment for a whole test file: started before its tests, closed after them together with every
  * browser context the tests add to `contexts`. `env` is set once the file's `before` has run.
  */
+/**
+ * Waits for the page to say the payment succeeded. When it does not in time, the error says what the page showed and
+ * what the server holds (the latest payments and jobs, with a failed job's error), so a failure in CI explains itself.
+ */
+export async function paymentSucceeded(env: PageEnvironment, frame: FrameLocator): Promise<void> {
+  try {
+    await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
+  } catch (error) {
+    const shown = await frame
+      .locator('body')
+      .innerText({ timeout: 2_000 })
+      .catch((failure: Error) => `(unreadable: ${failure.message})`);
+    const payments = await env.t.db.query(
+      'SELECT id, status, method, failure_code, created_at FROM payments ORDER BY created_at DESC LIMIT 3',
+    );
+    const jobs = await env.t.db.query(
+      `SELECT kind, status, attempts, run_at, last_error FROM jobs
+        WHERE kind NOT LIKE 'webhook%' ORDER BY created_at DESC LIMIT 8`,
+    );
+    throw new Error(
+      `${(error as Error).message}\nThe page showed:\n${shown}\nPayments: ${JSON.stringify(payments)}\nJobs: ${JSON.stringify(jobs)}\nServer clock: ${env.t.clock.now().toISOString()}`,
+      { cause: error },
+    );
+  }
+}
+
 export function pageEnvironmentPerFile(
   integratorSettings: Record<string, unknown> = {},
   options: Parameters<typeof startPageEnvironment>[1] = {},

@@ -26,7 +26,7 @@ describe('rentpay CLI against a running server', () => {
   it('--help explains every command', async () => {
     const { code, stdout } = await runCli(['--help']);
     assert.equal(code, 0);
-    for (const command of ['serve', 'worker', 'migrate', 'integrator'])
+    for (const command of ['serve', 'worker', 'migrate', 'documents', 'integrator', 'smoke-stripe'])
       assert.match(stdout, new RegExp(`\\b${command}\\b`));
     const sub = await runCli(['integrator', '--help']);
     for (const command of ['create', 'update', 'list', 'show'])

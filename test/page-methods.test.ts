@@ -12,6 +12,7 @@ import {
   type OpenedPage,
   openInIntegratorPage,
   type PageEnvironment,
+  paymentSucceeded,
   screenshot,
   startPageEnvironment,
   type Tenant,
@@ -88,7 +89,7 @@ async function payAndSave(frame: FrameLocator, number: string): Promise<void> {
 }
 
 async function succeeded(frame: FrameLocator): Promise<void> {
-  await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
+  await paymentSucceeded(env, frame);
 }
 
 async function alertText(frame: FrameLocator): Promise<string> {

@@ -13,6 +13,7 @@ import {
   newTenant,
   openInIntegratorPage,
   pageEnvironmentPerFile,
+  paymentSucceeded,
   screenshot,
   type Tenant,
 } from './browser.ts';
@@ -79,7 +80,7 @@ describe('hosted page: what the tenant owes, and what an amount pays', () => {
     await frame.getByTestId('amount-pays').filter({ hasText: 'Pays November 2025 rent' }).waitFor();
     await fillCard(frame, PAN.visa, '737');
     await frame.getByRole('button', { name: 'Pay £1,217.40' }).click();
-    await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
+    await paymentSucceeded(file.env, frame);
     const receipt = await frame.locator('.result').innerText();
     assert.match(receipt, /November 2025/, 'the receipt says what it paid');
     assert.match(receipt, /£3,600\.00/, 'and what is still owed');
@@ -208,7 +209,7 @@ describe('hosted page: while paying, and the session’s time', () => {
     assert.equal(await frame.locator('button.pay').evaluate((el) => el === document.activeElement), true);
     assert.equal(await frame.locator('button.pay').getAttribute('aria-disabled'), 'true');
     release();
-    await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
+    await paymentSucceeded(file.env, frame);
   });
 
   it('a minute before the session ends: "Keep me signed in" extends it, until the session cannot go on', async () => {

@@ -37,6 +37,11 @@ export interface PgCluster {
   stop(mode?: 'fast' | 'immediate'): void;
   /** Stops the server (if running) and deletes its folder. */
   destroy(): void;
+  /**
+   * Runs one of PostgreSQL's client programs of the server's version (createdb, dropdb, pg_dump, pg_restore, psql)
+   * against this server as the postgres user; throws on a non-zero exit. Returns its stdout.
+   */
+  client(command: string, args: string[]): string;
 }
 
 export async function startPgCluster(): Promise<PgCluster> {
@@ -74,6 +79,19 @@ export async function startPgCluster(): Promise<PgCluster> {
     destroy() {
       if (running) cluster.stop('immediate');
       fs.rmSync(dir, { recursive: true, force: true });
+    },
+    client(command, args) {
+      const result = spawnSync(
+        path.join(bin, command),
+        ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', ...args],
+        { encoding: 'utf8', timeout: 120_000 },
+      );
+      if (result.status !== 0) {
+        throw new Error(
+          `${command} ${args.join(' ')} failed (${result.status}): ${result.stderr}${result.stdout}`,
+        );
+      }
+      return result.stdout;
     },
   };
   cluster.start();

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { tenancyBody, userBody } from './fixtures.ts';
+import { type PgCluster, startPgCluster } from './pg-cluster.ts';
 import { STRIPE_WEBHOOK_SECRET } from './stripe-app.ts';
 import { StripeStandIn } from './stripe-server.ts';
 
@@ -18,6 +19,9 @@ const run = promisify(execFile);
 const OPERATOR = 'rpo_live_operator_token_0123456789abcdef';
 let dir: string;
 let stand: StripeStandIn;
+/** Production runs on PostgreSQL only: a server of this file's own. */
+let database: PgCluster;
+let stdout = '';
 let server: ChildProcess;
 let base: string;
 
@@ -27,6 +31,7 @@ function listening(child: ChildProcess): Promise<string> {
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString('utf8');
+      stdout += chunk.toString('utf8');
       const found = /rentpay is listening on (http:\/\/\S+)/.exec(output);
       if (found) resolve(found[1]!);
     });
@@ -47,6 +52,7 @@ before(async () => {
   fs.cpSync('web/dist', path.join(dir, 'web/dist'), { recursive: true });
   await run('npm', ['ci', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: dir });
   stand = await StripeStandIn.start();
+  database = await startPgCluster();
   server = spawn(process.execPath, ['bin/rentpay.mjs', 'serve'], {
     cwd: dir,
     env: {
@@ -54,6 +60,9 @@ before(async () => {
       SERVICE_ENV: 'production',
       DOCUMENT_ENCRYPTION_KEY: Buffer.alloc(32, 5).toString('base64'),
       PORT: '0',
+      DATABASE_URL: database.url,
+      PUBLIC_URL: 'https://pay.example.com',
+      HOST: '127.0.0.1',
       DATA_DIR: path.join(dir, 'data'),
       OPERATOR_TOKEN: OPERATOR,
       PAYMENT_PROCESSOR: 'stripe',
@@ -74,6 +83,7 @@ after(async () => {
     await exited;
   }
   await stand?.close();
+  database?.destroy();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -95,6 +105,14 @@ describe('a production install without dev dependencies', () => {
     for (const name of ['tsx', 'vite', 'typescript', 'preact', 'playwright-core']) {
       assert.equal(fs.existsSync(path.join(dir, 'node_modules', name)), false, name);
     }
+  });
+
+  it('prints no secret when it starts (the operator token is configured, never made up)', () => {
+    assert.match(
+      stdout,
+      /rentpay is listening on http:\/\/127\.0\.0\.1:\d+ \(production; database: PostgreSQL/,
+    );
+    assert.doesNotMatch(stdout, /rpo_|rp_live_|[Tt]oken/);
   });
 
   it('serves the page and the SDK, and no sandbox or demo routes', async () => {

@@ -3,7 +3,7 @@
  * flow passes against the local Stripe stand-in (STRIPE_API_BASE), so the script cannot rot between real runs.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { StripeStandIn } from './stripe-server.ts';
@@ -15,7 +15,7 @@ async function smoke(env: Record<string, string | undefined>): Promise<{ code: n
   delete clean.STRIPE_SECRET_KEY;
   delete clean.STRIPE_PUBLISHABLE_KEY;
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/smoke-stripe.ts'], {
+    const { stdout, stderr } = await run(process.execPath, ['bin/rentpay.mjs', 'smoke-stripe'], {
       env: { ...clean, ...env },
       timeout: 120_000,
     });
@@ -161,5 +161,40 @@ describe('npm run smoke:stripe', () => {
       ]),
       [[cardIntent, 500, 'succeeded', refundId]],
     );
+  });
+});
+
+describe('npm run stripe:standin: a rehearsal without internet', () => {
+  it('starts the stand-in on a port, says how to point rentpay at it, and smoke:stripe passes against it', async () => {
+    const standin = spawn(process.execPath, ['--import', 'tsx', 'scripts/stripe-standin.ts', '--port', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let printed = '';
+      const base = await new Promise<string>((resolve, reject) => {
+        standin.stdout.on('data', (chunk) => {
+          printed += chunk;
+          if (printed.includes('Ctrl-C stops it.'))
+            resolve(captured(printed, /^ {2}STRIPE_API_BASE=(\S+)$/m));
+        });
+        standin.on('exit', (code) => reject(new Error(`stripe:standin exited with ${code}: ${printed}`)));
+      });
+      assert.match(
+        printed,
+        /^Stripe stand-in \(not Stripe: a local imitation for rehearsals\) on http:\/\/127\.0\.0\.1:\d+$/m,
+      );
+      assert.match(printed, new RegExp(`^ {2}STRIPE_JS_URL=${base}/js/v3/$`, 'm'));
+      const answer = await smoke({
+        STRIPE_SECRET_KEY: 'sk_test_rentpay_rehearsal',
+        STRIPE_PUBLISHABLE_KEY: 'pk_test_rentpay_rehearsal',
+        STRIPE_API_BASE: base,
+      });
+      assert.equal(answer.code, 0, answer.out);
+      assert.match(answer.out, /smoke:stripe passed$/m);
+    } finally {
+      const exited = new Promise((resolve) => standin.once('exit', resolve));
+      standin.kill('SIGTERM');
+      await exited;
+    }
   });
 });

@@ -381,7 +381,8 @@ export class StripeStandIn {
   #server?: http.Server;
   port = 0;
 
-  static async start(): Promise<StripeStandIn> {
+  /** On `port` of 127.0.0.1 (0: any free one). */
+  static async start(port = 0): Promise<StripeStandIn> {
     const stand = new StripeStandIn();
     stand.#server = http.createServer((req, res) => {
       const chunks: Buffer[] = [];
@@ -413,7 +414,10 @@ export class StripeStandIn {
         res.end(JSON.stringify(answer.body));
       });
     });
-    await new Promise<void>((resolve) => stand.#server!.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve, reject) => {
+      stand.#server!.once('error', reject);
+      stand.#server!.listen(port, '127.0.0.1', resolve);
+    });
     stand.port = (stand.#server.address() as AddressInfo).port;
     return stand;
   }

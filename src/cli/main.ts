@@ -1,11 +1,13 @@
 import { Command } from 'commander';
 import { ConfigError } from '../platform/config/config.ts';
+import { registerDocumentCommands } from './commands/documents.ts';
 import { registerIntegratorCommands } from './commands/integrator.ts';
 import { registerListenCommand } from './commands/listen.ts';
 import { registerMigrateCommand } from './commands/migrate.ts';
 import { registerPaymentCommands } from './commands/payments.ts';
 import { registerPayoutCommands } from './commands/payouts.ts';
 import { registerServeCommands } from './commands/serve.ts';
+import { registerSmokeCommand } from './commands/smoke.ts';
 import { registerWebhookCommands } from './commands/webhooks.ts';
 import { CliError } from './operator-client.ts';
 import { printableLines } from './output.ts';
@@ -27,11 +29,13 @@ program
 // Registration order is the order `rentpay --help` lists the commands in.
 registerServeCommands(program);
 registerMigrateCommand(program);
+registerDocumentCommands(program);
 registerIntegratorCommands(program);
 registerPaymentCommands(program);
 registerPayoutCommands(program);
 registerWebhookCommands(program);
 registerListenCommand(program);
+registerSmokeCommand(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -30,6 +30,11 @@ export class DocumentCipher {
     this.#keys = new Map([...previous, current].map((k) => [k.id, k.key]));
   }
 
+  /** The ids of every key this cipher reads: the current one and the previous ones. */
+  get keyIds(): string[] {
+    return [...this.#keys.keys()];
+  }
+
   encrypt(storageKey: string, plain: Uint8Array): { keyId: string; bytes: Buffer } {
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.current.key, iv);

@@ -5,8 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
-import type { buildApp } from '../../src/app.ts';
-import type { Worker } from '../../src/platform/jobs/worker.ts';
+import type { buildApp } from '../app.ts';
+import type { Worker } from '../platform/jobs/worker.ts';
 
 export type App = Awaited<ReturnType<typeof buildApp>>;
 
