@@ -6,7 +6,7 @@
  * makes it exit 2 naming that key, after moving everything else.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,8 +20,8 @@ import { integrationApi, UNLIMITED } from './api-client.ts';
 import { tenancyBody, userBody } from './fixtures.ts';
 import {
   createTestDatabase,
-  RENTPAY_BIN,
   runJobs,
+  runRentpay,
   startTestApp,
   TEST_DATABASE_URL,
   type TestApp,
@@ -118,30 +118,17 @@ describe('rentpay documents reencrypt', { timeout: 900_000 }, () => {
     };
   }
 
-  /**
-   * `rentpay documents reencrypt` run to its end (no time limit of its own: the machine may be busy). `onStdout` sees
-   * the output so far on each chunk, once a line has come.
-   */
-  function reencrypt(
+  /** `rentpay documents reencrypt` run to its end, with this process's environment and `env`. */
+  const reencrypt = (
     args: string[],
     env: Record<string, string>,
     onStdout?: (stdout: string, child: ChildProcess) => void,
-  ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    const child = spawn(process.execPath, [RENTPAY_BIN, 'documents', 'reencrypt', ...args], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-      onStdout?.(stdout, child);
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-  }
+  ) =>
+    runRentpay(
+      ['documents', 'reencrypt', ...args],
+      { ...(process.env as Record<string, string>), ...env },
+      onStdout,
+    );
 
   before(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rentpay-reencrypt-'));

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -173,4 +173,32 @@ export async function runCli(
     const e = error as { code: number; stdout: string; stderr: string };
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
+}
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the `rentpay` CLI to its end with exactly `env` (no time limit of its own: the machine may be busy);
+ * `onStdout` sees the output so far as it comes, with the child (e.g. to signal it).
+ */
+export function runRentpay(
+  args: string[],
+  env: Record<string, string>,
+  onStdout?: (stdout: string, child: ChildProcess) => void,
+): Promise<CliRun> {
+  const child = spawn(process.execPath, [RENTPAY_BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+    onStdout?.(stdout, child);
+  });
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }

@@ -81,6 +81,8 @@ describe('hosted page: what the tenant owes, and what an amount pays', () => {
     await fillCard(frame, PAN.visa, '737');
     await frame.getByRole('button', { name: 'Pay £1,217.40' }).click();
     await paymentSucceeded(file.env, frame);
+    // The page reads the session again once paid, for what the payment paid and what is still owed.
+    await frame.getByText('Still owed').waitFor();
     const receipt = await frame.locator('.result').innerText();
     assert.match(receipt, /November 2025/, 'the receipt says what it paid');
     assert.match(receipt, /£3,600\.00/, 'and what is still owed');

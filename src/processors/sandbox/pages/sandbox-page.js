@@ -71,6 +71,7 @@ function start() {
 
   for (const button of buttons) {
     button.addEventListener('click', () => answer(button.dataset.outcome));
+    button.disabled = false;
   }
 }
 

@@ -65,11 +65,12 @@ export function renderPage(page: Page): string {
     ? `\n    <p class="amount">Amount: <strong>${escapeHtml(page.amount)}</strong></p>`
     : '';
   const notes = page.notes.map((note) => `\n    <p class="note">${escapeHtml(note)}</p>`).join('');
+  // Disabled until the page's script has its listeners on them: a click that came first would do nothing.
   const buttons = page.buttons
     ? `
     <div class="actions">
-      <button type="button" class="primary" data-outcome="authorise">Authorise</button>
-      <button type="button" data-outcome="fail">Fail</button>
+      <button type="button" class="primary" data-outcome="authorise" disabled>Authorise</button>
+      <button type="button" data-outcome="fail" disabled>Fail</button>
     </div>
     <p class="error" role="alert" hidden></p>`
     : '';

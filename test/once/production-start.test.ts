@@ -4,15 +4,16 @@
  * never a stack trace. The processes are the real CLI, against a PostgreSQL server of this file's own.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ConfigError, configWarnings, loadConfig } from '../src/platform/config/config.ts';
-import { PRODUCTION_ENV } from './fixtures.ts';
-import { freePort, type PgCluster, startPgCluster } from './pg-cluster.ts';
+import { ConfigError, configWarnings, loadConfig } from '../../src/platform/config/config.ts';
+import { PRODUCTION_ENV } from '../fixtures.ts';
+import { runRentpay } from '../helpers.ts';
+import { freePort, type PgCluster, startPgCluster } from '../pg-cluster.ts';
 
 /** A production configuration that starts: each case below takes one thing away. */
 const PRODUCTION = PRODUCTION_ENV;
@@ -27,28 +28,9 @@ function refused(env: Record<string, string | undefined>): ConfigError {
   assert.fail(`expected ${JSON.stringify(env)} to be refused`);
 }
 
-interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI to its end (a start that is refused ends by itself). */
-function rentpay(args: string[], env: Record<string, string>): Promise<Finished> {
-  const child = spawn(process.execPath, ['bin/rentpay.mjs', ...args], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
+/** The CLI with only PATH and `env`: nothing of this machine's environment leaks in. */
+const rentpay = (args: string[], env: Record<string, string>) =>
+  runRentpay(args, { PATH: process.env.PATH ?? '', ...env });
 
 describe('production refuses what is unsafe', () => {
   for (const [variable, change, message] of [

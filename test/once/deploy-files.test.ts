@@ -11,9 +11,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, loadConfig } from '../src/platform/config/config.ts';
+import { ConfigError, loadConfig } from '../../src/platform/config/config.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
 
 // --- The Dockerfile -----------------------------------------------------------------------------------------------
