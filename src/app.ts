@@ -12,7 +12,7 @@ import { operatorApi } from './operator/plugin.ts';
 import { hostedPage } from './page/plugin.ts';
 import { type Clock, systemClock } from './platform/clock/clock.ts';
 import type { Config } from './platform/config/config.ts';
-import { type Db, openDatabase } from './platform/db/db.ts';
+import { type Db, databaseOptions, openDatabase } from './platform/db/db.ts';
 import { migrate } from './platform/db/migrate.ts';
 import { ServiceError } from './platform/errors.ts';
 import { AuthFailureLimiter, installAuthFailureLimit } from './platform/http/auth-failures.ts';
@@ -51,13 +51,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel);
-  const db =
-    options.db ??
-    (await openDatabase({
-      databaseUrl: config.databaseUrl,
-      dataDir: config.dataDir,
-      poolSize: config.databasePoolSize,
-    }));
+  const db = options.db ?? (await openDatabase(databaseOptions(config)));
   try {
     if (!options.skipMigrations) await migrate(db);
   } catch (error) {

@@ -8,7 +8,7 @@ import { RENT_REMINDERS_EVERY_MS, RENT_REMINDERS_JOB } from './ledger/reminders.
 import { systemClock } from './platform/clock/clock.ts';
 import type { Config } from './platform/config/config.ts';
 import { starting } from './platform/config/startup-errors.ts';
-import { type Db, openDatabase } from './platform/db/db.ts';
+import { type Db, databaseOptions, openDatabase } from './platform/db/db.ts';
 import { migrate } from './platform/db/migrate.ts';
 import { installErrorHandling } from './platform/http/errors.ts';
 import { type PeriodicTicker, startPeriodicJob } from './platform/jobs/periodic.ts';
@@ -166,9 +166,4 @@ export async function runWorker(config: Config): Promise<Running> {
       await db.close();
     },
   };
-}
-
-/** How every process opens the database its configuration names. */
-export function databaseOptions(config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databasePoolSize'>) {
-  return { databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize };
 }

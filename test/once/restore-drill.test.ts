@@ -19,6 +19,7 @@ import { UNLIMITED } from '../api-client.ts';
 import { tenancyBody, userBody } from '../fixtures.ts';
 import { RENTPAY_BIN, runRentpay } from '../helpers.ts';
 import { freePort, type PgCluster, startPgCluster } from '../pg-cluster.ts';
+import { send, stopServe } from './serve-process.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers
 type Json = any;
@@ -61,26 +62,14 @@ describe('backup and restore drill', { timeout: 900_000 }, () => {
     });
   }
 
-  async function stopServe(): Promise<void> {
+  async function stopThisServe(): Promise<void> {
     const child = serve!;
-    const code = await new Promise<number | null>((resolve) => {
-      child.once('exit', resolve);
-      child.kill('SIGTERM');
-    });
     serve = undefined;
-    assert.equal(code, 0, 'serve stops cleanly on SIGTERM');
+    await stopServe(child);
   }
 
   async function call(method: string, route: string, auth?: string, body?: unknown, headers = {}) {
-    const response = await fetch(`${base}${route}`, {
-      method,
-      headers: {
-        ...headers,
-        ...(auth ? { authorization: auth } : {}),
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+    const response = await send(base, method, route, auth, body, headers);
     const bytes = Buffer.from(await response.arrayBuffer());
     let json: Json;
     try {
@@ -242,7 +231,7 @@ describe('backup and restore drill', { timeout: 900_000 }, () => {
     assert.equal(before.document.contentType, 'application/pdf');
 
     // The backup, as the runbook takes it, and the database lost.
-    await stopServe();
+    await stopThisServe();
     const dump = path.join(dataDir, 'rentpay.dump');
     cluster.client('pg_dump', ['-Fc', '-f', dump, 'rentpay']);
     assert.ok(fs.statSync(dump).size > 0);
@@ -263,6 +252,6 @@ describe('backup and restore drill', { timeout: 900_000 }, () => {
     });
     assert.equal(reconciled.code, 0, `${reconciled.stdout}\n${reconciled.stderr}`);
     assert.match(reconciled.stdout, /^Reconciled: 2 succeeded payments, 0 payouts, 0 runs\.$/m);
-    await stopServe();
+    await stopThisServe();
   });
 });

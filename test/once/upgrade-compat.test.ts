@@ -16,6 +16,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { tenancyBody, userBody } from '../fixtures.ts';
 import { runRentpay } from '../helpers.ts';
 import { type PgCluster, startPgCluster } from '../pg-cluster.ts';
+import { send, stopServe } from './serve-process.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers
 type Json = any;
@@ -102,24 +103,8 @@ describe('the previous release on the new schema', { timeout: 10 * 60_000 }, () 
     });
   }
 
-  async function stopServe(child: ChildProcess): Promise<void> {
-    const code = await new Promise<number | null>((resolve) => {
-      child.once('exit', resolve);
-      child.kill('SIGTERM');
-    });
-    assert.equal(code, 0, 'serve stops cleanly on SIGTERM');
-  }
-
   async function call(method: string, route: string, auth?: string, body?: unknown, headers = {}) {
-    const response = await fetch(`${base}${route}`, {
-      method,
-      headers: {
-        ...headers,
-        ...(auth ? { authorization: auth } : {}),
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+    const response = await send(base, method, route, auth, body, headers);
     const text = await response.text();
     // The serve logs an error just after answering: wait (a little) for that line, for the assertion's message.
     const requestId = response.headers.get('x-request-id');

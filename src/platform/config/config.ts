@@ -421,9 +421,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const paymentProcessor = problems.read(() => readPaymentProcessor(env, serviceEnv), 'sandbox');
   const stripe =
-    env.PAYMENT_PROCESSOR?.trim() === 'stripe'
-      ? problems.read<StripeConfig | undefined>(() => readStripe(env, serviceEnv, problems), undefined)
-      : undefined;
+    env.PAYMENT_PROCESSOR?.trim() === 'stripe' ? readStripe(env, serviceEnv, problems) : undefined;
   const documentKeys = readDocumentKeys(env, serviceEnv, problems);
   const userTokenTtlSeconds = problems.read(
     () => readInt(env, 'USER_TOKEN_TTL_SECONDS', 900, 60, 86_400),

@@ -254,6 +254,15 @@ export interface DatabaseOptions {
   poolSize?: number;
 }
 
+/** How every process opens the database its configuration names. */
+export function databaseOptions(config: {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  databasePoolSize: number;
+}): DatabaseOptions {
+  return { databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize };
+}
+
 export async function openDatabase(options: DatabaseOptions): Promise<Db> {
   if (options.databaseUrl) {
     const pool = new pg.Pool({

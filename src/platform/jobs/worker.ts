@@ -301,11 +301,10 @@ export class Worker {
    * Whether the loop still turns: it looks for jobs at least every poll interval, and renews its leases every
    * heartbeat while all its slots are busy. Stale after three of the longer of the two (and 30 s at least).
    */
-  alive(): { running: boolean; lastBeatSecondsAgo: number; fresh: boolean } {
+  alive(): { lastBeatSecondsAgo: number; fresh: boolean } {
     const ago = performance.now() - this.#beatAt;
     const limit = Math.max(30_000, 3 * Math.max(this.#pollIntervalMs, this.#heartbeatMs));
     return {
-      running: this.#running,
       lastBeatSecondsAgo: Math.round(ago / 100) / 10,
       fresh: this.#running && ago < limit,
     };
