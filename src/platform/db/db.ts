@@ -241,6 +241,10 @@ class PgliteDb implements Db {
     };
   }
 
+  dump(): Promise<Blob> {
+    return this.pglite.dumpDataDir('none');
+  }
+
   async close(): Promise<void> {
     await this.pglite.close();
     this.releaseDirectory();
@@ -252,6 +256,11 @@ export interface DatabaseOptions {
   dataDir: string;
   /** Pool size per process for PostgreSQL. */
   poolSize?: number;
+  /**
+   * An in-memory PGlite starts from this data directory (a `dumpDataDir()` of a migrated database) instead of an
+   * empty cluster: loading one is several times faster than creating and migrating a cluster.
+   */
+  pgliteTemplate?: Blob;
 }
 
 /** How every process opens the database its configuration names. */
@@ -291,13 +300,21 @@ export async function openDatabase(options: DatabaseOptions): Promise<Db> {
   }
   const release = dataDir ? claimDirectory(dataDir) : () => undefined;
   try {
-    const pglite = dataDir ? new PGlite(dataDir) : new PGlite();
+    const pglite = dataDir
+      ? new PGlite(dataDir)
+      : new PGlite(options.pgliteTemplate ? { loadDataDir: options.pgliteTemplate } : {});
     await pglite.waitReady;
     return new PgliteDb(pglite, release);
   } catch (error) {
     release();
     throw error;
   }
+}
+
+/** The data directory of an embedded database, as a tar file to start another from (`pgliteTemplate`). */
+export async function dumpPglite(db: Db): Promise<Blob> {
+  if (!(db instanceof PgliteDb)) throw new Error('dumpPglite: not an embedded (PGlite) database');
+  return db.dump();
 }
 
 /**

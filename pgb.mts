@@ -1,0 +1,13 @@
+import { PGlite } from '@electric-sql/pglite';
+import { openDatabase } from './src/platform/db/db.ts';
+let t = performance.now();
+const lap = (l: string) => { const n = performance.now(); console.log(l, Math.round(n - t)); t = n; };
+const bare = new PGlite(); await bare.waitReady; lap('bare pglite');
+const bare2 = new PGlite(); await bare2.waitReady; lap('bare pglite 2');
+const db = await openDatabase({ databaseUrl: undefined, dataDir: 'memory://' }); lap('open+migrate');
+const inner = (db as any).pglite as PGlite;
+const dump = await inner.dumpDataDir('none'); lap('dump ' + dump.size);
+const c = new PGlite({ loadDataDir: dump }); await c.waitReady; lap('load from dump');
+const c2 = new PGlite({ loadDataDir: dump }); await c2.waitReady; lap('load from dump 2');
+const r = await c2.query('select count(*) from schema_migrations').catch(e => e.message); console.log(r);
+const cl = await inner.clone(); lap('clone');
