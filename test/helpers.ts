@@ -40,7 +40,11 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       databaseUrl: undefined,
       dataDir: 'memory://',
       open: async () =>
-        openDatabase({ databaseUrl: undefined, dataDir: 'memory://', pgliteTemplate: await migratedPglite() }),
+        openDatabase({
+          databaseUrl: undefined,
+          dataDir: 'memory://',
+          pgliteTemplate: await migratedPglite(),
+        }),
       drop: async () => undefined,
     };
   }
@@ -74,7 +78,9 @@ let template: Promise<Blob> | undefined;
 function migratedPglite(): Promise<Blob> {
   template ??= (async () => {
     const hash = crypto.createHash('sha256');
-    hash.update(JSON.parse(fs.readFileSync('node_modules/@electric-sql/pglite/package.json', 'utf8')).version);
+    hash.update(
+      JSON.parse(fs.readFileSync('node_modules/@electric-sql/pglite/package.json', 'utf8')).version,
+    );
     for (const file of fs.readdirSync(MIGRATIONS_DIR).sort()) {
       hash.update(file).update(fs.readFileSync(path.join(MIGRATIONS_DIR, file)));
     }
