@@ -8,8 +8,8 @@ import { jobHandlers } from '../src/jobs.ts';
 import { systemClock } from '../src/platform/clock/clock.ts';
 import { type PeriodicTicker, startPeriodicJob } from '../src/platform/jobs/periodic.ts';
 import { Worker } from '../src/platform/jobs/worker.ts';
-import { utcDate } from '../src/schedules/dates.ts';
 import { schedulerRunJob } from '../src/schedules/jobs.ts';
+import { utcDate } from '../src/shared/dates.ts';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 

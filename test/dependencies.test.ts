@@ -12,20 +12,47 @@ import { describe, it } from 'node:test';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
-const DOMAINS = [
+/** The domains: the rules of rent and money, each behind its service functions. */
+export const DOMAINS = [
   'cards',
   'documents',
   'integrators',
+  'ledger',
   'onboarding',
   'payments',
+  'payouts',
   'processors',
   'schedules',
   'sessions',
   'webhooks',
 ];
-const SURFACES = ['cli', 'client', 'demo', 'health', 'integration', 'operator', 'page', 'sandbox', 'sdk'];
+/** The surfaces: what people and programs reach (the APIs, the page, the SDK, the CLI, the demo, the smoke run). */
+export const SURFACES = [
+  'cli',
+  'client',
+  'demo',
+  'health',
+  'integration',
+  'operator',
+  'page',
+  'sandbox',
+  'sdk',
+  'smoke',
+];
 /** The composition root: builds the app, wires the services once, runs the processes. */
 const ROOT_FILES = ['app.ts', 'app-context.ts', 'bootstrap.ts', 'jobs.ts', 'runtime.ts', 'services.ts'];
+const LAYERS = ['platform', 'shared'];
+
+/** What is in src/ that no list above names: each new folder or root file must be classified here first. */
+export function unclassified(entries: readonly { name: string; isDirectory(): boolean }[]): string[] {
+  return entries
+    .filter((entry) =>
+      entry.isDirectory()
+        ? !DOMAINS.includes(entry.name) && !SURFACES.includes(entry.name) && !LAYERS.includes(entry.name)
+        : !ROOT_FILES.includes(entry.name),
+    )
+    .map((entry) => entry.name);
+}
 
 interface Import {
   from: string;
@@ -77,6 +104,22 @@ function violations(rule: (from: string, to: string, imported: Import) => boolea
 }
 
 describe('dependency direction', () => {
+  it('every folder and file in src/ is classified as a layer, a domain, a surface or the composition root', () => {
+    assert.deepEqual(unclassified(fs.readdirSync(path.join(ROOT, 'src'), { withFileTypes: true })), []);
+    const folder = (name: string) => ({ name, isDirectory: () => true });
+    assert.deepEqual(unclassified([folder('payments'), folder('invoices')]), ['invoices']);
+  });
+
+  it('routes live in the surfaces; a domain registers none (a processor only the provider’s own endpoints)', () => {
+    const routeFiles = DOMAINS.flatMap((domain) => sourceFiles(path.join('src', domain))).filter(
+      (file) =>
+        /\bapp\.(get|post|put|patch|delete|route)\(|FastifyPluginAsync/.test(
+          fs.readFileSync(path.join(ROOT, file), 'utf8'),
+        ) && !file.startsWith(path.join('src', 'processors') + path.sep),
+    );
+    assert.deepEqual(routeFiles, []);
+  });
+
   it('finds the imports it checks (the parser sees static, dynamic and type imports)', () => {
     assert.ok(allImports.length > 500, `only ${allImports.length} imports found`);
     for (const part of ['platform', 'shared', 'web', 'root', ...DOMAINS, ...SURFACES]) {

@@ -15,7 +15,7 @@ import {
   nextDueDate,
   type ScheduleTerms,
   utcDate,
-} from '../src/schedules/dates.ts';
+} from '../src/shared/dates.ts';
 import { FREQUENCIES, type Frequency } from '../src/shared/vocabulary.ts';
 
 /** An oracle that shares no code with the module: JavaScript's own calendar (day 0 of the next month is the last). */

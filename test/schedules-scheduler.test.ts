@@ -4,9 +4,9 @@ import { jobHandlers } from '../src/jobs.ts';
 import { FakeClock } from '../src/platform/clock/clock.ts';
 import { Worker } from '../src/platform/jobs/worker.ts';
 import { createLogger } from '../src/platform/log/logger.ts';
-import { addDays } from '../src/schedules/dates.ts';
 import { enqueueSchedulerRun, SCHEDULER_TICK_MS } from '../src/schedules/jobs.ts';
 import { Scheduler } from '../src/schedules/scheduler.ts';
+import { addDays } from '../src/shared/dates.ts';
 import { type Api, integrationApi, UNLIMITED } from './api-client.ts';
 import { installment } from './fixtures.ts';
 import { runJobs, startTestApp, type TestApp } from './helpers.ts';
@@ -14,7 +14,7 @@ import { clientOf, count, PAN, processorWith } from './payment-client.ts';
 import { integrationSchedules, type ScheduleTenant, scheduleOk, scheduleTenant } from './schedule-helpers.ts';
 import { Receiver, verify } from './webhook-receiver.ts';
 
-/** An oracle sharing no code with src/schedules/dates.ts: JavaScript's calendar, day 0 of the next month is the last. */
+/** An oracle sharing no code with src/shared/dates.ts: JavaScript's calendar, day 0 of the next month is the last. */
 function due(year: number, monthIndex: number, day: number): string {
   const y = year + Math.floor(monthIndex / 12);
   const m = monthIndex % 12;

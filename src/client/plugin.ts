@@ -5,7 +5,6 @@ import { ServiceError } from '../platform/errors.ts';
 import { parseAuthorization } from '../platform/http/auth.ts';
 import { ERROR_STATUS } from '../platform/http/errors.ts';
 import { installApiDocument } from '../platform/http/openapi.ts';
-import { clientScheduleRoutes } from '../schedules/routes/client.ts';
 import type { ClientContext } from '../sessions/service.ts';
 import { cancelPaymentRoute } from './routes/cancel-payment.ts';
 import { savedCardRoutes } from './routes/cards.ts';
@@ -13,6 +12,7 @@ import { confirmPaymentRoute } from './routes/confirm-payment.ts';
 import { createPaymentRoute } from './routes/create-payment.ts';
 import { extendSessionRoute } from './routes/extend-session.ts';
 import { getPaymentRoute } from './routes/get-payment.ts';
+import { clientScheduleRoutes } from './routes/schedules.ts';
 import { clientSessionRoute } from './routes/session.ts';
 
 declare module 'fastify' {

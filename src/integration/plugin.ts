@@ -1,20 +1,20 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { getDocumentRoute } from '../documents/routes/get-document.ts';
 import { serverTokenAuth } from '../integrators/auth.ts';
-import { getIntegratorRoute } from '../integrators/routes/get-integrator.ts';
-import { rotateTokenRoute } from '../integrators/routes/rotate-token.ts';
-import { getLedgerRoute } from '../ledger/routes/get-ledger.ts';
-import { runRemindersRoute } from '../ledger/routes/run-reminders.ts';
-import { onboardRoute } from '../onboarding/routes/onboard.ts';
-import { integrationPaymentRoutes } from '../payments/routes/integration.ts';
-import { integrationPayoutRoutes } from '../payouts/routes/integration.ts';
 import { ServiceError } from '../platform/errors.ts';
-import { integrationScheduleRoutes } from '../schedules/routes/integration.ts';
-import { runSchedulesRoute } from '../schedules/routes/run-schedules.ts';
-import { userLoginRoute } from '../sessions/routes/user-login.ts';
-import { integrationWebhookEndpointRoutes } from '../webhooks/routes/integration-endpoint.ts';
-import { integrationEventRoutes } from '../webhooks/routes/integration-events.ts';
+import { integrationEventRoutes } from './routes/events.ts';
+import { getDocumentRoute } from './routes/get-document.ts';
+import { getIntegratorRoute } from './routes/get-integrator.ts';
+import { getLedgerRoute } from './routes/get-ledger.ts';
 import { getSessionRoute } from './routes/get-session.ts';
+import { onboardRoute } from './routes/onboard.ts';
+import { integrationPaymentRoutes } from './routes/payments.ts';
+import { integrationPayoutRoutes } from './routes/payouts.ts';
+import { rotateTokenRoute } from './routes/rotate-token.ts';
+import { runRemindersRoute } from './routes/run-reminders.ts';
+import { runSchedulesRoute } from './routes/run-schedules.ts';
+import { integrationScheduleRoutes } from './routes/schedules.ts';
+import { userLoginRoute } from './routes/user-login.ts';
+import { integrationWebhookEndpointRoutes } from './routes/webhook-endpoint.ts';
 
 /**
  * The Integration API under /api/third-party. Every route here needs a server token and counts against the

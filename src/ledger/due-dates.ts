@@ -6,7 +6,7 @@
  * months, up to the end date; each due date takes the amount and frequency in force on it, and the step to the next
  * due date is that frequency's.
  */
-import { dueDateAfter, FREQUENCY_MONTHS, firstDueDate, type PlanInstallment } from '../schedules/dates.ts';
+import { dueDateAfter, FREQUENCY_MONTHS, firstDueDate, type PlanInstallment } from '../shared/dates.ts';
 import type { Frequency } from '../shared/vocabulary.ts';
 
 /** The amount and frequency from a day on (a tenancy's first terms apply from its start). */

@@ -4,7 +4,7 @@
  * Neither goes for a due date already paid (payments pay the oldest due dates first). Each (due date, kind,
  * days_after_due) is sent at most once; the caller keeps what was sent.
  */
-import { addDays } from '../schedules/dates.ts';
+import { addDays } from '../shared/dates.ts';
 import { daysBetween, type LedgerPayment, paidThrough } from './balance.ts';
 import { dueThrough, type TenancyDueTerms } from './due-dates.ts';
 

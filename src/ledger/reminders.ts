@@ -1,7 +1,7 @@
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db } from '../platform/db/db.ts';
 import type { JobHandler } from '../platform/jobs/queue.ts';
-import { addDays, utcDate } from '../schedules/dates.ts';
+import { addDays, utcDate } from '../shared/dates.ts';
 import { formatPence } from '../shared/money.ts';
 import { recordEvents } from '../webhooks/record-event.ts';
 import type { RentReminderEventData } from './events.ts';

@@ -1,6 +1,6 @@
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
-import { utcDate } from '../schedules/dates.ts';
+import { utcDate } from '../shared/dates.ts';
 import type { Frequency, InstallmentPlan } from '../shared/vocabulary.ts';
 import { buildLedger, type Ledger, type LedgerPayment, type LedgerPayout } from './balance.ts';
 import { dueSeries, dueThrough, type TenancyDueTerms } from './due-dates.ts';

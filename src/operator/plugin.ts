@@ -1,5 +1,4 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { operatorPayoutRoutes } from '../payouts/routes/operator.ts';
 import { installApiDocument } from '../platform/http/openapi.ts';
 import { operatorAuth } from './credentials.ts';
 import { createIntegratorRoute } from './routes/integrators-create.ts';
@@ -9,6 +8,7 @@ import { updateIntegratorRoute } from './routes/integrators-update.ts';
 import { getPaymentRoute } from './routes/payments-get.ts';
 import { listPaymentsRoute } from './routes/payments-list.ts';
 import { refundPaymentRoute } from './routes/payments-refund.ts';
+import { operatorPayoutRoutes } from './routes/payouts.ts';
 import { webhookEndpointRoutes } from './routes/webhooks-endpoint.ts';
 import { webhookEventRoutes } from './routes/webhooks-events.ts';
 

@@ -3,7 +3,7 @@ import type { ServiceEnv } from '../platform/config/config.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { utcDate } from '../schedules/dates.ts';
+import { utcDate } from '../shared/dates.ts';
 import { recordEvents } from '../webhooks/record-event.ts';
 import { bankReference, type PayoutAccount, payoutReadiness } from './bank-account.ts';
 import { PAYOUT_LOCK } from './paid-out.ts';

@@ -5,8 +5,14 @@
  */
 import type { MethodFee } from '../integrators/service.ts';
 import { paymentAmounts } from '../payments/fees.ts';
+import {
+  addDays,
+  type DueCharge,
+  dueThrough,
+  FREQUENCY_MONTHS,
+  type ScheduleTerms,
+} from '../shared/dates.ts';
 import { longDate, money, ordinal } from '../shared/display.ts';
-import { addDays, type DueCharge, dueThrough, FREQUENCY_MONTHS, type ScheduleTerms } from './dates.ts';
 
 /** Changes whenever the wording does; stored with each schedule beside the text itself. */
 export const AUTHORIZATION_VERSION = 'recurring-card-2026-11';

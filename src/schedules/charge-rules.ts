@@ -3,8 +3,8 @@
  * each attempt, and what an attempt's answer makes of its charge (paid, retried, failed or withdrawn).
  */
 import { paymentAmounts } from '../payments/fees.ts';
+import { addDays, dueThrough } from '../shared/dates.ts';
 import type { ScheduleStatus } from '../shared/vocabulary.ts';
-import { addDays, dueThrough } from './dates.ts';
 import { type ScheduleDetail, scheduleTerms } from './view.ts';
 
 /** After a failed first attempt, the next ones are this many days after it: day 1, then day 3. */

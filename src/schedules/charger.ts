@@ -5,6 +5,7 @@ import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { newId } from '../platform/ids.ts';
 import type { PaymentProcessor, ProcessorOutcome } from '../processors/processor.ts';
+import { addDays } from '../shared/dates.ts';
 import { amountInRange, formatPence, PURE_AMOUNT_LIMITS } from '../shared/money.ts';
 import { recordEvents } from '../webhooks/record-event.ts';
 import {
@@ -15,7 +16,6 @@ import {
   type ChargeStatus,
   confirmByOf,
 } from './charge-rules.ts';
-import { addDays } from './dates.ts';
 
 /** Processor calls one job makes at once. */
 const PROCESSOR_LANES = 8;

@@ -2,8 +2,8 @@ import type { Clock } from '../platform/clock/clock.ts';
 import type { Queryable } from '../platform/db/db.ts';
 import { enqueuePeriodicJob, type PeriodicJob } from '../platform/jobs/periodic.ts';
 import type { JobHandler } from '../platform/jobs/queue.ts';
+import { utcDate } from '../shared/dates.ts';
 import type { AttemptRequest } from './charge-rules.ts';
-import { utcDate } from './dates.ts';
 import { SCHEDULES_RUN_JOB, type Scheduler } from './scheduler.ts';
 
 /** How often each worker process enqueues a scheduler run; all of them together make one run per period. */

@@ -5,6 +5,14 @@ import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import type { ClientContext } from '../sessions/service.ts';
 import { checkPureAmount } from '../sessions/service.ts';
+import {
+  addDays,
+  dueOnOrAfter,
+  dueThrough,
+  firstDueFrom,
+  type ScheduleTerms,
+  utcDate,
+} from '../shared/dates.ts';
 import { amountInRange, formatPence, PURE_AMOUNT_LIMITS } from '../shared/money.ts';
 import type { SchedulePreview } from '../shared/schedule-preview.ts';
 import { type EventType, recordEvent } from '../webhooks/record-event.ts';
@@ -14,7 +22,6 @@ import {
   type ScheduleAgreement,
   scheduleAgreement,
 } from './authorization.ts';
-import { addDays, dueOnOrAfter, dueThrough, firstDueFrom, type ScheduleTerms, utcDate } from './dates.ts';
 import { type ScheduleDetail, scheduleDetailSql, scheduleEventData, scheduleTerms } from './view.ts';
 
 /** Recurring rent can be turned off per integrator (feature `recurring`): then a set-up answers 409. */

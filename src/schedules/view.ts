@@ -2,11 +2,11 @@ import { type Static, Type } from 'typebox';
 import type { MethodFee } from '../integrators/service.ts';
 import { paymentAmounts } from '../payments/fees.ts';
 import { Timestamp } from '../platform/http/schemas.ts';
+import { chargeFor, firstDueFrom, type ScheduleTerms } from '../shared/dates.ts';
 import { formatPence } from '../shared/money.ts';
 import type { InstallmentPlan } from '../shared/vocabulary.ts';
 import { FREQUENCIES, type Frequency, SCHEDULE_STATUSES, type ScheduleStatus } from '../shared/vocabulary.ts';
 import { EVENT_TENANT_FIELDS } from '../webhooks/event-data.ts';
-import { chargeFor, firstDueFrom, type ScheduleTerms } from './dates.ts';
 
 /** A schedule with what its view and its charges need from the user, the tenancy and the card. */
 export interface ScheduleDetail {

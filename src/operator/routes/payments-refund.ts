@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { RefundBody, RefundHeaders, RefundView, refundPayment } from '../../payments/routes/refund.ts';
+import { RefundBody, RefundHeaders, RefundView, refundPayment } from '../../payments/refund-request.ts';
 import { ErrorResponse, IdString, optionalBody } from '../../platform/http/schemas.ts';
 import { BadRequest, NotFound, operatorErrors } from '../schemas.ts';
 

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
-import { FieldValidationError, ServiceError } from '../../platform/errors.ts';
-import { IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_MESSAGE, Timestamp } from '../../platform/http/schemas.ts';
-import { formatPence, parsePence } from '../../shared/money.ts';
-import type { RefundRequester } from '../refunds.ts';
-import { PaymentView, paymentView } from '../view.ts';
+import { FieldValidationError, ServiceError } from '../platform/errors.ts';
+import { IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_MESSAGE, Timestamp } from '../platform/http/schemas.ts';
+import { formatPence, parsePence } from '../shared/money.ts';
+import type { RefundRequester } from './refunds.ts';
+import { PaymentView, paymentView } from './view.ts';
 
 /** A refund as the operator and the integrator see it: the same rules and answers on both APIs. */
 export const RefundView = Type.Object(

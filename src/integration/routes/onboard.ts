@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { OnboardingBody, OnboardingResponse } from '../../onboarding/schemas.ts';
+import { validateOnboardingBody } from '../../onboarding/validate.ts';
 import { ErrorResponse, integrationErrors } from '../../platform/http/schemas.ts';
-import { OnboardingBody, OnboardingResponse } from '../schemas.ts';
-import { validateOnboardingBody } from '../validate.ts';
 
 export const onboardRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(

@@ -3,6 +3,12 @@ import { type Static, Type } from 'typebox';
 import { FieldValidationError } from '../../platform/errors.ts';
 import { ErrorResponse, IdString } from '../../platform/http/schemas.ts';
 import {
+  assertRecurringEnabled,
+  type CreateScheduleInput,
+  type ScheduleAction,
+} from '../../schedules/service.ts';
+import { ScheduleView, scheduleView } from '../../schedules/view.ts';
+import {
   AmountInput,
   amountPence,
   BadRequest,
@@ -12,8 +18,6 @@ import {
 import type { ClientContext } from '../../sessions/service.ts';
 import { fixedAmountPence } from '../../sessions/service.ts';
 import { formatPence } from '../../shared/money.ts';
-import { assertRecurringEnabled, type CreateScheduleInput, type ScheduleAction } from '../service.ts';
-import { ScheduleView, scheduleView } from '../view.ts';
 
 const ACTIONS: readonly ScheduleAction[] = ['pause', 'resume', 'cancel'];
 

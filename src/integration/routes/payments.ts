@@ -1,5 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
+import { listPayments, PAYMENT_STATUSES } from '../../payments/list.ts';
+import { RefundBody, RefundHeaders, RefundView, refundPayment } from '../../payments/refund-request.ts';
+import { type PaymentRow, PaymentView, paymentView } from '../../payments/view.ts';
 import { ServiceError } from '../../platform/errors.ts';
 import {
   ErrorResponse,
@@ -9,9 +12,6 @@ import {
   pageQuery,
 } from '../../platform/http/schemas.ts';
 import { formatPence } from '../../shared/money.ts';
-import { listPayments, PAYMENT_STATUSES } from '../list.ts';
-import { type PaymentRow, PaymentView, paymentView } from '../view.ts';
-import { RefundBody, RefundHeaders, RefundView, refundPayment } from './refund.ts';
 
 /** A Payment as listed to its integrator: whose it is and how much of it was refunded. */
 export const IntegratorPaymentView = Type.Object(

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
+import { LEDGER_ENTRY_TYPES } from '../../ledger/balance.ts';
+import type { TenancyLedger } from '../../ledger/service.ts';
 import { ServiceError } from '../../platform/errors.ts';
 import { ErrorResponse, integrationErrors } from '../../platform/http/schemas.ts';
 import { formatPence } from '../../shared/money.ts';
-import { LEDGER_ENTRY_TYPES } from '../balance.ts';
-import type { TenancyLedger } from '../service.ts';
 
 const Money = Type.String({ pattern: '^\\d+\\.\\d{2}$', examples: ['1200.00'] });
 const CalendarDate = Type.String({ format: 'date', description: 'YYYY-MM-DD (a UTC calendar day).' });

@@ -4,8 +4,8 @@ import { Type } from 'typebox';
 import { generateWebhookSecret } from '../../integrators/service.ts';
 import { FieldValidationError } from '../../platform/errors.ts';
 import { integrationErrors, optionalBody, Timestamp } from '../../platform/http/schemas.ts';
-import { checkWebhookUrl } from '../address.ts';
-import { type IntegratorEndpoint, SECRET_OVERLAP_MS } from '../service.ts';
+import { checkWebhookUrl } from '../../webhooks/address.ts';
+import { type IntegratorEndpoint, SECRET_OVERLAP_MS } from '../../webhooks/service.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
   Type.Union([schema, Type.Null()]);

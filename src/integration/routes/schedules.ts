@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ServiceError } from '../../platform/errors.ts';
 import { ErrorResponse, IdString, integrationErrors } from '../../platform/http/schemas.ts';
-import type { ScheduleAction } from '../service.ts';
-import { ScheduleView, scheduleView } from '../view.ts';
+import type { ScheduleAction } from '../../schedules/service.ts';
+import { ScheduleView, scheduleView } from '../../schedules/view.ts';
 
 const SCHEDULE_ID = /^sch_[A-Za-z0-9]{1,60}$/;
 

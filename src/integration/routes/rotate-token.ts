@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { INVALID_SERVER_TOKEN } from '../../integrators/auth.ts';
+import { DEFAULT_GRACE_PERIOD_SECONDS, MAX_GRACE_PERIOD_SECONDS } from '../../integrators/service.ts';
 import { unauthorized } from '../../platform/http/auth.ts';
 import { integrationErrors, optionalBody, Timestamp } from '../../platform/http/schemas.ts';
-import { INVALID_SERVER_TOKEN } from '../auth.ts';
-import { DEFAULT_GRACE_PERIOD_SECONDS, MAX_GRACE_PERIOD_SECONDS } from '../service.ts';
 
 export const rotateTokenRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(

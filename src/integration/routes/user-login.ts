@@ -2,9 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { FieldValidationError } from '../../platform/errors.ts';
 import { ErrorResponse, integrationErrors, Timestamp } from '../../platform/http/schemas.ts';
+import type { SessionAmount } from '../../sessions/service.ts';
+import { checkPureAmount } from '../../sessions/service.ts';
 import { AMOUNT_FORMAT_MESSAGE, PURE_AMOUNT_LIMITS, parsePence } from '../../shared/money.ts';
-import type { SessionAmount } from '../service.ts';
-import { checkPureAmount } from '../service.ts';
 
 /** The session's amount from user-login's pure_amount and amount_editable; field errors for what cannot be. */
 function sessionAmount(pureAmount: string | undefined, editable: boolean | undefined): SessionAmount {

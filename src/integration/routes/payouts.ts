@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { PayoutView, payoutView } from '../../payouts/view.ts';
 import { ServiceError } from '../../platform/errors.ts';
 import { ErrorResponse, integrationErrors } from '../../platform/http/schemas.ts';
-import { PayoutView, payoutView } from '../view.ts';
 
 export const integrationPayoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(

@@ -8,7 +8,7 @@ import {
   pageQuery,
   Timestamp,
 } from '../../platform/http/schemas.ts';
-import { EVENT_DELIVERY_STATUSES, type EventRow } from '../service.ts';
+import { EVENT_DELIVERY_STATUSES, type EventRow } from '../../webhooks/service.ts';
 
 export const IntegratorEvent = Type.Object(
   {

@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { BadRequest, NotFound, operatorErrors } from '../../operator/schemas.ts';
+import { payoutCsv } from '../../payouts/bank-account.ts';
+import { reconcilePayouts } from '../../payouts/reconcile.ts';
+import type { PayoutRun } from '../../payouts/service.ts';
+import { PayoutRunView, payoutRunView } from '../../payouts/view.ts';
 import { ServiceError } from '../../platform/errors.ts';
 import { ErrorResponse, IdString, optionalBody } from '../../platform/http/schemas.ts';
-import { utcDate } from '../../schedules/dates.ts';
+import { utcDate } from '../../shared/dates.ts';
 import { formatPence } from '../../shared/money.ts';
-import { payoutCsv } from '../bank-account.ts';
-import { reconcilePayouts } from '../reconcile.ts';
-import type { PayoutRun } from '../service.ts';
-import { PayoutRunView, payoutRunView } from '../view.ts';
+import { BadRequest, NotFound, operatorErrors } from '../schemas.ts';
 
 const Money = Type.String({ pattern: '^\\d+\\.\\d{2}$', examples: ['1200.00'] });
 const RunParams = Type.Object({

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { IntegratorView, integratorView } from '../../integrators/schemas.ts';
 import { integrationErrors } from '../../platform/http/schemas.ts';
-import { IntegratorView, integratorView } from '../schemas.ts';
 
 export const getIntegratorRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(

@@ -6,7 +6,7 @@
  * the 31st again). The series starts with the first due day on or after `start_rent_date` and ends with the last one
  * on or before `end_rent_date`. An installment plan has its own due dates and amounts instead.
  */
-import type { Frequency } from '../shared/vocabulary.ts';
+import type { Frequency } from './vocabulary.ts';
 
 /** Months between two due dates of each rent frequency. */
 export const FREQUENCY_MONTHS: Readonly<Record<Frequency, number>> = {
