@@ -1,4 +1,4 @@
--- Payments made in a session. Amounts in pence; the contract's decimal strings are made at the edge.
+-- Payments made in a session. Amounts in pence; the APIs' decimal strings are made at the edge.
 CREATE TABLE payments (
   id text PRIMARY KEY,
   integrator_id text NOT NULL REFERENCES integrators (id),

@@ -29,6 +29,6 @@ CREATE TABLE sandbox_refunds (
 );
 CREATE INDEX sandbox_refunds_charge_idx ON sandbox_refunds (charge_id);
 
--- Per-integrator features of the page and SDK (contract §3): {"apms"?, "wallets"?, "recurring"?, "savedCards"?},
+-- Per-integrator features of the page and SDK: {"apms"?, "wallets"?, "recurring"?, "savedCards"?},
 -- booleans; a key absent is enabled.
 ALTER TABLE integrators ADD COLUMN features jsonb NOT NULL DEFAULT '{}'::jsonb;

@@ -1,8 +1,8 @@
--- Webhook delivery (contract §4). An event of an integrator that has a webhook URL gets a delivery row and a
+-- Webhook delivery. An event of an integrator that has a webhook URL gets a delivery row and a
 -- 'webhook.deliver' job in the transaction that records the event; the job's handler makes one attempt and
 -- schedules the next one itself.
 
--- One delivery per event: an integrator has one endpoint (contract §4), so (event, endpoint) is the event.
+-- One delivery per event: an integrator has one endpoint, so (event, endpoint) is the event.
 CREATE TABLE webhook_deliveries (
   event_id text PRIMARY KEY REFERENCES events (id),
   integrator_id text NOT NULL REFERENCES integrators (id),

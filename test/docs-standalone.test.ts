@@ -89,6 +89,22 @@ describe('docs stand alone', () => {
     assert.deepEqual(found, [], `internal documents cited:\n${found.join('\n')}`);
   });
 
+  it('nor does the code: comments in src, web, migrations, bench, scripts and examples state their rules', () => {
+    const code = ['src', 'web', 'migrations', 'bench', 'scripts', 'examples'].flatMap((dir) =>
+      fs
+        .readdirSync(path.join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+        .filter((file) => /\.(ts|tsx|mts|mjs|js|sql|css|html)$/.test(file))
+        .filter((file) => !file.split(path.sep).some((part) => part === 'dist' || part === 'node_modules'))
+        .map((file) => path.join(dir, file)),
+    );
+    assert.ok(code.length > 200, `only ${code.length} source files found`);
+    const found = code.flatMap(lines).flatMap((line) => {
+      const pattern = citation(line.text);
+      return pattern ? [`${line.file}:${line.number}: ${pattern} in: ${line.text.trim()}`] : [];
+    });
+    assert.deepEqual(found, [], `internal documents cited:\n${found.join('\n')}`);
+  });
+
   it('links only to pages that exist', () => {
     let checked = 0;
     const broken = files
