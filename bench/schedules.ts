@@ -8,7 +8,7 @@ import { jobHandlers } from '../src/jobs.ts';
 import { systemClock } from '../src/platform/clock/clock.ts';
 import { type PeriodicTicker, startPeriodicJob } from '../src/platform/jobs/periodic.ts';
 import { Worker } from '../src/platform/jobs/worker.ts';
-import { schedulerRunJob } from '../src/schedules/jobs.ts';
+import { schedulesRunJob } from '../src/schedules/jobs/schedules-run.ts';
 import { utcDate } from '../src/shared/dates.ts';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -88,7 +88,7 @@ export function installBenchSchedulerRoutes(app: FastifyInstance): void {
         workers.push(worker);
         worker.start();
       }
-      ticker = startPeriodicJob(app.ctx.db, systemClock, app.log as unknown as Logger, schedulerRunJob());
+      ticker = startPeriodicJob(app.ctx.db, systemClock, app.log as unknown as Logger, schedulesRunJob);
       return { started: 'in-process' };
     }
     for (let i = 0; i < count; i++) {

@@ -1,49 +1,72 @@
-import { DOCUMENT_FETCH_JOB, documentFetchHandler } from './documents/fetch-job.ts';
-import { DOCUMENT_PURGE_JOB, documentPurgeHandler } from './documents/purge-job.ts';
-import { RETIRE_SERVER_TOKEN_JOB, retireServerToken } from './integrators/server-tokens.ts';
-import { RENT_REMINDERS_JOB, rentRemindersHandler } from './ledger/reminders.ts';
-import { PAYMENT_EXPIRE_JOB, PAYMENT_RECONCILE_JOB } from './payments/create.ts';
-import {
-  paymentExpireHandler,
-  paymentNotificationHandler,
-  paymentReconcileHandler,
-  paymentRefundHandler,
-} from './payments/jobs.ts';
-import { PAYMENT_REFUND_JOB } from './payments/refunds.ts';
-import { PAYMENT_SETTLEMENT_JOB, paymentSettlementHandler } from './payments/settlement.ts';
+import { documentFetchJob } from './documents/jobs/document-fetch.ts';
+import { documentPurgeJob } from './documents/jobs/document-purge.ts';
+import { retireServerTokenJob } from './integrators/jobs/retire-server-token.ts';
+import { rentRemindersJob } from './ledger/jobs/rent-reminders.ts';
+import { paymentExpireJob } from './payments/jobs/payment-expire.ts';
+import { paymentReconcileJob } from './payments/jobs/payment-reconcile.ts';
+import { paymentRefundJob } from './payments/jobs/payment-refund.ts';
+import { paymentSettlementJob } from './payments/jobs/payment-settlement.ts';
 import type { Config } from './platform/config/config.ts';
+import { type AnyJobDefinition, jobHandler } from './platform/jobs/define.ts';
 import type { JobHandler } from './platform/jobs/queue.ts';
-import { JOBS_PRUNE_JOB, jobsPruneHandler } from './platform/jobs/retention.ts';
-import { PAYMENT_NOTIFICATION_JOB } from './processors/processor.ts';
+import { jobsPruneJob } from './platform/jobs/retention.ts';
+import { paymentNotificationJob } from './processors/jobs/payment-notification.ts';
 import { sandboxSampleDocument } from './sandbox/sample-documents.ts';
-import { scheduleActionExpireHandler, scheduleChargeHandler, schedulesRunHandler } from './schedules/jobs.ts';
-import { SCHEDULE_ACTION_EXPIRE_JOB, SCHEDULE_CHARGE_JOB, SCHEDULES_RUN_JOB } from './schedules/scheduler.ts';
+import { scheduleActionExpireJob } from './schedules/jobs/schedule-action-expire.ts';
+import { scheduleChargeJob } from './schedules/jobs/schedule-charge.ts';
+import { schedulesRunJob } from './schedules/jobs/schedules-run.ts';
 import type { Services } from './services.ts';
-import { WEBHOOK_DELIVER_JOB, webhookDeliveryHandler } from './webhooks/delivery-job.ts';
-import { WEBHOOK_SECRET_ERASE_JOB, webhookSecretEraseHandler } from './webhooks/service.ts';
+import { webhookDeliverJob } from './webhooks/jobs/webhook-deliver.ts';
+import { webhookSecretEraseJob } from './webhooks/jobs/webhook-secret-erase.ts';
 
-/** Every job kind the service knows and its handler, on the process's services. Workers claim only these kinds. */
+/** Every kind of job the service runs: workers claim only these, and the operations docs list them. */
+export const JOBS: readonly AnyJobDefinition[] = [
+  documentFetchJob,
+  documentPurgeJob,
+  jobsPruneJob,
+  paymentExpireJob,
+  paymentNotificationJob,
+  paymentReconcileJob,
+  paymentRefundJob,
+  paymentSettlementJob,
+  rentRemindersJob,
+  retireServerTokenJob,
+  scheduleActionExpireJob,
+  scheduleChargeJob,
+  schedulesRunJob,
+  webhookDeliverJob,
+  webhookSecretEraseJob,
+];
+
+/** The jobs every worker process enqueues once per period, beside its worker. */
+export const PERIODIC_JOBS = JOBS.filter((job) => job.every !== undefined);
+
+/** Each job kind's handler on the process's services (type-checked: each job gets the services it declares). */
 export function jobHandlers(config: Config, services: Services): Record<string, JobHandler> {
   const store = services.documents.store;
-  return {
-    [RETIRE_SERVER_TOKEN_JOB]: retireServerToken,
-    [DOCUMENT_FETCH_JOB]: documentFetchHandler({
+  const handlers = [
+    jobHandler(retireServerTokenJob, undefined),
+    jobHandler(documentFetchJob, {
       store,
       allowPrivate: config.allowPrivateDocumentHosts,
       ...(config.serviceEnv === 'sandbox' ? { ownDocument: sandboxSampleDocument(config.publicUrl) } : {}),
     }),
-    [DOCUMENT_PURGE_JOB]: documentPurgeHandler(store),
-    [PAYMENT_NOTIFICATION_JOB]: paymentNotificationHandler(services.payments),
-    [PAYMENT_RECONCILE_JOB]: paymentReconcileHandler(services.payments),
-    [PAYMENT_EXPIRE_JOB]: paymentExpireHandler(services.payments),
-    [PAYMENT_REFUND_JOB]: paymentRefundHandler(services.payments),
-    [PAYMENT_SETTLEMENT_JOB]: paymentSettlementHandler(services.payments.settlement),
-    [SCHEDULES_RUN_JOB]: schedulesRunHandler(services.scheduler),
-    [SCHEDULE_CHARGE_JOB]: scheduleChargeHandler(services.scheduler),
-    [SCHEDULE_ACTION_EXPIRE_JOB]: scheduleActionExpireHandler((id) => services.payments.expireWaiting(id)),
-    [WEBHOOK_DELIVER_JOB]: webhookDeliveryHandler({ allowPrivate: config.allowPrivateWebhookHosts }),
-    [WEBHOOK_SECRET_ERASE_JOB]: webhookSecretEraseHandler,
-    [RENT_REMINDERS_JOB]: rentRemindersHandler(services.reminders),
-    [JOBS_PRUNE_JOB]: jobsPruneHandler(config.jobRetentionDays * 86_400_000),
-  };
+    jobHandler(documentPurgeJob, store),
+    jobHandler(paymentNotificationJob, services.payments),
+    jobHandler(paymentReconcileJob, services.payments),
+    jobHandler(paymentExpireJob, services.payments),
+    jobHandler(paymentRefundJob, services.payments.refunds),
+    jobHandler(paymentSettlementJob, services.payments.settlement),
+    jobHandler(schedulesRunJob, services.scheduler),
+    jobHandler(scheduleChargeJob, services.scheduler),
+    jobHandler(scheduleActionExpireJob, (id: string) => services.payments.expireWaiting(id)),
+    jobHandler(webhookDeliverJob, { allowPrivate: config.allowPrivateWebhookHosts }),
+    jobHandler(webhookSecretEraseJob, undefined),
+    jobHandler(rentRemindersJob, services.reminders),
+    jobHandler(jobsPruneJob, config.jobRetentionDays * 86_400_000),
+  ];
+  const byKind = Object.fromEntries(handlers.map((handler) => [handler.kind, handler]));
+  const missing = JOBS.filter((job) => !byKind[job.kind]).map((job) => job.kind);
+  if (missing.length > 0) throw new Error(`no handler for job kinds ${missing.join(', ')}`);
+  return byKind;
 }

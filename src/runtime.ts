@@ -3,8 +3,7 @@ import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import { type BootstrapSecrets, bootstrapDeployment } from './bootstrap.ts';
 import { FileDocumentStore } from './documents/storage.ts';
-import { jobHandlers } from './jobs.ts';
-import { RENT_REMINDERS_EVERY_MS, RENT_REMINDERS_JOB } from './ledger/reminders.ts';
+import { jobHandlers, PERIODIC_JOBS } from './jobs.ts';
 import { systemClock } from './platform/clock/clock.ts';
 import type { Config } from './platform/config/config.ts';
 import { starting } from './platform/config/startup-errors.ts';
@@ -13,11 +12,9 @@ import { migrate } from './platform/db/migrate.ts';
 import { installErrorHandling } from './platform/http/errors.ts';
 import { type PeriodicTicker, startPeriodicJob } from './platform/jobs/periodic.ts';
 import { JOBS_CHANNEL } from './platform/jobs/queue.ts';
-import { JOBS_PRUNE_EVERY_MS, JOBS_PRUNE_JOB } from './platform/jobs/retention.ts';
 import { Worker } from './platform/jobs/worker.ts';
 import { createLogger } from './platform/log/logger.ts';
 import { installMetrics } from './platform/metrics/metrics.ts';
-import { schedulerRunJob } from './schedules/jobs.ts';
 import { createServices, type Services } from './services.ts';
 import { installWebhookMetrics } from './webhooks/metrics.ts';
 
@@ -42,21 +39,9 @@ export function serviceWorker(config: Config, db: Db, log: Logger, services: Ser
   });
 }
 
-/** Beside every job worker: the scheduler run every 10 minutes and the prune of finished jobs every hour. */
+/** Beside every job worker: the periodic jobs (scheduler run, reminders, prune), each once per period in all. */
 function startTickers(db: Db, log: Logger): PeriodicTicker {
-  const tickers = [
-    startPeriodicJob(db, systemClock, log, schedulerRunJob()),
-    startPeriodicJob(db, systemClock, log, {
-      kind: JOBS_PRUNE_JOB,
-      everyMs: JOBS_PRUNE_EVERY_MS,
-      payload: () => ({}),
-    }),
-    startPeriodicJob(db, systemClock, log, {
-      kind: RENT_REMINDERS_JOB,
-      everyMs: RENT_REMINDERS_EVERY_MS,
-      payload: () => ({}),
-    }),
-  ];
+  const tickers = PERIODIC_JOBS.map((job) => startPeriodicJob(db, systemClock, log, job));
   return { stop: async () => void (await Promise.all(tickers.map((ticker) => ticker.stop()))) };
 }
 

@@ -209,16 +209,34 @@ describe('dependency direction', () => {
     assert.deepEqual(cycles, []);
   });
 
-  it("a domain uses another's services, schemas and rules, never its routes or job handlers", () => {
+  it("a domain uses another's services, schemas, rules and job definitions (to enqueue them), never its routes", () => {
     assert.deepEqual(
       violations(
         (from, to, imported) =>
           DOMAINS.includes(from) &&
           DOMAINS.includes(to) &&
           from !== to &&
-          (imported.to.split(path.sep).includes('routes') || path.basename(imported.to) === 'jobs.ts'),
+          imported.to.split(path.sep).includes('routes'),
       ),
       [],
     );
+  });
+
+  it('every job is defined with defineJob, one kind per file, and enqueued through its definition', () => {
+    const jobFiles = sourceFiles('src').filter((file) =>
+      fs.readFileSync(path.join(ROOT, file), 'utf8').includes('= defineJob('),
+    );
+    for (const file of jobFiles) {
+      const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+      assert.equal(text.split('= defineJob(').length - 1, 1, `${file} defines one job`);
+    }
+    assert.ok(jobFiles.length >= 15, `only ${jobFiles.length} job files`);
+    // Outside platform/jobs, jobs are written by enqueue/enqueueMany (typed payload), not by kind and a loose object.
+    const loose = sourceFiles('src').filter(
+      (file) =>
+        partOf(file) !== 'platform' &&
+        /\benqueueJobs?\(/.test(fs.readFileSync(path.join(ROOT, file), 'utf8')),
+    );
+    assert.deepEqual(loose, []);
   });
 });

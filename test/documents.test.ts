@@ -8,11 +8,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { checkDocumentContent, type DocumentKind, detectContentType } from '../src/documents/content-type.ts';
-import { DOCUMENT_FETCH_JOB, documentFetchHandler } from '../src/documents/fetch-job.ts';
+import { documentFetchHandler, documentFetchJob } from '../src/documents/jobs/document-fetch.ts';
 import { FileDocumentStore, InvalidStorageKeyError } from '../src/documents/storage.ts';
 import { jobHandlers } from '../src/jobs.ts';
 import { newId } from '../src/platform/ids.ts';
-import { enqueueJob, type JobHandler, type JobRow, RETRY_DELAYS_MS } from '../src/platform/jobs/queue.ts';
+import {
+  enqueueJob,
+  type JobHandler,
+  type JobRow,
+  STANDARD_RETRY_DELAYS_MS,
+} from '../src/platform/jobs/queue.ts';
 import { Worker } from '../src/platform/jobs/worker.ts';
 import { createLogger } from '../src/platform/log/logger.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
@@ -188,7 +193,7 @@ describe('document.fetch job', { timeout: 120_000 }, () => {
       db: t.db,
       clock: t.clock,
       log: silent,
-      handlers: { [DOCUMENT_FETCH_JOB]: handler },
+      handlers: { [documentFetchJob.kind]: handler },
     });
   });
   after(async () => {
@@ -245,10 +250,10 @@ describe('document.fetch job', { timeout: 120_000 }, () => {
       await enqueueJob(
         tx,
         t.clock,
-        DOCUMENT_FETCH_JOB,
+        documentFetchJob.kind,
         { document_id: documentId, generation: jobGeneration },
         {
-          dedupeKey: `${DOCUMENT_FETCH_JOB}:${documentId}:${jobGeneration}`,
+          dedupeKey: `${documentFetchJob.kind}:${documentId}:${jobGeneration}`,
           maxAttempts: options.maxAttempts ?? 5,
         },
       );
@@ -379,7 +384,7 @@ describe('document.fetch job', { timeout: 120_000 }, () => {
       db: t.db,
       clock: t.clock,
       log: silent,
-      handlers: { [DOCUMENT_FETCH_JOB]: documentFetchHandler({ store, allowPrivate: false }) },
+      handlers: { [documentFetchJob.kind]: documentFetchHandler({ store, allowPrivate: false }) },
     });
     const document = await seedDocument('agreement', '/agreement.pdf?strict');
     assert.equal(await strict.drain(), 1);
@@ -404,7 +409,7 @@ describe('document.fetch job', { timeout: 120_000 }, () => {
       const job = await jobOf(document.documentId);
       assert.equal(job.status, 'pending');
       assert.match(job.last_error ?? '', /HTTP 503 from the document host\./);
-      const delay = RETRY_DELAYS_MS[attempt - 1]!;
+      const delay = STANDARD_RETRY_DELAYS_MS[attempt - 1]!;
       assert.equal(new Date(job.run_at).getTime(), t.clock.now().getTime() + delay);
       assert.deepEqual(await failureEvents(document.documentId), []);
       t.clock.advance(delay - 1);
@@ -430,9 +435,9 @@ describe('document.fetch job', { timeout: 120_000 }, () => {
   it('a transient failure that clears up is stored on a later attempt', async () => {
     const document = await seedDocument('agreement', '/flaky');
     assert.equal(await worker.drain(), 1);
-    t.clock.advance(RETRY_DELAYS_MS[0]!);
+    t.clock.advance(STANDARD_RETRY_DELAYS_MS[0]!);
     assert.equal(await worker.drain(), 1);
-    t.clock.advance(RETRY_DELAYS_MS[1]!);
+    t.clock.advance(STANDARD_RETRY_DELAYS_MS[1]!);
     assert.equal(await worker.drain(), 1);
     const row = await documentRow(document.documentId);
     assert.equal(row.state, 'stored');
@@ -453,15 +458,21 @@ describe('document.fetch job', { timeout: 120_000 }, () => {
     assert.equal((await jobOf(document.documentId)).status, 'succeeded');
   });
 
-  it('a job for a document that is gone does nothing', async () => {
-    await enqueueJob(t.db, t.clock, DOCUMENT_FETCH_JOB, { document_id: newId('doc'), generation: 1 });
-    await enqueueJob(t.db, t.clock, DOCUMENT_FETCH_JOB, { document_id: 42 });
+  it('a job for a document that is gone does nothing; one with a malformed payload fails at once', async () => {
+    await enqueueJob(t.db, t.clock, documentFetchJob.kind, { document_id: newId('doc'), generation: 1 });
+    await enqueueJob(t.db, t.clock, documentFetchJob.kind, { document_id: 42 });
     assert.equal(await worker.drain(), 2);
-    const jobs = await t.db.query<{ status: string }>('SELECT status FROM jobs');
-    assert.deepEqual(
-      jobs.map((job) => job.status),
-      ['succeeded', 'succeeded'],
+    const jobs = await t.db.query<{ status: string; attempts: number; last_error: string | null }>(
+      'SELECT status, attempts, last_error FROM jobs ORDER BY status DESC',
     );
+    assert.deepEqual(
+      jobs.map((job) => [job.status, job.attempts]),
+      [
+        ['succeeded', 1],
+        ['failed', 1],
+      ],
+    );
+    assert.match(jobs[1]?.last_error ?? '', /does not match its schema/);
   });
 
   it('a URL replaced while it was being fetched is not stored over the new generation', async () => {
@@ -502,6 +513,6 @@ describe('document.fetch job', { timeout: 120_000 }, () => {
 
   it('the service registers the handler, with the configured store', () => {
     const handlers = jobHandlers(t.config, t.app.ctx);
-    assert.equal(typeof handlers[DOCUMENT_FETCH_JOB], 'function');
+    assert.equal(typeof handlers[documentFetchJob.kind], 'function');
   });
 });

@@ -32,10 +32,12 @@ export interface TestDatabase {
 
 /**
  * A database of its own for one test: an in-memory PGlite, or on PostgreSQL a fresh schema reached through
- * search_path, so test files can run in parallel against one server.
+ * search_path, so test files can run in parallel against one server. PGlite starts migrated unless `migrated` is
+ * false (the schema on PostgreSQL always starts empty; the app migrates it).
  */
-export async function createTestDatabase(): Promise<TestDatabase> {
+export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
   if (!TEST_DATABASE_URL) {
+    const migrated = options.migrated ?? true;
     return {
       databaseUrl: undefined,
       dataDir: 'memory://',
@@ -43,7 +45,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
         openDatabase({
           databaseUrl: undefined,
           dataDir: 'memory://',
-          pgliteTemplate: await migratedPglite(),
+          ...(migrated ? { pgliteTemplate: await migratedPglite() } : {}),
         }),
       drop: async () => undefined,
     };

@@ -8,9 +8,9 @@ import { after, before, describe, it } from 'node:test';
 import { FakeClock } from '../src/platform/clock/clock.ts';
 import type { Db } from '../src/platform/db/db.ts';
 import { migrate } from '../src/platform/db/migrate.ts';
+import { enqueue, jobHandler } from '../src/platform/jobs/define.ts';
 import { enqueuePeriodicJob } from '../src/platform/jobs/periodic.ts';
-import { enqueueJob } from '../src/platform/jobs/queue.ts';
-import { JOBS_PRUNE_EVERY_MS, JOBS_PRUNE_JOB, jobsPruneHandler } from '../src/platform/jobs/retention.ts';
+import { jobsPruneJob } from '../src/platform/jobs/retention.ts';
 import { Worker } from '../src/platform/jobs/worker.ts';
 import { createLogger } from '../src/platform/log/logger.ts';
 import { createTestDatabase, type TestDatabase } from './helpers.ts';
@@ -69,12 +69,12 @@ describe('job retention', () => {
     );
     assert.deepEqual(await counts(), { failed: 3, pending: 1, running: 1, succeeded: 2_504 });
 
-    await enqueueJob(db, clock, JOBS_PRUNE_JOB, {});
+    await enqueue(db, clock, jobsPruneJob, {});
     const worker = new Worker({
       db,
       clock,
       log: silent,
-      handlers: { [JOBS_PRUNE_JOB]: jobsPruneHandler(7 * DAY) },
+      handlers: { [jobsPruneJob.kind]: jobHandler(jobsPruneJob, 7 * DAY) },
     });
     assert.equal(await worker.drain(), 1);
     assert.deepEqual(await counts(), { pending: 1, running: 1, succeeded: 4 });
@@ -88,20 +88,20 @@ describe('job retention', () => {
 
     // Those four are kept while exactly as old as the retention, and pruned once older.
     clock.advance(1);
-    await enqueueJob(db, clock, JOBS_PRUNE_JOB, {});
+    await enqueue(db, clock, jobsPruneJob, {});
     assert.equal(await worker.drain(), 1);
     assert.deepEqual(await counts(), { pending: 1, running: 1, succeeded: 4 });
     clock.advance(1);
-    await enqueueJob(db, clock, JOBS_PRUNE_JOB, {});
+    await enqueue(db, clock, jobsPruneJob, {});
     assert.equal(await worker.drain(), 1);
     assert.deepEqual(await counts(), { pending: 1, running: 1 });
   });
 
   it('is enqueued once per period by any number of nodes', async () => {
     await db.query("DELETE FROM jobs WHERE kind = 'jobs.prune'");
-    const job = { kind: JOBS_PRUNE_JOB, everyMs: JOBS_PRUNE_EVERY_MS, payload: () => ({}) };
+    const job = jobsPruneJob;
     await Promise.all([enqueuePeriodicJob(db, clock, job), enqueuePeriodicJob(db, clock, job)]);
-    clock.advance(JOBS_PRUNE_EVERY_MS);
+    clock.advance(jobsPruneJob.every!.ms);
     await Promise.all([enqueuePeriodicJob(db, clock, job), enqueuePeriodicJob(db, clock, job)]);
     const [row] = await db.query<{ count: number }>(
       "SELECT count(*)::int AS count FROM jobs WHERE kind = 'jobs.prune'",

@@ -8,7 +8,7 @@ import {
   type JobHandler,
   type JobRow,
   queueStats,
-  RETRY_DELAYS_MS,
+  STANDARD_RETRY_DELAYS_MS,
 } from '../src/platform/jobs/queue.ts';
 import { JOB_LEASE_MS, Worker } from '../src/platform/jobs/worker.ts';
 import { createLogger } from '../src/platform/log/logger.ts';
@@ -268,14 +268,14 @@ describe('job queue', () => {
     let row = await status();
     assert.equal(row.status, 'pending');
     assert.equal(row.last_error, 'boom 1');
-    assert.equal(new Date(row.run_at).getTime(), clock.now().getTime() + RETRY_DELAYS_MS[0]!);
-    clock.advance(RETRY_DELAYS_MS[0]! - 1);
+    assert.equal(new Date(row.run_at).getTime(), clock.now().getTime() + STANDARD_RETRY_DELAYS_MS[0]!);
+    clock.advance(STANDARD_RETRY_DELAYS_MS[0]! - 1);
     assert.equal(await worker.drain(), 0, 'not before the backoff');
     clock.advance(1);
     assert.equal(await worker.drain(), 1);
     row = await status();
-    assert.equal(new Date(row.run_at).getTime(), clock.now().getTime() + RETRY_DELAYS_MS[1]!);
-    clock.advance(RETRY_DELAYS_MS[1]!);
+    assert.equal(new Date(row.run_at).getTime(), clock.now().getTime() + STANDARD_RETRY_DELAYS_MS[1]!);
+    clock.advance(STANDARD_RETRY_DELAYS_MS[1]!);
     assert.equal(await worker.drain(), 1);
     row = await status();
     assert.equal(row.status, 'failed');

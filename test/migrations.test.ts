@@ -166,7 +166,7 @@ async function closeReleasingLock(db: Db, dataDir: string): Promise<void> {
 
 describe('migrations', () => {
   it('apply once, then a second run finds nothing to do', async () => {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ migrated: false });
     const db = await database.open();
     try {
       const first = await migrate(db);
@@ -190,7 +190,7 @@ describe('migrations', () => {
   });
 
   it('leaves exactly the tables and columns the migration files create, and every index they declare', async () => {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ migrated: false });
     const db = await database.open();
     try {
       await migrate(db);
@@ -244,7 +244,7 @@ describe('migrations', () => {
   });
 
   it('run concurrently, each migration is applied exactly once', async () => {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ migrated: false });
     // On PostgreSQL: separate pools, as separate processes would have. PGlite is one process by nature.
     const handles = database.databaseUrl
       ? await Promise.all([1, 2, 3, 4].map(() => database.open()))
@@ -266,7 +266,7 @@ describe('migrations', () => {
   });
 
   it('a failing migration leaves nothing half-applied and names the file', async () => {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ migrated: false });
     const db = await database.open();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rentpay-migrations-'));
     fs.writeFileSync(path.join(dir, '001_ok.sql'), 'CREATE TABLE ok_table (id int);\n');
@@ -361,7 +361,7 @@ describe('embedded database directory after a restart with the same pid', () => 
     }
   });
   it('010 erases replaced webhook secrets past their overlap and schedules the erasure of the others', async () => {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ migrated: false });
     const db = await database.open();
     const before = fs.mkdtempSync(path.join(os.tmpdir(), 'rentpay-migrations-'));
     try {

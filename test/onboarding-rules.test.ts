@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DOCUMENT_FETCH_JOB } from '../src/documents/fetch-job.ts';
+import { documentFetchJob } from '../src/documents/jobs/document-fetch.ts';
 import {
   type Api,
   assertAnswer,
@@ -45,7 +45,7 @@ async function fetchJobs(t: TestApp, documentId: string) {
   return t.db.query<{ generation: number; status: string; dedupe_key: string }>(
     `SELECT (payload->>'generation')::int AS generation, status, dedupe_key FROM jobs
       WHERE kind = $1 AND payload->>'document_id' = $2 ORDER BY (payload->>'generation')::int`,
-    [DOCUMENT_FETCH_JOB, documentId],
+    [documentFetchJob.kind, documentId],
   );
 }
 
@@ -368,7 +368,7 @@ describe('onboarding rules: documents and KYC links', () => {
       [1, 2],
     );
     assert.equal(jobs[1]?.status, 'pending');
-    assert.equal(jobs[1]?.dedupe_key, `${DOCUMENT_FETCH_JOB}:${doc.id}:2`);
+    assert.equal(jobs[1]?.dedupe_key, `${documentFetchJob.kind}:${doc.id}:2`);
     const view = await api.view('kyc@example.com');
     assert.equal(view.user.kyc.pii_front, 'https://docs.example/front-2.jpg');
     assert.equal(view.user.kyc_documents.pii_front.state, 'pending');

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { RENT_REMINDERS_JOB } from '../src/ledger/reminders.ts';
+import { rentRemindersJob } from '../src/ledger/jobs/rent-reminders.ts';
 import { enqueueJob } from '../src/platform/jobs/queue.ts';
 import { type Api, integrationApi, send, UNLIMITED } from './api-client.ts';
 import { tenancyBody, userBody } from './fixtures.ts';
@@ -140,7 +140,7 @@ describe('rent reminders', () => {
 
   it('the hourly job sends what is due today; with reminders off, none', async () => {
     t.clock.set('2026-04-29T10:00:00.000Z');
-    await enqueueJob(t.db, t.clock, RENT_REMINDERS_JOB, {});
+    await enqueueJob(t.db, t.clock, rentRemindersJob.kind, {});
     const hooks = await delivered();
     assert.deepEqual(
       hooks.map((h) => [h.type, h.data.due_date, h.data.arrears]),
@@ -148,7 +148,7 @@ describe('rent reminders', () => {
     );
     assert.equal((await setReminders(null)).body.reminder_days_before, null);
     t.clock.set('2026-05-02T10:00:00.000Z');
-    await enqueueJob(t.db, t.clock, RENT_REMINDERS_JOB, {});
+    await enqueueJob(t.db, t.clock, rentRemindersJob.kind, {});
     assert.deepEqual(await delivered(), []);
   });
 

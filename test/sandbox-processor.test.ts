@@ -3,11 +3,8 @@ import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { InjectOptions } from 'fastify';
 import { buildApp } from '../src/app.ts';
-import {
-  PAYMENT_NOTIFICATION_JOB,
-  type ProcessorOutcome,
-  paymentStatusFor,
-} from '../src/processors/processor.ts';
+import { paymentNotificationJob } from '../src/processors/jobs/payment-notification.ts';
+import { type ProcessorOutcome, paymentStatusFor } from '../src/processors/processor.ts';
 import { cardBrand, luhnValid, TEST_CARDS } from '../src/processors/sandbox/cards.ts';
 import { SandboxProcessor } from '../src/processors/sandbox/processor.ts';
 import { createTestDatabase, startTestApp, type TestApp, testConfig } from './helpers.ts';
@@ -168,7 +165,7 @@ describe('sandbox processor', () => {
     assert.equal(failed.status, 202);
     const jobs = await t.db.query<{ payload: { processor: string; body: unknown } }>(
       `SELECT payload FROM jobs WHERE kind = $1 AND payload->'body'->>'charge_id' = $2`,
-      [PAYMENT_NOTIFICATION_JOB, chargeId],
+      [paymentNotificationJob.kind, chargeId],
     );
     assert.equal(jobs.length, 1);
     assert.equal(jobs[0]!.payload.processor, 'sandbox');

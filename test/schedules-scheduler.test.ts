@@ -4,7 +4,7 @@ import { jobHandlers } from '../src/jobs.ts';
 import { FakeClock } from '../src/platform/clock/clock.ts';
 import { Worker } from '../src/platform/jobs/worker.ts';
 import { createLogger } from '../src/platform/log/logger.ts';
-import { enqueueSchedulerRun, SCHEDULER_TICK_MS } from '../src/schedules/jobs.ts';
+import { enqueueSchedulerRun, SCHEDULER_TICK_MS } from '../src/schedules/jobs/schedules-run.ts';
 import { Scheduler } from '../src/schedules/scheduler.ts';
 import { addDays } from '../src/shared/dates.ts';
 import { type Api, integrationApi, UNLIMITED } from './api-client.ts';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { AUTH_CACHE_TTL_MS } from '../src/integrators/service.ts';
-import { enqueueSchedulerRun } from '../src/schedules/jobs.ts';
+import { enqueueSchedulerRun } from '../src/schedules/jobs/schedules-run.ts';
 import { type Api, integrationApi, send, UNLIMITED } from './api-client.ts';
 import { tenancyBody, userBody } from './fixtures.ts';
 import {

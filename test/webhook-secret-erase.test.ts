@@ -6,11 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { jobHandler } from '../src/platform/jobs/define.ts';
 import { Worker } from '../src/platform/jobs/worker.ts';
 import { createLogger } from '../src/platform/log/logger.ts';
-import { WEBHOOK_DELIVER_JOB, webhookDeliveryHandler } from '../src/webhooks/delivery-job.ts';
+import { webhookDeliverJob, webhookDeliveryHandler } from '../src/webhooks/jobs/webhook-deliver.ts';
+import { webhookSecretEraseJob } from '../src/webhooks/jobs/webhook-secret-erase.ts';
 import { recordEvent } from '../src/webhooks/record-event.ts';
-import { WEBHOOK_SECRET_ERASE_JOB, webhookSecretEraseHandler } from '../src/webhooks/service.ts';
 import { send, UNLIMITED } from './api-client.ts';
 import { OPERATOR_TOKEN, runJobs, startTestApp, type TestApp } from './helpers.ts';
 import { type Received, Receiver, verify } from './webhook-receiver.ts';
@@ -66,7 +67,7 @@ describe('webhooks: a replaced secret is erased when its overlap ends', () => {
   async function eraseJobs(integratorId: string) {
     return t.db.query<{ status: string; run_at: Date }>(
       `SELECT status, run_at FROM jobs WHERE kind = $1 AND payload->>'integrator_id' = $2 ORDER BY run_at`,
-      [WEBHOOK_SECRET_ERASE_JOB, integratorId],
+      [webhookSecretEraseJob.kind, integratorId],
     );
   }
 
@@ -108,7 +109,7 @@ describe('webhooks: a replaced secret is erased when its overlap ends', () => {
     );
 
     const [before] = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs WHERE kind = $1', [
-      WEBHOOK_SECRET_ERASE_JOB,
+      webhookSecretEraseJob.kind,
     ]);
     const missing = await send(t, {
       method: 'POST',
@@ -118,7 +119,7 @@ describe('webhooks: a replaced secret is erased when its overlap ends', () => {
     assert.equal(missing.status, 404);
     const [afterwards] = await t.db.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM jobs WHERE kind = $1',
-      [WEBHOOK_SECRET_ERASE_JOB],
+      [webhookSecretEraseJob.kind],
     );
     assert.equal(afterwards?.n, before?.n);
   });
@@ -166,7 +167,7 @@ describe('webhooks: a replaced secret is erased when its overlap ends', () => {
       db: t.db,
       clock: t.clock,
       log: createLogger('silent'),
-      handlers: { [WEBHOOK_DELIVER_JOB]: webhookDeliveryHandler({ allowPrivate: true }) },
+      handlers: { [webhookDeliverJob.kind]: webhookDeliveryHandler({ allowPrivate: true }) },
     });
     const eventId = await newEvent(id);
     await deliveriesOnly.drain();
@@ -184,10 +185,13 @@ describe('webhooks: a replaced secret is erased when its overlap ends', () => {
     const { id, secret: old } = await integrator();
     const { expiresAt } = await rotate(id);
     const run = () =>
-      webhookSecretEraseHandler({
+      jobHandler(
+        webhookSecretEraseJob,
+        undefined,
+      )({
         job: {
           id: 'job_by_hand',
-          kind: WEBHOOK_SECRET_ERASE_JOB,
+          kind: webhookSecretEraseJob.kind,
           payload: { integrator_id: id },
           attempts: 1,
           max_attempts: 10,

@@ -9,8 +9,8 @@ import { systemClock } from '../src/platform/clock/clock.ts';
 import { type DatabaseOptions, openDatabase } from '../src/platform/db/db.ts';
 import { migrate } from '../src/platform/db/migrate.ts';
 import { enqueueJob } from '../src/platform/jobs/queue.ts';
+import { webhookDeliverJob } from '../src/webhooks/jobs/webhook-deliver.ts';
 import { recordEvent } from '../src/webhooks/record-event.ts';
-import { WEBHOOK_DELIVER_JOB } from '../src/webhooks/schedule.ts';
 import { createTestDatabase, TEST_DATABASE_URL } from './helpers.ts';
 import { Receiver, verify } from './webhook-receiver.ts';
 
@@ -122,7 +122,7 @@ describe('webhooks with real worker processes', () => {
       const between = await openDatabase(options);
       const [job] = await between.query<{ id: string; status: string }>(
         'SELECT id, status FROM jobs WHERE kind = $1',
-        [WEBHOOK_DELIVER_JOB],
+        [webhookDeliverJob.kind],
       );
       assert.equal(job?.status, 'running');
       const [pending] = await between.query<{ status: string; job_id: string; attempts: number }>(
@@ -189,7 +189,7 @@ describe('webhooks with real worker processes', () => {
         await setup.transaction(async (tx) => {
           const id = await recordEvent(tx, systemClock, integrator.id, 'payment_success', { n: i });
           // A second job for the same delivery, as a redelivery of a pending one makes.
-          await enqueueJob(tx, systemClock, WEBHOOK_DELIVER_JOB, { event_id: id });
+          await enqueueJob(tx, systemClock, webhookDeliverJob.kind, { event_id: id });
           ids.push(id);
         });
       }

@@ -4,9 +4,9 @@ import type { Db } from '../src/platform/db/db.ts';
 import { enqueueJob } from '../src/platform/jobs/queue.ts';
 import { Worker } from '../src/platform/jobs/worker.ts';
 import { createLogger } from '../src/platform/log/logger.ts';
-import { WEBHOOK_DELIVER_JOB, webhookDeliveryHandler } from '../src/webhooks/delivery-job.ts';
+import { webhookDeliverJob, webhookDeliveryHandler } from '../src/webhooks/jobs/webhook-deliver.ts';
 import { type EventType, recordEvent } from '../src/webhooks/record-event.ts';
-import { MAX_ATTEMPTS, MAX_JITTER_MS, RETRY_DELAYS_MS } from '../src/webhooks/schedule.ts';
+import { MAX_ATTEMPTS, MAX_JITTER_MS, WEBHOOK_RETRY_DELAYS_MS } from '../src/webhooks/schedule.ts';
 import { type Answer, assertError, integrationApi, send, UNLIMITED } from './api-client.ts';
 import { OPERATOR_TOKEN, runCli, runJobs, startTestApp, TEST_DATABASE_URL, type TestApp } from './helpers.ts';
 import { cardToken, newTenant, PAN } from './payment-client.ts';
@@ -308,7 +308,7 @@ describe('webhooks: delivery', () => {
       db: t.db,
       clock: t.clock,
       log: createLogger('silent'),
-      handlers: { [WEBHOOK_DELIVER_JOB]: webhookDeliveryHandler({ allowPrivate: true, timeoutMs: 300 }) },
+      handlers: { [webhookDeliverJob.kind]: webhookDeliveryHandler({ allowPrivate: true, timeoutMs: 300 }) },
     });
     try {
       await worker.drain();
@@ -332,7 +332,7 @@ describe('webhooks: delivery', () => {
       db: t.db,
       clock: t.clock,
       log: createLogger('silent'),
-      handlers: { [WEBHOOK_DELIVER_JOB]: webhookDeliveryHandler({ allowPrivate: true, timeoutMs: 200 }) },
+      handlers: { [webhookDeliverJob.kind]: webhookDeliveryHandler({ allowPrivate: true, timeoutMs: 200 }) },
     });
     await worker.drain();
     receiver.respond = () => ({ status: 200, body: 'ok' });
@@ -359,7 +359,7 @@ describe('webhooks: delivery', () => {
       assert.equal((await delivery(t, eventId)).status, 'pending');
       await t.db.query(
         "UPDATE jobs SET attempts = max_attempts - 1, run_at = $1 WHERE kind = $2 AND status = 'pending'",
-        [t.clock.now(), WEBHOOK_DELIVER_JOB],
+        [t.clock.now(), webhookDeliverJob.kind],
       );
       await runJobs(t);
       const failed = await delivery(t, eventId);
@@ -392,7 +392,7 @@ describe('webhooks: the retry schedule, failure and redelivery', () => {
       assert.equal(row.round_attempts, n);
       assert.equal(row.last_error, 'The webhook host refused the connection.');
       const due = new Date(row.next_attempt_at!).getTime();
-      const scheduled = RETRY_DELAYS_MS[n - 1]!;
+      const scheduled = WEBHOOK_RETRY_DELAYS_MS[n - 1]!;
       const delay = due - t.clock.now().getTime();
       assert.ok(delay >= scheduled && delay <= scheduled + jitterOf(scheduled), `retry ${n}: ${delay} ms`);
       t.clock.set(new Date(due - 1));
@@ -502,7 +502,7 @@ describe('webhooks: the retry schedule, failure and redelivery', () => {
       db: t.db,
       clock: t.clock,
       log: createLogger('silent'),
-      handlers: { [WEBHOOK_DELIVER_JOB]: webhookDeliveryHandler({ allowPrivate: true }) },
+      handlers: { [webhookDeliverJob.kind]: webhookDeliveryHandler({ allowPrivate: true }) },
     });
     const drained = worker.drain();
     try {
@@ -751,14 +751,14 @@ describe('webhooks: concurrency', () => {
         const id = await record(t, integrator.id);
         ids.push(id);
         // A second job for the same delivery, due at once (as a redelivery while one is pending makes).
-        await enqueueJob(t.db, t.clock, WEBHOOK_DELIVER_JOB, { event_id: id });
+        await enqueueJob(t.db, t.clock, webhookDeliverJob.kind, { event_id: id });
       }
       const worker = (db: Db, name: string) =>
         new Worker({
           db,
           clock: t.clock,
           log: createLogger('silent'),
-          handlers: { [WEBHOOK_DELIVER_JOB]: webhookDeliveryHandler({ allowPrivate: true }) },
+          handlers: { [webhookDeliverJob.kind]: webhookDeliveryHandler({ allowPrivate: true }) },
           concurrency: 8,
           name,
         });

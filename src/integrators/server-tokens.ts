@@ -2,7 +2,8 @@ import type { Clock } from '../platform/clock/clock.ts';
 import type { Queryable } from '../platform/db/db.ts';
 import { ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { enqueueJob, type JobHandler } from '../platform/jobs/queue.ts';
+import { enqueue } from '../platform/jobs/define.ts';
+import { retireServerTokenJob } from './jobs/retire-server-token.ts';
 import { displayPrefix, hashToken } from './tokens.ts';
 
 /** The server_tokens table: what rotation, reissue and retirement write and read. */
@@ -39,37 +40,17 @@ export async function insertServerToken(
   );
 }
 
-export const RETIRE_SERVER_TOKEN_JOB = 'server-token.retire';
-
 export async function scheduleRetirement(
   tx: Queryable,
   clock: Clock,
   tokenId: string,
   at: Date,
 ): Promise<void> {
-  await enqueueJob(
+  await enqueue(
     tx,
     clock,
-    RETIRE_SERVER_TOKEN_JOB,
-    { token_id: tokenId },
-    // The expiry is part of the key: a token whose expiry is brought forward gets a second, earlier job.
-    { runAt: at, dedupeKey: `${RETIRE_SERVER_TOKEN_JOB}:${tokenId}:${at.toISOString()}` },
+    retireServerTokenJob,
+    { token_id: tokenId, expires_at: at.toISOString() },
+    { runAt: at },
   );
 }
-
-/**
- * Deletes a server token's hash once it has expired: an expired credential is kept no longer than needed.
- * Idempotent: a missing row or a second run changes nothing.
- */
-export const retireServerToken: JobHandler = async ({ job, db, clock }) => {
-  const tokenId = String(job.payload.token_id);
-  const [row] = await db.query<{ expires_at: Date | null }>(
-    'SELECT expires_at FROM server_tokens WHERE id = $1',
-    [tokenId],
-  );
-  if (!row) return;
-  if (row.expires_at === null || new Date(row.expires_at).getTime() > clock.now().getTime()) {
-    throw new Error(`server token ${tokenId} has not expired yet`);
-  }
-  await db.query('DELETE FROM server_tokens WHERE id = $1 AND expires_at <= $2', [tokenId, clock.now()]);
-};

@@ -1,16 +1,12 @@
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db } from '../platform/db/db.ts';
-import type { JobHandler } from '../platform/jobs/queue.ts';
-import { addDays, utcDate } from '../shared/dates.ts';
+import { addDays } from '../shared/dates.ts';
 import { formatPence } from '../shared/money.ts';
 import { recordEvents } from '../webhooks/record-event.ts';
 import type { RentReminderEventData } from './events.ts';
 import { REMINDER_LOOKBACK_DAYS, type RentReminder, remindersDue } from './reminder-rules.ts';
 import { type InputRow, LEDGER_INPUT_COLUMNS, type TenancyLedgerInput, toInput } from './service.ts';
 
-/** Payload `{}`: every integrator's rent reminders due today. Enqueued hourly beside each worker. */
-export const RENT_REMINDERS_JOB = 'ledger.reminders';
-export const RENT_REMINDERS_EVERY_MS = 60 * 60_000;
 const TENANCY_BATCH = 500;
 
 interface TenantRow extends InputRow {
@@ -139,13 +135,4 @@ export class ReminderService {
       return sending.length;
     });
   }
-}
-
-/** The hourly job: reminders due today (UTC) for every integrator with reminders on. */
-export function rentRemindersHandler(reminders: ReminderService): JobHandler {
-  return async (ctx) => {
-    const today = utcDate(ctx.clock.now());
-    const sent = await reminders.run(today);
-    if (sent > 0) ctx.log.info({ sent, as_of: today }, 'rent reminders sent');
-  };
 }

@@ -1,17 +1,16 @@
-import { DOCUMENT_FETCH_JOB } from '../documents/fetch-job.ts';
-import { purgeJob } from '../documents/purge-job.ts';
+import type { Static } from 'typebox';
+import { documentFetchJob } from '../documents/jobs/document-fetch.ts';
+import { documentPurgeJob } from '../documents/jobs/document-purge.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { type FieldErrors, FieldValidationError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { enqueueJobs, type JobSpec } from '../platform/jobs/queue.ts';
+import { enqueueMany } from '../platform/jobs/define.ts';
 import { applyTenancyChanges } from '../schedules/service.ts';
 import { utcDate } from '../shared/dates.ts';
 import { numberToPence, parsePence } from '../shared/money.ts';
 import { ignoredTenancyFields, type StoredTenancy } from './ignored.ts';
 import type { TenancyInput, UserInput } from './schemas.ts';
-
-const DOCUMENT_FETCH_MAX_ATTEMPTS = 5;
 
 type KycKind = 'pii_front' | 'pii_back' | 'photo';
 const KYC_KINDS: KycKind[] = ['pii_front', 'pii_back', 'photo'];
@@ -226,7 +225,8 @@ export class OnboardingService {
           tenancyUpdates.map((u) => String(u.id)),
         );
       }
-      const jobs: JobSpec[] = [];
+      const fetches: { payload: Static<typeof documentFetchJob.payload> }[] = [];
+      const purges: { payload: { storage_key: string } }[] = [];
       if (documentInserts.length > 0) {
         await tx.query(
           `INSERT INTO documents (id, integrator_id, user_id, tenancy_id, kind, source_url, created_at, updated_at)
@@ -234,7 +234,7 @@ export class OnboardingService {
              FROM jsonb_to_recordset($1::jsonb) AS x(id text, user_id text, tenancy_id text, kind text, source_url text)`,
           [documentInserts, integratorId, now],
         );
-        for (const doc of documentInserts) jobs.push(fetchJob(integratorId, String(doc.id), 1));
+        for (const doc of documentInserts) fetches.push(fetchJob(integratorId, String(doc.id), 1));
       }
       // Files of documents being replaced or cleared are deleted once this commits (see document.purge).
       const replacedFiles = await tx.query<{ storage_key: string }>(
@@ -243,7 +243,7 @@ export class OnboardingService {
           WHERE d.storage_key IS NOT NULL`,
         [[...documentChanges, ...documentDeletes]],
       );
-      for (const { storage_key } of replacedFiles) jobs.push(purgeJob(storage_key));
+      for (const { storage_key } of replacedFiles) purges.push({ payload: { storage_key } });
       if (documentChanges.length > 0) {
         const changed = await tx.query<{ id: string; generation: number }>(
           `UPDATE documents d SET source_url = x.url, generation = d.generation + 1, state = 'pending', sha256 = NULL,
@@ -254,7 +254,7 @@ export class OnboardingService {
             RETURNING d.id, d.generation`,
           [documentChanges, now],
         );
-        for (const doc of changed) jobs.push(fetchJob(integratorId, doc.id, doc.generation));
+        for (const doc of changed) fetches.push(fetchJob(integratorId, doc.id, doc.generation));
       }
       if (documentDeletes.length > 0) {
         await tx.query(
@@ -263,21 +263,16 @@ export class OnboardingService {
           [documentDeletes],
         );
       }
-      await enqueueJobs(tx, this.clock, jobs);
+      await enqueueMany(tx, this.clock, documentFetchJob, fetches);
+      await enqueueMany(tx, this.clock, documentPurgeJob, purges);
       return { created, updated, ignored };
     });
   }
 }
 
 /** Fair per integrator: one integrator's slow document hosts take only a share of the workers. */
-function fetchJob(integratorId: string, documentId: string, generation: number): JobSpec {
-  return {
-    kind: DOCUMENT_FETCH_JOB,
-    payload: { document_id: documentId, generation },
-    dedupeKey: `${DOCUMENT_FETCH_JOB}:${documentId}:${generation}`,
-    maxAttempts: DOCUMENT_FETCH_MAX_ATTEMPTS,
-    fairKey: integratorId,
-  };
+function fetchJob(integratorId: string, documentId: string, generation: number) {
+  return { payload: { document_id: documentId, generation, integrator_id: integratorId } };
 }
 
 async function upsertUsers(tx: Queryable, integratorId: string, rows: Record<string, unknown>[], now: Date) {

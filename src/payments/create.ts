@@ -10,20 +10,15 @@ import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { enqueueJob } from '../platform/jobs/queue.ts';
+import { enqueue } from '../platform/jobs/define.ts';
 import type { CardDetails, PaymentProcessor } from '../processors/processor.ts';
 import { type ClientContext, checkPureAmount, checkSessionAmount } from '../sessions/service.ts';
 import { formatPence } from '../shared/money.ts';
 import { APM_METHODS, type PaymentMethod, WALLET_METHODS } from '../shared/vocabulary.ts';
 import { type PaymentAmounts, paymentAmounts } from './fees.ts';
+import { paymentExpireJob } from './jobs/payment-expire.ts';
+import { paymentReconcileJob, RECONCILE_AFTER_MS } from './jobs/payment-reconcile.ts';
 import type { PaymentRow } from './view.ts';
-
-/** Payload `{payment_id}`: re-asks the processor about a payment left `processing` (a crash, a timeout). */
-export const PAYMENT_RECONCILE_JOB = 'payment.reconcile';
-/** Payload `{payment_id}`: at its session's expiry, withdraws a payment still waiting for the customer. */
-export const PAYMENT_EXPIRE_JOB = 'payment.expire';
-/** How long a payment may stay `processing` before the reconciliation job asks the processor again. */
-export const RECONCILE_AFTER_MS = 30_000;
 
 /**
  * What pays: a new card's token or a saved card (method card), a wallet sheet's token (apple_pay,
@@ -153,20 +148,20 @@ export class NewPaymentWriter {
             now,
           ],
         );
-        await enqueueJob(
+        await enqueue(
           tx,
           this.clock,
-          PAYMENT_RECONCILE_JOB,
+          paymentReconcileJob,
           { payment_id: id },
-          { runAt: new Date(now.getTime() + RECONCILE_AFTER_MS), dedupeKey: `payment-reconcile:${id}` },
+          { runAt: new Date(now.getTime() + RECONCILE_AFTER_MS) },
         );
         // A 3DS challenge or APM page nobody answers must not stay open past its session: a late answer would charge.
-        await enqueueJob(
+        await enqueue(
           tx,
           this.clock,
-          PAYMENT_EXPIRE_JOB,
+          paymentExpireJob,
           { payment_id: id },
-          { runAt: new Date(session.expires_at), dedupeKey: `payment-expire:${id}` },
+          { runAt: new Date(session.expires_at) },
         );
         return { inserted: row! };
       },

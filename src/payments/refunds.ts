@@ -4,17 +4,13 @@ import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { enqueueJob } from '../platform/jobs/queue.ts';
+import { enqueue } from '../platform/jobs/define.ts';
 import type { PaymentProcessor, ProcessorRefundUpdate, RefundOutcome } from '../processors/processor.ts';
 import { formatPence } from '../shared/money.ts';
 import type { RefundEventView } from './events.ts';
 import { recordPaymentEvent } from './events.ts';
+import { paymentRefundJob, REFUND_RETRY_AFTER_MS } from './jobs/payment-refund.ts';
 import type { PaymentRow } from './view.ts';
-
-/** Payload `{refund_id}`: finishes a refund left `pending` (the processor's answer was lost, or the process died). */
-export const PAYMENT_REFUND_JOB = 'payment.refund';
-/** How long a refund may stay `pending` before its job asks the processor again (with the same key). */
-export const REFUND_RETRY_AFTER_MS = 2 * 60_000;
 
 export type RefundStatus = 'pending' | 'succeeded' | 'failed';
 
@@ -138,12 +134,12 @@ export class RefundService {
          VALUES ($1, $2, $3, 'pending', $4, $5, $6, $6) RETURNING *`,
         [id, paymentId, refundPence, idempotencyKey ?? null, amountPence ?? null, now],
       );
-      await enqueueJob(
+      await enqueue(
         tx,
         this.clock,
-        PAYMENT_REFUND_JOB,
+        paymentRefundJob,
         { refund_id: id },
-        { runAt: new Date(now.getTime() + REFUND_RETRY_AFTER_MS), dedupeKey: `payment-refund:${id}` },
+        { runAt: new Date(now.getTime() + REFUND_RETRY_AFTER_MS) },
       );
       return { refund: refund!, replayed: false };
     });

@@ -1,9 +1,10 @@
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
-import { enqueueJobs, type JobHandler } from '../platform/jobs/queue.ts';
+import { enqueueMany } from '../platform/jobs/define.ts';
 import type { DisputeStatus, PaymentProcessor } from '../processors/processor.ts';
 import { formatPence } from '../shared/money.ts';
 import { recordPaymentEvent } from './events.ts';
+import { paymentSettlementJob } from './jobs/payment-settlement.ts';
 import type { PaymentRow } from './view.ts';
 
 /**
@@ -11,10 +12,6 @@ import type { PaymentRow } from './view.ts';
  * A processor that settles at once (the sandbox) has the payment's success time written with the success; one that
  * settles later (Stripe) gets a `payment.settlement` job per payment, written in the success's transaction.
  */
-export const PAYMENT_SETTLEMENT_JOB = 'payment.settlement';
-
-/** Hourly after the first few retries: a day of asking before the job gives up (the operator can see it failed). */
-const SETTLEMENT_MAX_ATTEMPTS = 30;
 
 /** True when the processor makes a succeeded payment's funds available at once. */
 export function settlesAtOnce(processor: PaymentProcessor): boolean {
@@ -29,15 +26,11 @@ export async function enqueueSettlement(
   paymentIds: readonly string[],
 ): Promise<void> {
   if (settlesAtOnce(processor)) return;
-  await enqueueJobs(
+  await enqueueMany(
     tx,
     clock,
-    paymentIds.map((id) => ({
-      kind: PAYMENT_SETTLEMENT_JOB,
-      payload: { payment_id: id },
-      dedupeKey: `${PAYMENT_SETTLEMENT_JOB}:${id}`,
-      maxAttempts: SETTLEMENT_MAX_ATTEMPTS,
-    })),
+    paymentSettlementJob,
+    paymentIds.map((id) => ({ payload: { payment_id: id } })),
   );
 }
 
@@ -111,10 +104,3 @@ export class SettlementService {
 }
 
 /** Payload `{payment_id}`. */
-export function paymentSettlementHandler(settlement: SettlementService): JobHandler {
-  return async (ctx) => {
-    const paymentId = String(ctx.job.payload.payment_id);
-    const result = await settlement.recordFundsAvailability(paymentId);
-    ctx.log.info({ payment_id: paymentId, result }, 'payment settlement checked');
-  };
-}

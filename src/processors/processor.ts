@@ -6,12 +6,6 @@ import type { PaymentMethod } from '../shared/vocabulary.ts';
  * acquirer's adapter implements the same, and the engine never learns which one it talks to.
  */
 
-/**
- * The job kind that carries an acquirer's asynchronous notification (payload `{processor, body}`) to the
- * engine: whatever receives the acquirer's webhook only enqueues it, so the engine applies it with retries.
- */
-export const PAYMENT_NOTIFICATION_JOB = 'payment.notification';
-
 import type { PaymentStatus } from '../shared/vocabulary.ts';
 
 /**

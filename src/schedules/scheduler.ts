@@ -1,50 +1,28 @@
+import type { Static } from 'typebox';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
-import { enqueueJobs, type JobSpec } from '../platform/jobs/queue.ts';
+import { enqueueMany } from '../platform/jobs/define.ts';
 import type { PaymentProcessor } from '../processors/processor.ts';
-import {
-  type AttemptRequest,
-  attemptKey,
-  type ChargeKey,
-  type NewCharge,
-  reachSchedule,
-} from './charge-rules.ts';
+import { type AttemptRequest, type ChargeKey, type NewCharge, reachSchedule } from './charge-rules.ts';
 import { type AttemptOutcome, ScheduleCharger } from './charger.ts';
+import { scheduleActionExpireJob } from './jobs/schedule-action-expire.ts';
+import { CHARGES_PER_JOB, scheduleChargeJob } from './jobs/schedule-charge.ts';
 import { recordScheduleEvent } from './service.ts';
 import { type ScheduleDetail, scheduleDetailSql } from './view.ts';
 
-/** Payload `{as_of?}`: reaches every schedule's due dates up to as_of (default today) and enqueues their charges. */
-export const SCHEDULES_RUN_JOB = 'schedules.run';
-/**
- * Payload `{payment_id}`: a recurring charge that waited for its tenant past its confirm-by day is withdrawn and
- * failed (unless the tenant completed it meanwhile).
- */
-export const SCHEDULE_ACTION_EXPIRE_JOB = 'schedule.action_expire';
-/** Payload `{charges: [{schedule_id, due_date, attempt}]}`: one attempt at each of up to CHARGES_PER_JOB charges. */
-export const SCHEDULE_CHARGE_JOB = 'schedule.charge';
-/** Attempts one charge job makes: their payments and events are recorded in one transaction. */
-export const CHARGES_PER_JOB = 20;
-/** A charge job may fail (the processor unreachable) and be retried by the job system for about two days. */
-const CHARGE_JOB_MAX_ATTEMPTS = 48;
 const BATCH = 500;
+
+type ChargeJobPayload = Static<typeof scheduleChargeJob.payload>;
 
 /**
  * Jobs for these attempts, CHARGES_PER_JOB to a job. `again`: attempts whose earlier job is over without recording
- * them; their new jobs have no dedupe key (the charge row, locked, says which job is the live one).
+ * them (their jobs have no dedupe key).
  */
-export function chargeJobs(requests: AttemptRequest[], again = false): JobSpec[] {
-  const jobs: JobSpec[] = [];
+export function chargeJobs(requests: AttemptRequest[], again = false): { payload: ChargeJobPayload }[] {
+  const jobs: { payload: ChargeJobPayload }[] = [];
   for (let i = 0; i < requests.length; i += CHARGES_PER_JOB) {
     const charges = requests.slice(i, i + CHARGES_PER_JOB);
-    jobs.push({
-      kind: SCHEDULE_CHARGE_JOB,
-      payload: { charges },
-      // An attempt is enqueued once (queued_attempt, under the charge's row lock); the key says so again.
-      ...(again
-        ? {}
-        : { dedupeKey: `${SCHEDULE_CHARGE_JOB}:${attemptKey(charges[0]!, charges[0]!.attempt)}` }),
-      maxAttempts: CHARGE_JOB_MAX_ATTEMPTS,
-    });
+    jobs.push({ payload: again ? { charges, again } : { charges } });
   }
   return jobs;
 }
@@ -57,7 +35,7 @@ async function enqueueAttempts(
   again = false,
 ): Promise<void> {
   if (requests.length === 0) return;
-  const ids = await enqueueJobs(tx, clock, chargeJobs(requests, again));
+  const ids = await enqueueMany(tx, clock, scheduleChargeJob, chargeJobs(requests, again));
   await tx.query(
     `UPDATE schedule_charges c SET queued_job_id = x.job_id
        FROM jsonb_to_recordset($1::jsonb) AS x(schedule_id text, due_date date, job_id text)
@@ -224,14 +202,11 @@ export class Scheduler {
       if (queued < BATCH) break;
     }
     const expired = await this.#waitedTooLong(asOf);
-    await enqueueJobs(
+    await enqueueMany(
       this.db,
       this.clock,
-      expired.map(({ payment_id }) => ({
-        kind: SCHEDULE_ACTION_EXPIRE_JOB,
-        payload: { payment_id },
-        dedupeKey: `${SCHEDULE_ACTION_EXPIRE_JOB}:${payment_id}`,
-      })),
+      scheduleActionExpireJob,
+      expired.map(({ payment_id }) => ({ payload: { payment_id } })),
     );
     return total;
   }

@@ -2,7 +2,7 @@ import type { Clock } from '../platform/clock/clock.ts';
 import type { Queryable } from '../platform/db/db.ts';
 import { newId } from '../platform/ids.ts';
 import { insertJobsSql, JOBS_CHANNEL } from '../platform/jobs/queue.ts';
-import { WEBHOOK_DELIVER_JOB } from './schedule.ts';
+import { webhookDeliverJob } from './jobs/webhook-deliver.ts';
 
 export type EventType =
   | 'payment_success'
@@ -33,7 +33,7 @@ export interface EventRecord {
 /**
  * Records an event in the caller's transaction, beside the state change that causes it: the
  * change and its event commit together or not at all. If the integrator has a webhook URL, the same statement
- * writes the event's delivery and its first WEBHOOK_DELIVER_JOB (src/webhooks/delivery-job.ts), and a notification
+ * writes the event's delivery and its first webhook.deliver job (src/webhooks/jobs/webhook-deliver.ts), and a notification
  * wakes the workers once the transaction commits. Without a URL the event is kept and nothing is sent.
  */
 export async function recordEvent(
@@ -72,10 +72,10 @@ export async function recordEvents(tx: Queryable, clock: Clock, events: EventRec
          FROM e JOIN x ON x.id = e.id JOIN integrators i ON i.id = e.integrator_id
         WHERE i.webhook_url IS NOT NULL
        RETURNING event_id, integrator_id, job_id),
-     j AS (${insertJobsSql({ from: 'd', id: 'd.job_id', kind: '$3', payload: "jsonb_build_object('event_id', d.event_id)", now: '$2', fairKey: 'd.integrator_id' })})
+     j AS (${insertJobsSql({ from: 'd', id: 'd.job_id', kind: '$3', payload: "jsonb_build_object('event_id', d.event_id, 'integrator_id', d.integrator_id)", now: '$2', fairKey: 'd.integrator_id' })})
      SELECT count(*)::int AS jobs FROM j`,
-    [rows, clock.now(), WEBHOOK_DELIVER_JOB],
+    [rows, clock.now(), webhookDeliverJob.kind],
   );
-  if ((queued?.jobs ?? 0) > 0) await tx.notifyOnCommit(JOBS_CHANNEL, WEBHOOK_DELIVER_JOB);
+  if ((queued?.jobs ?? 0) > 0) await tx.notifyOnCommit(JOBS_CHANNEL, webhookDeliverJob.kind);
   return rows.map((row) => row.id);
 }

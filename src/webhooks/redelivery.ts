@@ -5,8 +5,9 @@
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { ServiceError } from '../platform/errors.ts';
-import { enqueueJobs, JOBS_CHANNEL } from '../platform/jobs/queue.ts';
-import { WEBHOOK_DELIVER_JOB } from './schedule.ts';
+import { enqueueMany } from '../platform/jobs/define.ts';
+import { JOBS_CHANNEL } from '../platform/jobs/queue.ts';
+import { webhookDeliverJob } from './jobs/webhook-deliver.ts';
 
 /**
  * Starts a new round for deliveries (listed as `[{event_id, job_id}]` in $1): pending, due now ($2), with the job
@@ -181,14 +182,11 @@ async function newRounds(
   events: { event_id: string; integrator_id: string }[],
 ): Promise<void> {
   if (events.length === 0) return;
-  const jobIds = await enqueueJobs(
+  const jobIds = await enqueueMany(
     tx,
     clock,
-    events.map((event) => ({
-      kind: WEBHOOK_DELIVER_JOB,
-      payload: { event_id: event.event_id },
-      fairKey: event.integrator_id,
-    })),
+    webhookDeliverJob,
+    events.map((event) => ({ payload: { event_id: event.event_id, integrator_id: event.integrator_id } })),
   );
   await tx.query(NEW_ROUND, [
     events.map((event, i) => ({ event_id: event.event_id, job_id: jobIds[i] })),
@@ -198,5 +196,5 @@ async function newRounds(
 }
 
 async function notifyWorkers(tx: Queryable): Promise<void> {
-  await tx.notifyOnCommit(JOBS_CHANNEL, WEBHOOK_DELIVER_JOB);
+  await tx.notifyOnCommit(JOBS_CHANNEL, webhookDeliverJob.kind);
 }

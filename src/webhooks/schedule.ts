@@ -1,8 +1,5 @@
-/** The job that makes one delivery attempt; payload `{event_id}`. Written by recordEvent and by each retry. */
-export const WEBHOOK_DELIVER_JOB = 'webhook.deliver';
-
 /** After a failed attempt, the next one comes this much later; the 8th failed attempt is the last. */
-export const RETRY_DELAYS_MS = [
+export const WEBHOOK_RETRY_DELAYS_MS = [
   5_000,
   5 * 60_000,
   30 * 60_000,
@@ -13,7 +10,7 @@ export const RETRY_DELAYS_MS = [
 ] as const;
 
 /** Attempts in a round: the first, then one per retry delay. */
-export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
+export const MAX_ATTEMPTS = WEBHOOK_RETRY_DELAYS_MS.length + 1;
 
 /** Jitter only ever delays an attempt: by up to 10% of its delay, and never by more than a minute. */
 export const MAX_JITTER_FRACTION = 0.1;
@@ -34,7 +31,7 @@ export function nextAttemptAt(
   attemptsInRound: number,
   options: { retryAfterMs?: number; random?: () => number } = {},
 ): Date | undefined {
-  const delay = RETRY_DELAYS_MS[attemptsInRound - 1];
+  const delay = WEBHOOK_RETRY_DELAYS_MS[attemptsInRound - 1];
   if (attemptsInRound < 1 || delay === undefined) return undefined;
   const random = options.random ?? Math.random;
   const jitter = Math.floor(random() * Math.min(delay * MAX_JITTER_FRACTION, MAX_JITTER_MS));

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Timestamp } from '../platform/http/schemas.ts';
-import { webhookBody } from './delivery-job.ts';
+import { webhookBody } from './jobs/webhook-deliver.ts';
 import { ATTEMPT_OUTCOMES } from './metrics.ts';
 import { MAX_ATTEMPTS } from './schedule.ts';
 import { type AttemptRow, type EndpointRow, EVENT_DELIVERY_STATUSES, type EventRow } from './service.ts';

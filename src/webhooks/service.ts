@@ -2,7 +2,8 @@ import { generateWebhookSecret } from '../integrators/service.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, SqlParam } from '../platform/db/db.ts';
 import { ServiceError } from '../platform/errors.ts';
-import { enqueueJob, type JobHandler } from '../platform/jobs/queue.ts';
+import { enqueue } from '../platform/jobs/define.ts';
+import { webhookSecretEraseJob } from './jobs/webhook-secret-erase.ts';
 import type { AttemptOutcome } from './metrics.ts';
 import { recordEvent } from './record-event.ts';
 import { redeliverEvent, redeliverFailed, retryPending } from './redelivery.ts';
@@ -236,29 +237,14 @@ export class WebhookService {
         [integratorId, current.webhook_secret, expires, now],
       );
       // A replaced secret is kept only while it still signs: erased when its overlap ends.
-      await enqueueJob(
+      await enqueue(
         tx,
         this.clock,
-        WEBHOOK_SECRET_ERASE_JOB,
-        { integrator_id: integratorId },
-        { runAt: expires, dedupeKey: `${WEBHOOK_SECRET_ERASE_JOB}:${integratorId}:${expires.toISOString()}` },
+        webhookSecretEraseJob,
+        { integrator_id: integratorId, expires_at: expires.toISOString() },
+        { runAt: expires },
       );
       return { secret, previousSecretExpiresAt: expires };
     });
   }
 }
-
-/** Payload `{integrator_id}`: erases the replaced webhook secret once its overlap has ended. */
-export const WEBHOOK_SECRET_ERASE_JOB = 'webhook.secret-erase';
-
-/**
- * Erases a replaced secret whose overlap is over. Idempotent, and harmless when a later rotation has put another
- * secret in its place: that one's overlap has not ended, so it is left for its own job.
- */
-export const webhookSecretEraseHandler: JobHandler = async ({ job, db, clock }) => {
-  await db.query(
-    `UPDATE webhook_endpoints SET previous_secret = NULL, updated_at = $2
-      WHERE integrator_id = $1 AND previous_secret IS NOT NULL AND previous_secret_expires_at <= $2`,
-    [String(job.payload.integrator_id), clock.now()],
-  );
-};

@@ -1,31 +1,31 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock/clock.ts';
 import type { Queryable } from '../db/db.ts';
-import { type EnqueueOptions, enqueueJob } from './queue.ts';
-
-export interface PeriodicJob {
-  kind: string;
-  everyMs: number;
-  payload(now: Date): Record<string, unknown>;
-  maxAttempts?: EnqueueOptions['maxAttempts'];
-}
+import type { AnyJobDefinition } from './define.ts';
+import { enqueueJob } from './queue.ts';
 
 /**
- * Enqueues the job of the current period. Its dedupe key is the period, so any number of nodes ticking in the same
- * period (at any phase) enqueue it once. Periods align with the Unix epoch (so with midnight UTC for any period that
- * divides a day).
+ * Enqueues the job of the current period (the definition's `every`, or `everyMs` when given). Its dedupe key is the
+ * period, so any number of nodes ticking in the same period (at any phase) enqueue it once. Periods align with the
+ * Unix epoch (so with midnight UTC for any period that divides a day).
  */
 export function enqueuePeriodicJob(
   db: Queryable,
   clock: Clock,
-  job: PeriodicJob,
+  job: AnyJobDefinition,
+  everyMs = periodOf(job),
 ): Promise<string | undefined> {
   const now = clock.now();
-  const period = new Date(Math.floor(now.getTime() / job.everyMs) * job.everyMs).toISOString();
-  return enqueueJob(db, clock, job.kind, job.payload(now), {
+  const period = new Date(Math.floor(now.getTime() / everyMs) * everyMs).toISOString();
+  return enqueueJob(db, clock, job.kind, (job.every?.payload(now) ?? {}) as Record<string, unknown>, {
     dedupeKey: `${job.kind}:${period}`,
-    ...(job.maxAttempts === undefined ? {} : { maxAttempts: job.maxAttempts }),
+    maxAttempts: job.retry.maxAttempts,
   });
+}
+
+function periodOf(job: AnyJobDefinition): number {
+  if (!job.every) throw new Error(`job ${job.kind} is not periodic`);
+  return job.every.ms;
 }
 
 export interface PeriodicTicker {
@@ -34,7 +34,12 @@ export interface PeriodicTicker {
 }
 
 /** Beside a job worker (`serve`, `worker`): the periodic job now and then once every period. */
-export function startPeriodicJob(db: Queryable, clock: Clock, log: Logger, job: PeriodicJob): PeriodicTicker {
+export function startPeriodicJob(
+  db: Queryable,
+  clock: Clock,
+  log: Logger,
+  job: AnyJobDefinition,
+): PeriodicTicker {
   let inFlight: Promise<unknown> = Promise.resolve();
   const tick = () => {
     inFlight = enqueuePeriodicJob(db, clock, job).catch((error) =>
@@ -42,7 +47,7 @@ export function startPeriodicJob(db: Queryable, clock: Clock, log: Logger, job: 
     );
   };
   tick();
-  const timer = setInterval(tick, job.everyMs);
+  const timer = setInterval(tick, periodOf(job));
   timer.unref();
   return {
     async stop() {

@@ -55,14 +55,20 @@ export function succeedJobStatement(id: string, worker: string, now: string): st
  * A handler must be idempotent: a job can run again after a crash between its effect and its
  * completion. Handlers receive ids in the payload and reload the rows they act on.
  */
-export type JobHandler = (ctx: JobContext) => Promise<void>;
+export type JobHandler = ((ctx: JobContext) => Promise<void>) & {
+  /** The job's own retry delays (see jobHandler in define.ts); STANDARD_RETRY_DELAYS_MS when absent. */
+  retryDelaysMs?: readonly number[];
+};
 
 /** Delay before attempt n+1 (n = attempts so far): 5 s, 30 s, 2 min, 10 min, 30 min, then hourly. */
-export const RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000];
+export const STANDARD_RETRY_DELAYS_MS: readonly number[] = [
+  5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000,
+];
 
-export function retryDelayMs(attempts: number): number {
-  const index = Math.min(Math.max(attempts - 1, 0), RETRY_DELAYS_MS.length - 1);
-  return RETRY_DELAYS_MS[index] ?? 3_600_000;
+/** The delay after `attempts` failed runs: delays[attempts - 1], the last one past the end. */
+export function retryDelayMs(attempts: number, delays: readonly number[] = STANDARD_RETRY_DELAYS_MS): number {
+  const index = Math.min(Math.max(attempts - 1, 0), delays.length - 1);
+  return delays[index] ?? 3_600_000;
 }
 
 /**

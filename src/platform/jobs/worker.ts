@@ -4,6 +4,7 @@ import type { Clock } from '../clock/clock.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { randomBase62 } from '../ids.ts';
+import { InvalidJobPayload } from './define.ts';
 import { type JobHandler, type JobRow, retryDelayMs, succeedJobStatement } from './queue.ts';
 
 const SUCCEED_JOB = succeedJobStatement('$1', '$2', '$3');
@@ -167,7 +168,8 @@ export class Worker {
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const now = this.#clock.now();
-      const final = job.attempts >= job.max_attempts;
+      // A payload its job cannot read will not become readable by waiting.
+      const final = job.attempts >= job.max_attempts || error instanceof InvalidJobPayload;
       log.warn({ err: message, final }, final ? 'job failed for the last time' : 'job failed; will retry');
       await this.#db.query(
         `UPDATE jobs SET status = $3, locked_by = NULL, locked_until = NULL, last_error = $4,
@@ -178,7 +180,7 @@ export class Worker {
           this.name,
           final ? 'failed' : 'pending',
           message.slice(0, 2000),
-          final ? now : new Date(now.getTime() + retryDelayMs(job.attempts)),
+          final ? now : new Date(now.getTime() + retryDelayMs(job.attempts, handler?.retryDelaysMs)),
           now,
           final ? now : null,
         ],

@@ -4,7 +4,7 @@
 import type { Clock } from '../../platform/clock/clock.ts';
 import type { Db, Queryable } from '../../platform/db/db.ts';
 import { randomBase62 } from '../../platform/ids.ts';
-import { enqueueJob } from '../../platform/jobs/queue.ts';
+import { enqueue } from '../../platform/jobs/define.ts';
 import { cardBrand, luhnValid } from '../../shared/card-numbers.ts';
 import {
   APM_METHODS,
@@ -12,19 +12,19 @@ import {
   type PaymentMethod,
   type WalletMethod,
 } from '../../shared/vocabulary.ts';
-import {
-  type AuthoriseRequest,
-  type CardDetails,
-  type DisputeStatus,
-  type NextAction,
-  PAYMENT_NOTIFICATION_JOB,
-  type PaymentProcessor,
-  type ProcessorClientConfig,
-  type ProcessorNotification,
-  type ProcessorOutcome,
-  type RefundOutcome,
-  type RefundRequest,
-  type SaveCardOutcome,
+import { paymentNotificationJob } from '../jobs/payment-notification.ts';
+import type {
+  AuthoriseRequest,
+  CardDetails,
+  DisputeStatus,
+  NextAction,
+  PaymentProcessor,
+  ProcessorClientConfig,
+  ProcessorNotification,
+  ProcessorOutcome,
+  RefundOutcome,
+  RefundRequest,
+  SaveCardOutcome,
 } from '../processor.ts';
 import { behaviourOf, type CardBehaviour, DECLINE_MESSAGES } from './cards.ts';
 
@@ -509,7 +509,7 @@ export class SandboxProcessor implements PaymentProcessor {
 
   /** Sends a notification, as the acquirer's webhook would: a job the engine applies, in the caller's transaction. */
   async #notify(tx: Queryable, body: SandboxNotificationBody): Promise<void> {
-    await enqueueJob(tx, this.clock, PAYMENT_NOTIFICATION_JOB, { processor: SANDBOX_PROCESSOR, body });
+    await enqueue(tx, this.clock, paymentNotificationJob, { processor: SANDBOX_PROCESSOR, body });
   }
 
   async #insertToken(

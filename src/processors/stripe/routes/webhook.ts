@@ -5,8 +5,8 @@ import type { StripeConfig } from '../../../platform/config/config.ts';
 import { ServiceError } from '../../../platform/errors.ts';
 import { unstorableTextPath } from '../../../platform/http/input-hygiene.ts';
 import { ErrorResponse } from '../../../platform/http/schemas.ts';
-import { enqueueJob } from '../../../platform/jobs/queue.ts';
-import { PAYMENT_NOTIFICATION_JOB } from '../../processor.ts';
+import { enqueue } from '../../../platform/jobs/define.ts';
+import { paymentNotificationJob } from '../../jobs/payment-notification.ts';
 import { STRIPE_PROCESSOR } from '../processor.ts';
 
 /** Stripe's default tolerance for a signature's timestamp. */
@@ -93,13 +93,11 @@ export function stripeWebhookRoute(config: StripeConfig): FastifyPluginAsyncType
           return { received: true, applied: false };
         }
         const jobId = await app.ctx.db.transaction((tx) =>
-          enqueueJob(
-            tx,
-            app.ctx.clock,
-            PAYMENT_NOTIFICATION_JOB,
-            { processor: STRIPE_PROCESSOR, body: event },
-            { dedupeKey: `stripe-event:${event.id}` },
-          ),
+          enqueue(tx, app.ctx.clock, paymentNotificationJob, {
+            processor: STRIPE_PROCESSOR,
+            body: event,
+            notification_id: event.id,
+          }),
         );
         // A redelivery of an event already queued is received and dropped: say so.
         const applied = jobId !== undefined;

@@ -1,17 +1,11 @@
-import { enqueueJob, type JobContext, type JobHandler, succeedJobStatement } from '../platform/jobs/queue.ts';
-import type { AddressPolicy } from '../platform/net/safe-fetch.ts';
-import { type AttemptOutcome, countAttempt } from './metrics.ts';
-import { type PostResult, postWebhook } from './post.ts';
-import {
-  ATTEMPT_TIMEOUT_MS,
-  MAX_ATTEMPTS,
-  nextAttemptAt,
-  parseRetryAfter,
-  WEBHOOK_DELIVER_JOB,
-} from './schedule.ts';
-import { signedHeaders } from './signing.ts';
-
-export { WEBHOOK_DELIVER_JOB };
+import { Type } from 'typebox';
+import { defineJob, enqueue, jobHandler, STANDARD_RETRY } from '../../platform/jobs/define.ts';
+import { type JobContext, type JobHandler, succeedJobStatement } from '../../platform/jobs/queue.ts';
+import type { AddressPolicy } from '../../platform/net/safe-fetch.ts';
+import { type AttemptOutcome, countAttempt } from '../metrics.ts';
+import { type PostResult, postWebhook } from '../post.ts';
+import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS, nextAttemptAt, parseRetryAfter } from '../schedule.ts';
+import { signedHeaders } from '../signing.ts';
 
 export interface WebhookDeliveryOptions {
   /** ALLOW_PRIVATE_WEBHOOK_HOSTS: lifts the address rule, for local testing only. */
@@ -182,12 +176,12 @@ async function recordAttempt(
       }
     }
     const nextJob = settled.nextAttemptAt
-      ? await enqueueJob(
+      ? await enqueue(
           tx,
           clock,
-          WEBHOOK_DELIVER_JOB,
-          { event_id: delivery.event_id },
-          { runAt: settled.nextAttemptAt, fairKey: delivery.integrator_id },
+          webhookDeliverJob,
+          { event_id: delivery.event_id, integrator_id: delivery.integrator_id },
+          { runAt: settled.nextAttemptAt },
         )
       : null;
     const [row] = await tx.query<{ attempts: number }>(UPDATE_DELIVERY, [...deliveryParams, nextJob]);
@@ -223,40 +217,48 @@ async function recordAttempt(
 }
 
 /**
- * One delivery attempt of one event (payload `{event_id}`). Signs the body per Standard Webhooks with the
- * integrator's secret (and the previous one during a rotation), POSTs it, and records the attempt; a failure
- * schedules the next attempt on the retry schedule (schedule.ts) as a new job, so the job itself succeeds. A job run again
- * after a crash (its lease ran out) sends again with the same webhook-id: delivery is at least once.
+ * One delivery attempt of one event. Signs the body per Standard Webhooks with the integrator's secret (and the
+ * previous one during a rotation), POSTs it, and records the attempt; a failure schedules the next attempt on the
+ * delivery retry schedule (schedule.ts) as a new job, so the job itself succeeds. A job run again after a crash (its
+ * lease ran out) sends again with the same webhook-id: delivery is at least once. Fair per integrator: one
+ * integrator's slow endpoint takes only a share of the workers.
  */
+export const webhookDeliverJob = defineJob({
+  kind: 'webhook.deliver',
+  summary: 'Makes one delivery attempt of an event to the integrator’s endpoint; a failure enqueues the next',
+  payload: Type.Object({ event_id: Type.String(), integrator_id: Type.Optional(Type.String()) }),
+  retry: STANDARD_RETRY,
+  fairKey: ({ integrator_id }) => integrator_id,
+  run: (options: WebhookDeliveryOptions) => (payload, ctx) => deliver(options, payload.event_id, ctx),
+});
+
+/** The delivery job on its address rules and timeout: the worker's handler. */
 export function webhookDeliveryHandler(options: WebhookDeliveryOptions): JobHandler {
-  return async (ctx) => {
-    const { job, db, log } = ctx;
-    const eventId = job.payload.event_id;
-    if (typeof eventId !== 'string') {
-      log.error({ payload: job.payload }, 'webhook job with a malformed payload; skipped');
-      return;
-    }
-    const [delivery] = await db.query<DeliveryToAttempt>(LOAD_DELIVERY, [eventId]);
-    if (delivery?.status !== 'pending' || delivery.job_id !== job.id) {
-      log.info(
-        { event_id: eventId, status: delivery?.status },
-        'webhook attempt skipped: the delivery is finished or belongs to another job',
-      );
-      return;
-    }
-    const eventLog = log.child({ event_id: eventId, integrator_id: delivery.integrator_id });
-    try {
-      await attempt(ctx, options, delivery, eventId, eventLog);
-    } catch (error) {
-      // The job's own retries (not the delivery retry schedule) cover a passing fault such as a lost database. When
-      // they are spent, the delivery is failed with the reason, where the operator sees it and can redeliver,
-      // instead of staying pending with no job behind it.
-      if (job.attempts < job.max_attempts) throw error;
-      const reason = error instanceof Error ? error.message : String(error);
-      await failWithoutAttempt(ctx, eventId, `Could not be sent: ${reason}`);
-      eventLog.error({ err: error }, 'webhook not sent: the delivery failed after the job’s last try');
-    }
-  };
+  return jobHandler(webhookDeliverJob, options);
+}
+
+async function deliver(options: WebhookDeliveryOptions, eventId: string, ctx: JobContext): Promise<void> {
+  const { job, db, log } = ctx;
+  const [delivery] = await db.query<DeliveryToAttempt>(LOAD_DELIVERY, [eventId]);
+  if (delivery?.status !== 'pending' || delivery.job_id !== job.id) {
+    log.info(
+      { event_id: eventId, status: delivery?.status },
+      'webhook attempt skipped: the delivery is finished or belongs to another job',
+    );
+    return;
+  }
+  const eventLog = log.child({ event_id: eventId, integrator_id: delivery.integrator_id });
+  try {
+    await attempt(ctx, options, delivery, eventId, eventLog);
+  } catch (error) {
+    // The job's own retries (not the delivery retry schedule) cover a passing fault such as a lost database. When
+    // they are spent, the delivery is failed with the reason, where the operator sees it and can redeliver,
+    // instead of staying pending with no job behind it.
+    if (job.attempts < job.max_attempts) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    await failWithoutAttempt(ctx, eventId, `Could not be sent: ${reason}`);
+    eventLog.error({ err: error }, 'webhook not sent: the delivery failed after the job’s last try');
+  }
 }
 
 async function attempt(
