@@ -14,8 +14,8 @@ import http from 'node:http';
 import type net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
-import { tenancyBody, userBody } from '../test/fixtures.ts';
-import { freePort, startPgCluster } from '../test/pg-cluster.ts';
+import { tenancyBody, userBody } from '../test/support/fixtures.ts';
+import { freePort, startPgCluster } from '../test/support/pg-cluster.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 // biome-ignore lint/suspicious/noExplicitAny: a JSON answer

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { StripeStandIn } from '../test/stripe-server.ts';
+import { StripeStandIn } from '../test/support/stripe-server.ts';
 
 const { values } = parseArgs({
   options: {

@@ -6,7 +6,7 @@
  *
  * Not covered: a saved card whose bank wants the cardholder (`pm_card_authenticationRequired`). Its SetupIntent
  * needs 3DS when the card is saved, and 3DS can only be completed in a browser (Stripe.js), so the script
- * cannot get that card saved; the stand-in suites (test/stripe-saved-cards.test.ts) cover its charge instead.
+ * cannot get that card saved; the stand-in suites (test/api/stripe/stripe-saved-cards.test.ts) cover its charge instead.
  */
 import { fail, login, type Smoke, section, step } from './harness.ts';
 

@@ -4,7 +4,7 @@ const SECRET_PREFIX = 'whsec_';
 
 /**
  * A Standard Webhooks signature, `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed with the base64 part of a
- * `whsec_...` secret; identical to the `standardwebhooks` library's `sign` (test/webhooks-signing.test.ts).
+ * `whsec_...` secret; identical to the `standardwebhooks` library's `sign` (test/flows/webhooks-signing.test.ts).
  */
 export function sign(secret: string, messageId: string, timestampSeconds: number, body: string): string {
   const key = Buffer.from(

@@ -10,10 +10,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { tenancyBody, userBody } from '../fixtures.ts';
-import { type PgCluster, startPgCluster } from '../pg-cluster.ts';
-import { STRIPE_WEBHOOK_SECRET } from '../stripe-app.ts';
-import { StripeStandIn } from '../stripe-server.ts';
+import { tenancyBody, userBody } from '../support/fixtures.ts';
+import { type PgCluster, startPgCluster } from '../support/pg-cluster.ts';
+import { STRIPE_WEBHOOK_SECRET } from '../support/stripe-app.ts';
+import { StripeStandIn } from '../support/stripe-server.ts';
 
 const run = promisify(execFile);
 const OPERATOR = 'rpo_live_operator_token_0123456789abcdef';

@@ -11,9 +11,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, configWarnings, loadConfig } from '../../src/platform/config/config.ts';
-import { PRODUCTION_ENV } from '../fixtures.ts';
-import { runRentpay } from '../helpers.ts';
-import { freePort, type PgCluster, startPgCluster } from '../pg-cluster.ts';
+import { PRODUCTION_ENV } from '../support/fixtures.ts';
+import { runRentpay } from '../support/helpers.ts';
+import { freePort, type PgCluster, startPgCluster } from '../support/pg-cluster.ts';
 
 /** A production configuration that starts: each case below takes one thing away. */
 const PRODUCTION = PRODUCTION_ENV;

@@ -15,10 +15,10 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { SAMPLE_AGREEMENT_PATH } from '../../src/sandbox/sample-documents.ts';
-import { UNLIMITED } from '../api-client.ts';
-import { tenancyBody, userBody } from '../fixtures.ts';
-import { RENTPAY_BIN, runRentpay } from '../helpers.ts';
-import { freePort, type PgCluster, startPgCluster } from '../pg-cluster.ts';
+import { UNLIMITED } from '../support/api-client.ts';
+import { tenancyBody, userBody } from '../support/fixtures.ts';
+import { RENTPAY_BIN, runRentpay } from '../support/helpers.ts';
+import { freePort, type PgCluster, startPgCluster } from '../support/pg-cluster.ts';
 import { send, stopServe } from './serve-process.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers

@@ -13,9 +13,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
-import { tenancyBody, userBody } from '../fixtures.ts';
-import { runRentpay } from '../helpers.ts';
-import { type PgCluster, startPgCluster } from '../pg-cluster.ts';
+import { tenancyBody, userBody } from '../support/fixtures.ts';
+import { runRentpay } from '../support/helpers.ts';
+import { type PgCluster, startPgCluster } from '../support/pg-cluster.ts';
 import { send, stopServe } from './serve-process.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { type PgCluster, startPgCluster } from '../pg-cluster.ts';
+import { type PgCluster, startPgCluster } from '../support/pg-cluster.ts';
 
 const METRICS_TOKEN = 'a-metrics-token-for-prometheus-0123';
 

@@ -1,0 +1,247 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { promisify } from 'node:util';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { buildApp } from '../../src/app.ts';
+import { jobHandlers } from '../../src/jobs.ts';
+import { FakeClock } from '../../src/platform/clock/clock.ts';
+import { type Config, loadConfig } from '../../src/platform/config/config.ts';
+import { type Db, dumpPglite, openDatabase } from '../../src/platform/db/db.ts';
+import { MIGRATIONS_DIR, migrate } from '../../src/platform/db/migrate.ts';
+import { randomBase62 } from '../../src/platform/ids.ts';
+import { Worker } from '../../src/platform/jobs/worker.ts';
+import { createLogger } from '../../src/platform/log/logger.ts';
+
+/** Set by .ci/run for the second pass: the same suites then run on the real PostgreSQL. */
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
+export const OPERATOR_TOKEN = 'rpo_test_operator_token_0123456789abcdef';
+
+export interface TestDatabase {
+  /** DATABASE_URL for the app: a fresh schema on PostgreSQL, or undefined for in-memory PGlite. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  open(): Promise<Db>;
+  drop(): Promise<void>;
+}
+
+/**
+ * A database of its own for one test: an in-memory PGlite, or on PostgreSQL a fresh schema reached through
+ * search_path, so test files can run in parallel against one server. PGlite starts migrated unless `migrated` is
+ * false (the schema on PostgreSQL always starts empty; the app migrates it).
+ */
+export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
+  if (!TEST_DATABASE_URL) {
+    const migrated = options.migrated ?? true;
+    return {
+      databaseUrl: undefined,
+      dataDir: 'memory://',
+      open: async () =>
+        openDatabase({
+          databaseUrl: undefined,
+          dataDir: 'memory://',
+          ...(migrated ? { pgliteTemplate: await migratedPglite() } : {}),
+        }),
+      drop: async () => undefined,
+    };
+  }
+  const schema = `t_${randomBase62(12).toLowerCase()}`;
+  const admin = new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 1 });
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.end();
+  const url = new URL(TEST_DATABASE_URL);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  const databaseUrl = url.toString();
+  return {
+    databaseUrl,
+    dataDir: 'memory://',
+    open: () => openDatabase({ databaseUrl, dataDir: 'memory://', poolSize: 5 }),
+    async drop() {
+      const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 1 });
+      await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await pool.end();
+    },
+  };
+}
+
+let template: Promise<Blob> | undefined;
+
+/**
+ * A migrated PGlite data directory every in-memory test database starts from: creating and migrating a cluster
+ * takes seconds, loading this a fraction of one. Made once per set of migrations and kept in the temporary folder
+ * for the next test process (named by a hash of the migrations and PGlite's version, written by rename so two
+ * processes making it at once cannot read half a file).
+ */
+function migratedPglite(): Promise<Blob> {
+  template ??= (async () => {
+    const hash = crypto.createHash('sha256');
+    hash.update(
+      JSON.parse(fs.readFileSync('node_modules/@electric-sql/pglite/package.json', 'utf8')).version,
+    );
+    for (const file of fs.readdirSync(MIGRATIONS_DIR).sort()) {
+      hash.update(file).update(fs.readFileSync(path.join(MIGRATIONS_DIR, file)));
+    }
+    const file = path.join(os.tmpdir(), `rentpay-test-pglite-${hash.digest('hex').slice(0, 16)}.tar`);
+    if (fs.existsSync(file)) return new Blob([fs.readFileSync(file)]);
+    const db = await openDatabase({ databaseUrl: undefined, dataDir: 'memory://' });
+    try {
+      await migrate(db);
+      const dump = await dumpPglite(db);
+      const partial = `${file}.${process.pid}`;
+      fs.writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
+      fs.renameSync(partial, file);
+      return dump;
+    } finally {
+      await db.close();
+    }
+  })();
+  return template;
+}
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return {
+    ...loadConfig({ SERVICE_ENV: 'sandbox', LOG_LEVEL: 'info' }),
+    dataDir: 'memory://',
+    databaseUrl: undefined,
+    operatorToken: OPERATOR_TOKEN,
+    publicUrl: 'http://127.0.0.1:8080',
+    // Each app stores fetched documents in a folder of its own, never in the checkout's ./data.
+    documentsDir: fs.mkdtempSync(path.join(os.tmpdir(), 'rentpay-test-documents-')),
+    ...overrides,
+  };
+}
+
+/** Collects the JSON log lines an app writes, to assert on them (e.g. that no secret is logged). */
+export class LogCapture extends Writable {
+  readonly lines: string[] = [];
+  override _write(chunk: Buffer, _encoding: string, callback: () => void): void {
+    this.lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    callback();
+  }
+  get text(): string {
+    return this.lines.join('\n');
+  }
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  clock: FakeClock;
+  db: Db;
+  logs: LogCapture;
+  database: TestDatabase;
+  config: Config;
+  /** Creates an integrator through the Operator API; returns its id and server token. */
+  createIntegrator(
+    body?: Record<string, unknown>,
+  ): Promise<{ id: string; token: string; webhookSecret: string }>;
+  close(): Promise<void>;
+}
+
+export async function startTestApp(
+  options: { config?: Partial<Config>; clock?: FakeClock; database?: TestDatabase; db?: Db } = {},
+): Promise<TestApp> {
+  const database = options.database ?? (await createTestDatabase());
+  const clock = options.clock ?? new FakeClock('2026-03-01T09:00:00.000Z');
+  const config = testConfig({ databaseUrl: database.databaseUrl, ...options.config });
+  const logs = new LogCapture();
+  const db = options.db ?? (await database.open());
+  const app = await buildApp(config, { clock, db, logger: createLogger('info', logs) });
+  await app.ready();
+  return {
+    app,
+    clock,
+    db,
+    logs,
+    database,
+    config,
+    async createIntegrator(body = {}) {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/api/operator/integrators',
+        headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+        payload: { name: 'Test platform', ...body },
+      });
+      if (response.statusCode !== 201)
+        throw new Error(`create integrator: ${response.statusCode} ${response.body}`);
+      const created = response.json();
+      return {
+        id: created.integrator_id,
+        token: created.server_token,
+        webhookSecret: created.webhook_secret,
+      };
+    },
+    async close() {
+      await app.close();
+      if (!options.db) await db.close();
+      fs.rmSync(config.documentsDir, { recursive: true, force: true });
+      if (!options.database) await database.drop();
+    },
+  };
+}
+
+export function tokenHeader(token: string): Record<string, string> {
+  return { authorization: `Token ${token}` };
+}
+
+/** Runs every due job once with the service's real handlers, on the app's database and fake clock. */
+export function runJobs(t: Pick<TestApp, 'app' | 'db' | 'clock' | 'config'>): Promise<number> {
+  return new Worker({
+    db: t.db,
+    clock: t.clock,
+    log: createLogger('silent'),
+    handlers: jobHandlers(t.config, t.app.ctx),
+  }).drain();
+}
+
+export const RENTPAY_BIN = path.resolve('bin/rentpay.mjs');
+const execFileAsync = promisify(execFile);
+
+/** Runs the `rentpay` CLI as a user would; resolves with its exit code and output, whatever the code. */
+export async function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await execFileAsync(process.execPath, [RENTPAY_BIN, ...args], {
+      env: { ...process.env, ...env },
+      timeout: 60_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the `rentpay` CLI to its end with exactly `env` (no time limit of its own: the machine may be busy);
+ * `onStdout` sees the output so far as it comes, with the child (e.g. to signal it).
+ */
+export function runRentpay(
+  args: string[],
+  env: Record<string, string>,
+  onStdout?: (stdout: string, child: ChildProcess) => void,
+): Promise<CliRun> {
+  const child = spawn(process.execPath, [RENTPAY_BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+    onStdout?.(stdout, child);
+  });
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
