@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ensureOperatorToken } from './operator/credentials.ts';
+import { claimDeploymentState, recordDeploymentState } from './platform/db/deployment-state.ts';
 
 export interface BootstrapSecrets {
   operatorToken?: string;
@@ -16,19 +17,12 @@ export async function bootstrapDeployment(app: FastifyInstance): Promise<Bootstr
   const operatorToken = await ensureOperatorToken(db, clock, config.operatorToken);
   if (operatorToken) secrets.operatorToken = operatorToken;
   if (config.serviceEnv !== 'sandbox') return secrets;
-  const claimed = await db.query(
-    `INSERT INTO deployment_state (key, value, updated_at) VALUES ('demo_integrator', '{}'::jsonb, $1)
-     ON CONFLICT (key) DO NOTHING RETURNING key`,
-    [clock.now()],
-  );
-  if (claimed.length === 0) return secrets;
+  if (!(await claimDeploymentState(db, 'demo_integrator', clock.now()))) return secrets;
   const { integrator, serverToken } = await integrators.create({
     name: 'Demo platform',
     allowed_origins: [config.publicUrl],
   });
-  await db.query(`UPDATE deployment_state SET value = $1::jsonb WHERE key = 'demo_integrator'`, [
-    { integrator_id: integrator.id },
-  ]);
+  await recordDeploymentState(db, 'demo_integrator', { integrator_id: integrator.id }, clock.now());
   secrets.demo = { integratorId: integrator.id, serverToken };
   return secrets;
 }

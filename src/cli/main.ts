@@ -17,7 +17,7 @@ program
   .name('rentpay')
   .description(
     'rentpay: rent payments for property platforms.\n\n' +
-      'Server commands (serve, worker, migrate) read their configuration from the environment; see the README.\n' +
+      'Server commands (serve, worker, migrate) read their configuration from the environment; see docs/configuration.md.\n' +
       'Operator commands (integrator ..., payments ...) call the Operator API of a running deployment.\n' +
       'listen forwards your integration’s events to a local URL (server token).',
   )

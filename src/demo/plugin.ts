@@ -8,6 +8,11 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import {
+  claimDeploymentState,
+  readDeploymentState,
+  recordDeploymentState,
+} from '../platform/db/deployment-state.ts';
 import { webhookUrlProblem } from '../webhooks/address.ts';
 
 type IntegratorHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -56,27 +61,12 @@ async function demoIntegratorId(
   const { db, clock, integrators } = app.ctx;
   for (let attempt = 0; ; attempt += 1) {
     const now = clock.now();
-    const claimed = await db.query(
-      `INSERT INTO deployment_state (key, value, updated_at) VALUES ($1, '{}'::jsonb, $2)
-       ON CONFLICT (key) DO UPDATE SET updated_at = $2
-         WHERE NOT (deployment_state.value ? 'integrator_id') AND deployment_state.updated_at < $3
-       RETURNING key`,
-      [STATE_KEY, now, new Date(now.getTime() - CLAIM_TIMEOUT_MS)],
-    );
-    if (claimed.length > 0) {
+    if (await claimDeploymentState(db, STATE_KEY, now, new Date(now.getTime() - CLAIM_TIMEOUT_MS))) {
       const { integrator } = await integrators.create({ name: DEMO_INTEGRATOR_NAME, ...settings });
-      await db.query('UPDATE deployment_state SET value = $2::jsonb, updated_at = $3 WHERE key = $1', [
-        STATE_KEY,
-        { integrator_id: integrator.id },
-        clock.now(),
-      ]);
+      await recordDeploymentState(db, STATE_KEY, { integrator_id: integrator.id }, clock.now());
       return integrator.id;
     }
-    const [row] = await db.query<{ value: { integrator_id?: string } }>(
-      'SELECT value FROM deployment_state WHERE key = $1',
-      [STATE_KEY],
-    );
-    const id = row?.value.integrator_id;
+    const id = (await readDeploymentState<{ integrator_id?: string }>(db, STATE_KEY))?.integrator_id;
     if (id) {
       await integrators.update(id, settings);
       return id;

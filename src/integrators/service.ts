@@ -79,6 +79,30 @@ export function generateWebhookSecret(): string {
   return `whsec_${randomBytes(24).toString('base64')}`;
 }
 
+/**
+ * Gives the integrator a new webhook signing secret in `tx`, with the integrator locked for the rest of it; returns
+ * the secret it replaced, or undefined when there is no such integrator (nothing is written).
+ */
+export async function replaceWebhookSecret(
+  tx: Queryable,
+  integratorId: string,
+  secret: string,
+  now: Date,
+): Promise<string | undefined> {
+  const [current] = await tx.query<{ webhook_secret: string }>(
+    'SELECT webhook_secret FROM integrators WHERE id = $1 FOR NO KEY UPDATE',
+    [integratorId],
+  );
+  if (!current) return undefined;
+  await tx.query(
+    `UPDATE integrators SET webhook_secret = $2, updated_at = $3,
+            webhook_secret_issued_at = COALESCE(webhook_secret_issued_at, $3)
+      WHERE id = $1`,
+    [integratorId, secret, now],
+  );
+  return current.webhook_secret;
+}
+
 export interface CreatedIntegrator {
   integrator: Integrator;
   serverToken: string;

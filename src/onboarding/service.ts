@@ -1,6 +1,7 @@
 import type { Static } from 'typebox';
 import { documentFetchJob } from '../documents/jobs/document-fetch.ts';
 import { documentPurgeJob } from '../documents/jobs/document-purge.ts';
+import { deleteDocuments, insertDocuments, replaceDocumentSources } from '../documents/records.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { type FieldErrors, FieldValidationError } from '../platform/errors.ts';
@@ -101,7 +102,7 @@ export class OnboardingService {
       const userRows: Record<string, unknown>[] = [];
       const newTenancies: Record<string, unknown>[] = [];
       const tenancyUpdates: Record<string, unknown>[] = [];
-      const documentInserts: Record<string, unknown>[] = [];
+      const documentInserts: Parameters<typeof insertDocuments>[2] = [];
       const documentChanges: { user_id: string; kind: KycKind; url: string }[] = [];
       const documentDeletes: { user_id: string; kind: KycKind }[] = [];
       const ignored: string[] = [];
@@ -227,15 +228,8 @@ export class OnboardingService {
       }
       const fetches: { payload: Static<typeof documentFetchJob.payload> }[] = [];
       const purges: { payload: { storage_key: string } }[] = [];
-      if (documentInserts.length > 0) {
-        await tx.query(
-          `INSERT INTO documents (id, integrator_id, user_id, tenancy_id, kind, source_url, created_at, updated_at)
-           SELECT x.id, $2, x.user_id, x.tenancy_id, x.kind, x.source_url, $3, $3
-             FROM jsonb_to_recordset($1::jsonb) AS x(id text, user_id text, tenancy_id text, kind text, source_url text)`,
-          [documentInserts, integratorId, now],
-        );
-        for (const doc of documentInserts) fetches.push(fetchJob(integratorId, String(doc.id), 1));
-      }
+      await insertDocuments(tx, integratorId, documentInserts, now);
+      for (const doc of documentInserts) fetches.push(fetchJob(integratorId, doc.id, 1));
       // Files of documents being replaced or cleared are deleted once this commits (see document.purge).
       const replacedFiles = await tx.query<{ storage_key: string }>(
         `SELECT d.storage_key FROM documents d
@@ -244,25 +238,10 @@ export class OnboardingService {
         [[...documentChanges, ...documentDeletes]],
       );
       for (const { storage_key } of replacedFiles) purges.push({ payload: { storage_key } });
-      if (documentChanges.length > 0) {
-        const changed = await tx.query<{ id: string; generation: number }>(
-          `UPDATE documents d SET source_url = x.url, generation = d.generation + 1, state = 'pending', sha256 = NULL,
-                  size_bytes = NULL, content_type = NULL, storage_key = NULL, failure_reason = NULL, attempts = 0,
-                  updated_at = $2
-             FROM jsonb_to_recordset($1::jsonb) AS x(user_id text, kind text, url text)
-            WHERE d.user_id = x.user_id AND d.kind = x.kind
-            RETURNING d.id, d.generation`,
-          [documentChanges, now],
-        );
-        for (const doc of changed) fetches.push(fetchJob(integratorId, doc.id, doc.generation));
+      for (const doc of await replaceDocumentSources(tx, documentChanges, now)) {
+        fetches.push(fetchJob(integratorId, doc.id, doc.generation));
       }
-      if (documentDeletes.length > 0) {
-        await tx.query(
-          `DELETE FROM documents d USING jsonb_to_recordset($1::jsonb) AS x(user_id text, kind text)
-            WHERE d.user_id = x.user_id AND d.kind = x.kind`,
-          [documentDeletes],
-        );
-      }
+      await deleteDocuments(tx, documentDeletes);
       await enqueueMany(tx, this.clock, documentFetchJob, fetches);
       await enqueueMany(tx, this.clock, documentPurgeJob, purges);
       return { created, updated, ignored };

@@ -4,10 +4,12 @@ import type { SavedCardRow } from '../cards/view.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { type PaymentProcessor, type ProcessorOutcome, paymentStatusFor } from '../processors/processor.ts';
+import { completeSessions } from '../sessions/completion.ts';
 import type { SessionRow } from '../sessions/service.ts';
 import type { PaymentStatus } from '../shared/vocabulary.ts';
 import { type CreatePaymentInput, type CreatePaymentResult, NewPaymentWriter } from './create.ts';
 import { recordPaymentEvent } from './events.ts';
+import { listPayments, type PaymentFilter } from './list.ts';
 import { RefundService } from './refunds.ts';
 import { enqueueSettlement, SettlementService, settlesAtOnce } from './settlement.ts';
 import type { PaymentRow } from './view.ts';
@@ -88,6 +90,26 @@ export class PaymentService {
    * Withdraws a payment waiting for the customer (the page's "cancel", or its session's expiry): the processor
    * first, so a late Authorise cannot charge, then our row. If the customer answered first, that outcome wins.
    */
+  /** Payments matching the filter, newest first, a page at a time (the Integration and Operator APIs' lists). */
+  list(filter: PaymentFilter): Promise<{ rows: PaymentRow[]; has_more: boolean }> {
+    return listPayments(this.db, filter);
+  }
+
+  /** Any payment by its id (the operator's view). */
+  async byId(paymentId: string): Promise<PaymentRow | undefined> {
+    const [row] = await this.db.query<PaymentRow>('SELECT * FROM payments WHERE id = $1', [paymentId]);
+    return row;
+  }
+
+  /** Whether the payment is this integrator's (another integrator's payment is as unknown as a missing one). */
+  async belongsTo(paymentId: string, integratorId: string): Promise<boolean> {
+    const [owned] = await this.db.query('SELECT 1 FROM payments WHERE id = $1 AND integrator_id = $2', [
+      paymentId,
+      integratorId,
+    ]);
+    return owned !== undefined;
+  }
+
   async cancel(paymentId: string): Promise<PaymentRow | undefined> {
     const [payment] = await this.db.query<PaymentRow>('SELECT * FROM payments WHERE id = $1', [paymentId]);
     if (payment?.status !== 'requires_action' || !payment.processor_payment_id) return payment;
@@ -236,10 +258,7 @@ export class PaymentService {
       );
       const payment = updated!;
       if (status === 'succeeded') {
-        await tx.query('UPDATE sessions SET completed_at = COALESCE(completed_at, $2) WHERE id = $1', [
-          payment.session_id,
-          now,
-        ]);
+        await completeSessions(tx, [payment.session_id], now);
         await recordPaymentEvent(tx, this.clock, 'payment_success', payment);
         await enqueueSettlement(tx, this.clock, this.processor, [payment.id]);
       } else if (status === 'failed') {

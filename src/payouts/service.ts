@@ -8,6 +8,7 @@ import { recordEvents } from '../webhooks/record-event.ts';
 import { bankReference, type PayoutAccount, payoutReadiness } from './bank-account.ts';
 import { PAYOUT_LOCK } from './paid-out.ts';
 import { PAYABLE_LINES } from './payable-sql.ts';
+import { type Reconciliation, reconcilePayouts } from './reconcile.ts';
 import { type PayoutRow, type PayoutRunRow, payoutView } from './view.ts';
 
 /** Serialises payout runs (and cancels) across every node: each run sees the lines of the runs before it. */
@@ -57,6 +58,11 @@ export class PayoutService {
     private readonly clock: Clock,
     private readonly env: ServiceEnv,
   ) {}
+
+  /** The payout invariants checked against the payments, refunds and runs (the operator's reconcile). */
+  reconcile(today: string): Promise<Reconciliation> {
+    return reconcilePayouts(this.db, today);
+  }
 
   /** What each tenancy has to pay out as of a day, split into what a run pays and what it holds back. */
   async #payable(

@@ -1,10 +1,11 @@
 import { paymentEventData } from '../payments/events.ts';
+import { insertRecurringPayments } from '../payments/recurring-payments.ts';
 import { enqueueSettlement, settlesAtOnce } from '../payments/settlement.ts';
-import type { PaymentRow } from '../payments/view.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { newId } from '../platform/ids.ts';
 import type { PaymentProcessor, ProcessorOutcome } from '../processors/processor.ts';
+import { completeSessions } from '../sessions/completion.ts';
 import { addDays } from '../shared/dates.ts';
 import { amountInRange, formatPence, PURE_AMOUNT_LIMITS } from '../shared/money.ts';
 import { recordEvents } from '../webhooks/record-event.ts';
@@ -279,13 +280,13 @@ export class ScheduleCharger {
     }
     if (payments.length === 0) return outcomes;
     const atOnce = settlesAtOnce(this.processor);
-    const inserted = await insertPayments(tx, payments, this.processor.name, now, atOnce);
+    const inserted = await insertRecurringPayments(tx, payments, this.processor.name, now, atOnce);
     // A payment in the schedule's session holding an attempt's key (the Client API refuses such keys, but one stored
     // before it did) must not roll back the other charges, already made: that attempt's payment takes a key of its own.
     const missing = payments.filter((p) => !inserted.some((row) => row.id === p.id));
     if (missing.length > 0) {
       inserted.push(
-        ...(await insertPayments(
+        ...(await insertRecurringPayments(
           tx,
           missing.map((p) => ({ ...p, idempotency_key: `${p.idempotency_key}#${p.id}` })),
           this.processor.name,
@@ -308,11 +309,7 @@ export class ScheduleCharger {
     );
     if (paid.length > 0) {
       // As for any payment: its session (the one the schedule was set up in) is completed by a success.
-      await tx.query(
-        `UPDATE sessions SET completed_at = $2
-          WHERE id IN (SELECT jsonb_array_elements_text($1::jsonb)) AND completed_at IS NULL`,
-        [paid, now],
-      );
+      await completeSessions(tx, paid, now);
     }
     const byId = new Map(inserted.map((p) => [p.id, p]));
     await recordEvents(
@@ -350,39 +347,6 @@ export class ScheduleCharger {
     );
     return outcomes;
   }
-}
-
-/**
- * Inserts scheduled payments; one whose key its session holds already is left out (not in the answer). A succeeded
- * one's funds are available now when the processor settles at once.
- */
-function insertPayments(
-  tx: Queryable,
-  payments: Record<string, unknown>[],
-  processor: string,
-  now: Date,
-  settlesAtOnce: boolean,
-): Promise<PaymentRow[]> {
-  return tx.query<PaymentRow>(
-    `INSERT INTO payments (id, integrator_id, session_id, user_id, tenancy_id, status, pure_amount_pence, fee_pence,
-                           amount_pence, method, card_brand, card_last4, card_exp_month, card_exp_year, reference,
-                           schedule_id, installment_number, failure_code, failure_message, idempotency_key, processor,
-                           processor_token, processor_payment_id, saved_card_id, created_at, updated_at,
-                           funds_available_at)
-     SELECT x.id, x.integrator_id, x.session_id, x.user_id, x.tenancy_id, x.status, x.pure_amount_pence, x.fee_pence,
-            x.pure_amount_pence + x.fee_pence, 'card', x.card_brand, x.card_last4, x.card_exp_month, x.card_exp_year,
-            x.reference, x.schedule_id, x.installment_number, x.failure_code, x.failure_message, x.idempotency_key, $2,
-            x.processor_token, x.processor_payment_id, x.saved_card_id, $3, $3,
-            CASE WHEN $4 AND x.status = 'succeeded' THEN $3::timestamptz END
-       FROM jsonb_to_recordset($1::jsonb) AS x(id text, integrator_id text, session_id text, user_id text,
-            tenancy_id text, status text, pure_amount_pence bigint, fee_pence bigint, card_brand text,
-            card_last4 text, card_exp_month integer, card_exp_year integer, reference text, schedule_id text,
-            installment_number integer, failure_code text, failure_message text, idempotency_key text,
-            processor_token text, processor_payment_id text, saved_card_id text)
-     ON CONFLICT (session_id, idempotency_key) DO NOTHING
-     RETURNING *`,
-    [payments, processor, now, settlesAtOnce],
-  );
 }
 
 /** One attempt's processor answer, with what it is about. */

@@ -23,6 +23,7 @@ import {
   scheduleAgreement,
 } from './authorization.ts';
 import { type ScheduleDetail, scheduleDetailSql, scheduleEventData, scheduleTerms } from './view.ts';
+import { chargesWaitingForTenant } from './waiting-charges.ts';
 
 /** Recurring rent can be turned off per integrator (feature `recurring`): then a set-up answers 409. */
 export function assertRecurringEnabled(integrator: Pick<Integrator, 'features'>): void {
@@ -181,6 +182,11 @@ export class ScheduleService {
       known: false,
     }),
   ) {}
+
+  /** The tenant's recurring charges waiting for their authentication, each with its confirm-by day. */
+  chargesWaitingForTenant(tenant: { user_id: string; integrator_id: string }) {
+    return chargesWaitingForTenant(this.db, tenant);
+  }
 
   /**
    * What of the tenancy's rent is paid, as the ledger counts it: the plan's due dates with a plan, else the rent's. A

@@ -6,7 +6,7 @@ import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { ServiceError } from '../platform/errors.ts';
 import { enqueueMany } from '../platform/jobs/define.ts';
-import { JOBS_CHANNEL } from '../platform/jobs/queue.ts';
+import { bringJobForward, bringJobsForwardSql, JOBS_CHANNEL } from '../platform/jobs/queue.ts';
 import { webhookDeliverJob } from './jobs/webhook-deliver.ts';
 
 /**
@@ -75,7 +75,7 @@ export async function redeliverEvent(db: Db, clock: Clock, eventId: string): Pro
         );
       }
       if (job?.status === 'pending') {
-        await tx.query('UPDATE jobs SET run_at = $2, updated_at = $2 WHERE id = $1', [delivery!.job_id, now]);
+        await bringJobForward(tx, delivery!.job_id!, now);
         await tx.query(
           'UPDATE webhook_deliveries SET next_attempt_at = $2, updated_at = $2 WHERE event_id = $1',
           [eventId, now],
@@ -150,11 +150,7 @@ export async function retryPending(db: Db, clock: Clock, integratorId?: string):
             ORDER BY d.event_id
             LIMIT $4
             FOR UPDATE OF d),
-         due AS (
-           UPDATE jobs j SET run_at = $3, updated_at = $3
-             FROM picked p
-            WHERE j.id = p.job_id AND j.status = 'pending'
-            RETURNING j.id),
+         due AS (${bringJobsForwardSql({ from: 'picked p', jobId: 'p.job_id', at: '$3' })}),
          brought AS (
            UPDATE webhook_deliveries d
               SET next_attempt_at = CASE WHEN due.id IS NULL THEN d.next_attempt_at ELSE $3 END,

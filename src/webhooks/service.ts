@@ -1,4 +1,4 @@
-import { generateWebhookSecret } from '../integrators/service.ts';
+import { generateWebhookSecret, replaceWebhookSecret } from '../integrators/service.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, SqlParam } from '../platform/db/db.ts';
 import { ServiceError } from '../platform/errors.ts';
@@ -217,24 +217,15 @@ export class WebhookService {
     const expires = new Date(now.getTime() + overlapMs);
     const secret = generateWebhookSecret();
     return this.db.transaction(async (tx) => {
-      const [current] = await tx.query<{ webhook_secret: string }>(
-        'SELECT webhook_secret FROM integrators WHERE id = $1 FOR NO KEY UPDATE',
-        [integratorId],
-      );
-      if (!current) throw new ServiceError('not_found', `No integrator ${integratorId}.`);
-      await tx.query(
-        `UPDATE integrators SET webhook_secret = $2, updated_at = $3,
-                webhook_secret_issued_at = COALESCE(webhook_secret_issued_at, $3)
-          WHERE id = $1`,
-        [integratorId, secret, now],
-      );
+      const replaced = await replaceWebhookSecret(tx, integratorId, secret, now);
+      if (replaced === undefined) throw new ServiceError('not_found', `No integrator ${integratorId}.`);
       await tx.query(
         `INSERT INTO webhook_endpoints (integrator_id, previous_secret, previous_secret_expires_at, secret_rotated_at,
                                         updated_at)
          VALUES ($1, $2, $3, $4, $4)
          ON CONFLICT (integrator_id) DO UPDATE
            SET previous_secret = $2, previous_secret_expires_at = $3, secret_rotated_at = $4, updated_at = $4`,
-        [integratorId, current.webhook_secret, expires, now],
+        [integratorId, replaced, expires, now],
       );
       // A replaced secret is kept only while it still signs: erased when its overlap ends.
       await enqueue(

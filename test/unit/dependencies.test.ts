@@ -239,4 +239,40 @@ describe('dependency direction', () => {
     );
     assert.deepEqual(loose, []);
   });
+
+  it('every table has one writer: each INSERT, UPDATE and DELETE target is written from one part only', () => {
+    const writers = new Map<string, Set<string>>();
+    for (const file of sourceFiles('src')) {
+      const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+      for (const match of text.matchAll(/\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+([a-z_]+)\b/g)) {
+        const table = match[1]!;
+        if (table === 'SET') continue;
+        writers.set(table, (writers.get(table) ?? new Set()).add(partOf(file)));
+      }
+    }
+    assert.ok(writers.size >= 20, `only ${writers.size} written tables found`);
+    for (const [table, owner] of [
+      ['payments', 'payments'],
+      ['jobs', 'platform'],
+      ['sessions', 'sessions'],
+      ['documents', 'documents'],
+    ]) {
+      assert.deepEqual([...(writers.get(table!) ?? [])], [owner], `${table} is written by ${owner}`);
+    }
+    const shared = [...writers]
+      .filter(([, parts]) => parts.size > 1)
+      .map(([table, parts]) => `${table}: ${[...parts].join(', ')}`);
+    assert.deepEqual(shared, [], 'tables written from more than one part (move the write into its owner)');
+  });
+
+  it('routes use the services the composition root built: no database handle, no service built per route', () => {
+    const routeFiles = SURFACES.flatMap((surface) => sourceFiles(path.join('src', surface))).filter((file) =>
+      file.split(path.sep).includes('routes'),
+    );
+    assert.ok(routeFiles.length >= 30, `only ${routeFiles.length} route files`);
+    const offending = routeFiles.filter((file) =>
+      /\bctx\.db\b|\bnew [A-Z]\w*Service\(/.test(fs.readFileSync(path.join(ROOT, file), 'utf8')),
+    );
+    assert.deepEqual(offending, []);
+  });
 });

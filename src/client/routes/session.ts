@@ -4,7 +4,6 @@ import { resolvedFeatures } from '../../integrators/service.ts';
 import { PaymentView, paymentView } from '../../payments/view.ts';
 import { Timestamp } from '../../platform/http/schemas.ts';
 import { nextRentDue } from '../../schedules/view.ts';
-import { chargesWaitingForTenant } from '../../schedules/waiting-charges.ts';
 import { clientErrors } from '../../sessions/client-schemas.ts';
 import { SessionAmountView, sessionAmountView } from '../../sessions/schemas.ts';
 import { utcDate } from '../../shared/dates.ts';
@@ -166,7 +165,7 @@ export const clientSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
         ),
         paid,
         paid_applied_to: appliedToView(rent?.position, paid?.payment_id),
-        action_required: (await chargesWaitingForTenant(app.ctx.db, session)).map(
+        action_required: (await app.ctx.schedules.chargesWaitingForTenant(session)).map(
           ({ payment, confirmBy }) => ({
             payment: paymentView(payment),
             reason: 'authentication_required' as const,

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
-import { listPayments, PAYMENT_STATUSES } from '../../payments/list.ts';
+import { PAYMENT_STATUSES } from '../../payments/list.ts';
 import { RefundBody, RefundHeaders, RefundView, refundPayment } from '../../payments/refund-request.ts';
 import { type PaymentRow, PaymentView, paymentView } from '../../payments/view.ts';
 import { ServiceError } from '../../platform/errors.ts';
@@ -73,7 +73,7 @@ export const integrationPaymentRoutes: FastifyPluginAsyncTypebox = async (app) =
     },
     async (request) => {
       const { user_id, status, limit, starting_after } = request.query;
-      const page = await listPayments(app.ctx.db, {
+      const page = await app.ctx.payments.list({
         integratorId: request.integrator.id,
         ...(user_id === undefined ? {} : { userId: user_id }),
         ...(status === undefined ? {} : { status }),
@@ -115,12 +115,7 @@ export const integrationPaymentRoutes: FastifyPluginAsyncTypebox = async (app) =
     },
     async (request, reply) => {
       const { payment_id } = request.params;
-      const [owned] = await app.ctx.db.query('SELECT 1 FROM payments WHERE id = $1 AND integrator_id = $2', [
-        payment_id,
-        request.integrator.id,
-      ]);
-      // Another integrator's payment is as unknown as one that does not exist.
-      if (!owned) {
+      if (!(await app.ctx.payments.belongsTo(payment_id, request.integrator.id))) {
         throw new ServiceError(
           'not_found',
           `No payment ${payment_id}. List yours with GET /api/third-party/payments/.`,

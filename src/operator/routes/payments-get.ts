@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { PaymentRow } from '../../payments/view.ts';
 import { ServiceError } from '../../platform/errors.ts';
 import { IdString } from '../../platform/http/schemas.ts';
 import { BadRequest, NotFound, operatorErrors } from '../schemas.ts';
@@ -23,7 +22,7 @@ export const getPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { payment_id } = request.params;
-      const [row] = await app.ctx.db.query<PaymentRow>('SELECT * FROM payments WHERE id = $1', [payment_id]);
+      const row = await app.ctx.payments.byId(payment_id);
       if (!row) throw new ServiceError('not_found', `No payment ${payment_id}.`);
       return operatorPaymentView(row);
     },

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
-import { listPayments, PAYMENT_STATUSES } from '../../payments/list.ts';
+import { PAYMENT_STATUSES } from '../../payments/list.ts';
 import { type PaymentRow, PaymentView, paymentView } from '../../payments/view.ts';
 import { IdString, pageQuery } from '../../platform/http/schemas.ts';
 import { formatPence } from '../../shared/money.ts';
@@ -62,7 +62,7 @@ export const listPaymentsRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { integrator_id, status, session_id, limit, starting_after } = request.query;
-      const page = await listPayments(app.ctx.db, {
+      const page = await app.ctx.payments.list({
         ...(integrator_id === undefined ? {} : { integratorId: integrator_id }),
         ...(status === undefined ? {} : { status }),
         ...(session_id === undefined ? {} : { sessionId: session_id }),

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { payoutCsv } from '../../payouts/bank-account.ts';
-import { reconcilePayouts } from '../../payouts/reconcile.ts';
 import type { PayoutRun } from '../../payouts/service.ts';
 import { PayoutRunView, payoutRunView } from '../../payouts/view.ts';
 import { ServiceError } from '../../platform/errors.ts';
@@ -249,7 +248,7 @@ export const operatorPayoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async () => {
-      const result = await reconcilePayouts(app.ctx.db, utcDate(app.ctx.clock.now()));
+      const result = await app.ctx.payouts.reconcile(utcDate(app.ctx.clock.now()));
       return { ok: result.mismatches.length === 0, ...result };
     },
   );

@@ -2,14 +2,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Timestamp } from '../../platform/http/schemas.ts';
 import { WebhookEndpointView, webhookEndpointView } from '../../webhooks/schemas.ts';
-import { WebhookService } from '../../webhooks/service.ts';
 import { BadRequest, IntegratorParams, NotFound, operatorErrors } from '../schemas.ts';
 
 const errors = operatorErrors({ 400: BadRequest, 404: NotFound });
 
 /** An integrator's webhook endpoint: its state, lifting a 410's disabling, and rotating its secret. */
 export const webhookEndpointRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const webhooks = new WebhookService(app.ctx.db, app.ctx.clock);
+  const webhooks = app.ctx.webhooks;
 
   app.get(
     '/integrators/:integrator_id/webhook',

@@ -7,7 +7,7 @@ import {
   webhookEventDetailView,
   webhookEventView,
 } from '../../webhooks/schemas.ts';
-import { EVENT_DELIVERY_STATUSES, WebhookService } from '../../webhooks/service.ts';
+import { EVENT_DELIVERY_STATUSES } from '../../webhooks/service.ts';
 import { BadRequest, NotFound, operatorErrors } from '../schemas.ts';
 
 const EventParams = Type.Object({
@@ -43,7 +43,7 @@ const ListQuery = Type.Object(
 
 /** The delivery log: events with their delivery state, one event's attempts, and redelivery. */
 export const webhookEventRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const webhooks = new WebhookService(app.ctx.db, app.ctx.clock);
+  const webhooks = app.ctx.webhooks;
 
   app.get(
     '/webhooks/events',

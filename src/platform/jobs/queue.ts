@@ -127,6 +127,27 @@ export function insertJobsSql(columns: {
        RETURNING id`;
 }
 
+/** Makes a pending job due at `at` (a waiting retry brought forward); false when it is not pending. */
+export async function bringJobForward(tx: Queryable, jobId: string, at: Date): Promise<boolean> {
+  const rows = await tx.query(
+    "UPDATE jobs SET run_at = $2, updated_at = $2 WHERE id = $1 AND status = 'pending' RETURNING id",
+    [jobId, at],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * The same for a caller's own statement: the text of a data-modifying CTE body that makes the pending jobs among
+ * `from`'s `jobId` column due at `at` (SQL expressions), returning their ids.
+ */
+export function bringJobsForwardSql(columns: { from: string; jobId: string; at: string }): string {
+  const { from, jobId, at } = columns;
+  return `UPDATE jobs j SET run_at = ${at}, updated_at = ${at}
+             FROM ${from}
+            WHERE j.id = ${jobId} AND j.status = 'pending'
+            RETURNING j.id`;
+}
+
 export interface JobSpec extends EnqueueOptions {
   kind: string;
   payload: Record<string, unknown>;
