@@ -35,7 +35,7 @@ export function isCardAttempt(method: PaymentMethod, card: { brand: string | nul
 
 export interface DeclineRecord {
   session_id: string;
-  created_at: Date | string;
+  created_at: Date;
 }
 
 export interface DeclineBlock {
@@ -51,7 +51,7 @@ export interface DeclineBlock {
  */
 export function declineBlock(
   declines: readonly DeclineRecord[],
-  session: { id: string; expires_at: Date | string },
+  session: { id: string; expires_at: Date },
   now: Date,
 ): DeclineBlock | undefined {
   const nowMs = now.getTime();
@@ -98,7 +98,7 @@ export function declineOwner(client: {
 export async function assertCardAttemptsLeft(
   db: Queryable,
   owner: DeclineOwner,
-  session: { id: string; expires_at: Date | string },
+  session: { id: string; expires_at: Date },
   now: Date,
 ): Promise<void> {
   // Pending rows are attempts still with the processor: counted, so concurrent attempts cannot all get through.
@@ -128,7 +128,7 @@ export async function assertCardAttemptsLeft(
 export async function reserveCardAttempt(
   tx: Queryable,
   owner: DeclineOwner,
-  session: { id: string; expires_at: Date | string },
+  session: { id: string; expires_at: Date },
   source: string,
   now: Date,
 ): Promise<void> {

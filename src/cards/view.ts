@@ -20,8 +20,8 @@ export interface SavedCardRow {
   status: SavedCardStatus;
   is_default: boolean;
   next_action: NextAction | null;
-  created_at: Date | string;
-  updated_at: Date | string;
+  created_at: Date;
+  updated_at: Date;
 }
 
 /** A saved card in the Client API: display details only; the processor's token never leaves the service. */

@@ -25,8 +25,8 @@ export interface RefundRow {
   requested_pence: number | null;
   failure_code: string | null;
   failure_message: string | null;
-  created_at: Date | string;
-  updated_at: Date | string;
+  created_at: Date;
+  updated_at: Date;
 }
 
 /** Who asks for a refund: an integrator may not refund rent already paid out to the landlord; the operator may. */
@@ -106,7 +106,7 @@ export class RefundService {
             "takes back is deducted from the landlord's next payout.",
         );
       }
-      const [pending] = await tx.query<{ pence: string | number }>(
+      const [pending] = await tx.query<{ pence: number }>(
         "SELECT COALESCE(sum(amount_pence), 0) AS pence FROM refunds WHERE payment_id = $1 AND status = 'pending'",
         [paymentId],
       );

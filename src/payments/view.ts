@@ -95,10 +95,10 @@ export interface PaymentRow {
   processor_payment_id: string | null;
   next_action: NextAction | null;
   /** When a succeeded payment's funds can be paid out; null until the processor says (or not succeeded). */
-  funds_available_at: Date | string | null;
+  funds_available_at: Date | null;
   dispute_status: DisputeStatus | null;
-  created_at: Date | string;
-  updated_at: Date | string;
+  created_at: Date;
+  updated_at: Date;
 }
 
 export function paymentView(row: PaymentRow): PaymentView {

@@ -21,7 +21,7 @@ export interface PayoutRow {
   account_name: string;
   reference: string;
   amount_pence: number;
-  paid_at: Date | string | null;
+  paid_at: Date | null;
   payment_ids: string[];
 }
 
@@ -30,9 +30,9 @@ export interface PayoutRunRow {
   status: PayoutRunStatus;
   as_of: string;
   total_pence: number;
-  created_at: Date | string;
-  confirmed_at: Date | string | null;
-  canceled_at: Date | string | null;
+  created_at: Date;
+  confirmed_at: Date | null;
+  canceled_at: Date | null;
 }
 
 export const PayoutView = Type.Object(
@@ -84,7 +84,7 @@ export const PayoutRunView = Type.Object(
 );
 export type PayoutRunView = Static<typeof PayoutRunView>;
 
-const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
+const iso = (value: Date | null) => (value === null ? null : new Date(value).toISOString());
 
 export function payoutView(row: PayoutRow): PayoutView {
   return {

@@ -20,8 +20,8 @@ export interface ScheduleDetail {
   installment_plan: boolean;
   pure_amount_pence: number | null;
   next_due_date: string | null;
-  created_at: Date | string;
-  updated_at: Date | string;
+  created_at: Date;
+  updated_at: Date;
   external_user_id: number;
   email: string;
   payment_reference: string;
@@ -38,7 +38,7 @@ export interface ScheduleDetail {
   fees: Partial<Record<string, MethodFee>>;
   authorization_text: string | null;
   authorization_version: string | null;
-  authorized_at: Date | string | null;
+  authorized_at: Date | null;
 }
 
 /** Selects ScheduleDetail rows (and `extraColumns`, on s, u, t, c, i); add JOINs, WHERE and ORDER BY. */

@@ -33,7 +33,7 @@ export interface SessionRow {
   completed_at: Date | null;
   created_at: Date;
   /** The amount the integrator's server set at user-login; null: the tenant chooses. */
-  pure_amount_pence: number | string | null;
+  pure_amount_pence: number | null;
   /** false: the amount is fixed (the Client API refuses any other); true: it only pre-fills, or there is none. */
   amount_editable: boolean;
 }

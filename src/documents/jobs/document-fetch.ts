@@ -29,7 +29,7 @@ interface DocumentToFetch {
   source_url: string;
   generation: number;
   state: string;
-  external_user_id: number | string;
+  external_user_id: number;
   payment_reference: string | null;
 }
 
