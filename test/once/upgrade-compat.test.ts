@@ -29,7 +29,7 @@ const AGREEMENT = `${PUBLIC_URL}/sandbox/documents/sample-agreement.pdf`;
 const EMAIL = 'upgrade@example.com';
 const USER_ID = 4200;
 const NEEDS_HISTORY =
-  "test/upgrade-compat.test.ts needs the repository's git history to find the previous release (the commit " +
+  "test/once/upgrade-compat.test.ts needs the repository's git history to find the previous release (the commit " +
   'before the newest migration was added); in a shallow clone run `git fetch --unshallow` first.';
 
 function git(args: string[]): string {
