@@ -11,6 +11,7 @@ import { JOBS, PERIODIC_JOBS } from '../../src/jobs.ts';
 import { paymentExpireJob } from '../../src/payments/jobs/payment-expire.ts';
 import { FakeClock } from '../../src/platform/clock/clock.ts';
 import type { Db } from '../../src/platform/db/db.ts';
+import { migrate } from '../../src/platform/db/migrate.ts';
 import { enqueue, jobHandler } from '../../src/platform/jobs/define.ts';
 import { enqueueJob } from '../../src/platform/jobs/queue.ts';
 import { Worker } from '../../src/platform/jobs/worker.ts';
@@ -73,6 +74,7 @@ describe('a worker and a job’s payload', () => {
   before(async () => {
     database = await createTestDatabase();
     db = await database.open();
+    await migrate(db);
     const payments = {
       cancel: async (id: string) => {
         canceled.push(id);
