@@ -104,11 +104,10 @@ async function fetchDocument(
   { document_id, generation }: { document_id: string; generation: number },
   { job, db, clock, log }: JobContext,
 ): Promise<void> {
-  const payload = { documentId: document_id, generation };
-  const [document] = await db.query<DocumentToFetch>(LOAD_DOCUMENT, [payload.documentId]);
-  if (!document || document.generation !== payload.generation || document.state !== 'pending') {
+  const [document] = await db.query<DocumentToFetch>(LOAD_DOCUMENT, [document_id]);
+  if (!document || document.generation !== generation || document.state !== 'pending') {
     log.info(
-      { document_id: payload.documentId, generation: payload.generation, state: document?.state },
+      { document_id: document_id, generation: generation, state: document?.state },
       'document fetch skipped: the document is gone, replaced or already settled',
     );
     return;
