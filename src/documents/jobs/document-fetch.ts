@@ -107,7 +107,7 @@ async function fetchDocument(
   const [document] = await db.query<DocumentToFetch>(LOAD_DOCUMENT, [document_id]);
   if (!document || document.generation !== generation || document.state !== 'pending') {
     log.info(
-      { document_id: document_id, generation: generation, state: document?.state },
+      { document_id, generation, state: document?.state },
       'document fetch skipped: the document is gone, replaced or already settled',
     );
     return;
