@@ -7,13 +7,22 @@ import { ERROR_STATUS } from '../platform/http/errors.ts';
 import { installApiDocument } from '../platform/http/openapi.ts';
 import type { ClientContext } from '../sessions/service.ts';
 import { cancelPaymentRoute } from './routes/cancel-payment.ts';
-import { savedCardRoutes } from './routes/cards.ts';
+import { cancelScheduleRoute } from './routes/cancel-schedule.ts';
 import { confirmPaymentRoute } from './routes/confirm-payment.ts';
 import { createPaymentRoute } from './routes/create-payment.ts';
+import { createScheduleRoute } from './routes/create-schedule.ts';
+import { deleteSavedCardRoute } from './routes/delete-saved-card.ts';
 import { extendSessionRoute } from './routes/extend-session.ts';
 import { getPaymentRoute } from './routes/get-payment.ts';
-import { clientScheduleRoutes } from './routes/schedules.ts';
-import { clientSessionRoute } from './routes/session.ts';
+import { getSavedCardRoute } from './routes/get-saved-card.ts';
+import { getSessionRoute } from './routes/get-session.ts';
+import { listSavedCardsRoute } from './routes/list-saved-cards.ts';
+import { listSchedulesRoute } from './routes/list-schedules.ts';
+import { pauseScheduleRoute } from './routes/pause-schedule.ts';
+import { previewScheduleRoute } from './routes/preview-schedule.ts';
+import { resumeScheduleRoute } from './routes/resume-schedule.ts';
+import { saveCardRoute } from './routes/save-card.ts';
+import { setDefaultSavedCardRoute } from './routes/set-default-saved-card.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -71,14 +80,23 @@ const authenticatedClientRoutes: FastifyPluginAsync = async (app) => {
       },
     }),
   );
-  await app.register(clientSessionRoute);
+  await app.register(getSessionRoute);
   await app.register(extendSessionRoute);
   await app.register(createPaymentRoute);
   await app.register(getPaymentRoute);
   await app.register(cancelPaymentRoute);
   await app.register(confirmPaymentRoute);
-  await app.register(savedCardRoutes);
-  await app.register(clientScheduleRoutes);
+  await app.register(listSavedCardsRoute);
+  await app.register(getSavedCardRoute);
+  await app.register(saveCardRoute);
+  await app.register(deleteSavedCardRoute);
+  await app.register(setDefaultSavedCardRoute);
+  await app.register(listSchedulesRoute);
+  await app.register(previewScheduleRoute);
+  await app.register(createScheduleRoute);
+  await app.register(pauseScheduleRoute);
+  await app.register(resumeScheduleRoute);
+  await app.register(cancelScheduleRoute);
 };
 
 /**

@@ -1,20 +1,28 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { serverTokenAuth } from '../integrators/auth.ts';
 import { ServiceError } from '../platform/errors.ts';
-import { integrationEventRoutes } from './routes/events.ts';
+import { cancelScheduleRoute } from './routes/cancel-schedule.ts';
 import { getDocumentRoute } from './routes/get-document.ts';
 import { getIntegratorRoute } from './routes/get-integrator.ts';
 import { getLedgerRoute } from './routes/get-ledger.ts';
 import { getSessionRoute } from './routes/get-session.ts';
-import { onboardRoute } from './routes/onboard.ts';
-import { integrationPaymentRoutes } from './routes/payments.ts';
-import { integrationPayoutRoutes } from './routes/payouts.ts';
+import { getWebhookEndpointRoute } from './routes/get-webhook-endpoint.ts';
+import { listEventsRoute } from './routes/list-events.ts';
+import { listPaymentsRoute } from './routes/list-payments.ts';
+import { listPayoutsRoute } from './routes/list-payouts.ts';
+import { listSchedulesRoute } from './routes/list-schedules.ts';
+import { onboardUsersRoute } from './routes/onboard-users.ts';
+import { pauseScheduleRoute } from './routes/pause-schedule.ts';
+import { redeliverEventRoute } from './routes/redeliver-event.ts';
+import { refundPaymentRoute } from './routes/refund-payment.ts';
+import { resumeScheduleRoute } from './routes/resume-schedule.ts';
 import { rotateTokenRoute } from './routes/rotate-token.ts';
+import { rotateWebhookSecretRoute } from './routes/rotate-webhook-secret.ts';
 import { runRemindersRoute } from './routes/run-reminders.ts';
 import { runSchedulesRoute } from './routes/run-schedules.ts';
-import { integrationScheduleRoutes } from './routes/schedules.ts';
+import { sendTestWebhookRoute } from './routes/send-test-webhook.ts';
+import { setWebhookEndpointRoute } from './routes/set-webhook-endpoint.ts';
 import { userLoginRoute } from './routes/user-login.ts';
-import { integrationWebhookEndpointRoutes } from './routes/webhook-endpoint.ts';
 
 /**
  * The Integration API under /api/third-party. Every route here needs a server token and counts against the
@@ -47,16 +55,24 @@ export const integrationApi: FastifyPluginAsync = async (app) => {
   );
   await app.register(rotateTokenRoute);
   await app.register(getIntegratorRoute);
-  await app.register(onboardRoute);
+  await app.register(onboardUsersRoute);
   await app.register(userLoginRoute);
   await app.register(getSessionRoute);
   await app.register(getDocumentRoute);
   await app.register(getLedgerRoute);
-  await app.register(integrationPayoutRoutes);
-  await app.register(integrationScheduleRoutes);
-  await app.register(integrationPaymentRoutes);
-  await app.register(integrationWebhookEndpointRoutes);
-  await app.register(integrationEventRoutes);
+  await app.register(listPayoutsRoute);
+  await app.register(listSchedulesRoute);
+  await app.register(pauseScheduleRoute);
+  await app.register(resumeScheduleRoute);
+  await app.register(cancelScheduleRoute);
+  await app.register(listPaymentsRoute);
+  await app.register(refundPaymentRoute);
+  await app.register(getWebhookEndpointRoute);
+  await app.register(setWebhookEndpointRoute);
+  await app.register(rotateWebhookSecretRoute);
+  await app.register(sendTestWebhookRoute);
+  await app.register(listEventsRoute);
+  await app.register(redeliverEventRoute);
   // The sandbox test clock does not exist in production.
   if (app.ctx.config.serviceEnv === 'sandbox') {
     await app.register(runSchedulesRoute);

@@ -26,3 +26,8 @@ export function operatorErrors(extra: Record<number, TSchema> = {}): Record<numb
 export const IntegratorParams = Type.Object({
   integrator_id: IdString('int', 'an integrator'),
 });
+
+/** An event in the path. */
+export const EventParams = Type.Object({
+  event_id: IdString('evt', 'an event'),
+});

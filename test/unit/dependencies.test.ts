@@ -3,7 +3,8 @@
  * platform (plumbing) imports nothing of rentpay's own but platform; shared (vocabulary) only shared; the domains
  * import platform, shared and each other (one way only: no cycles, and never another's routes or job handlers),
  * never a surface (an API, the page, the CLI) or the composition root;
- * the browser code imports only the shared vocabulary from src.
+ * the browser code imports only the shared vocabulary from src. And the layout the checks rely on: each route file of
+ * an API holds one operation and is named after it.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -52,6 +53,29 @@ export function unclassified(entries: readonly { name: string; isDirectory(): bo
         : !ROOT_FILES.includes(entry.name),
     )
     .map((entry) => entry.name);
+}
+
+/** The surfaces that are APIs: each route file in src/<surface>/routes/ holds one operation. */
+const API_SURFACES = ['integration', 'client', 'operator'];
+
+/**
+ * What is wrong with a route file of an API, by its text: it must hold exactly one `operationId:`, a string literal
+ * whose kebab-case is the file's name (`approvePayee` in approve-payee.ts). Shared schemas and handlers live beside
+ * routes/, not in it.
+ */
+export function routeFileProblems(fileName: string, text: string): string[] {
+  const values = [...text.matchAll(/\boperationId\s*:\s*([^\n]*)/g)].map((match) => match[1]!);
+  if (values.length !== 1) {
+    return [
+      `${fileName} has ${values.length} operationIds: one operation per file (shared code goes beside routes/)`,
+    ];
+  }
+  const literal = /^(['"])([a-z][A-Za-z0-9]*)\1\s*(?:[,}]|$)/.exec(values[0]!);
+  if (!literal) {
+    return [`${fileName}: its operationId is not a string literal: ${values[0]!.replace(/,\s*$/, '')}`];
+  }
+  const expected = `${literal[2]!.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}.ts`;
+  return fileName === expected ? [] : [`${fileName} holds ${literal[2]}: name it ${expected}`];
 }
 
 interface Import {
@@ -263,6 +287,40 @@ describe('dependency direction', () => {
       .filter(([, parts]) => parts.size > 1)
       .map(([table, parts]) => `${table}: ${[...parts].join(', ')}`);
     assert.deepEqual(shared, [], 'tables written from more than one part (move the write into its owner)');
+  });
+
+  it('every route file of an API holds one operation and is named after its operationId', () => {
+    const problems: string[] = [];
+    for (const surface of API_SURFACES) {
+      const files = sourceFiles(path.join('src', surface, 'routes'));
+      assert.ok(files.length >= 10, `only ${files.length} route files in src/${surface}/routes`);
+      for (const file of files) {
+        problems.push(
+          ...routeFileProblems(path.basename(file), fs.readFileSync(path.join(ROOT, file), 'utf8')).map(
+            (problem) => `src/${surface}/routes/${problem}`,
+          ),
+        );
+      }
+    }
+    assert.deepEqual(problems, []);
+    // The check fails where it should: two operations, a computed operationId, a name that is not the operation's.
+    const op = (id: string) =>
+      `  app.post('/x', {\n    schema: {\n      operationId: ${id},\n      tags: ['X'],\n`;
+    assert.deepEqual(routeFileProblems('approve-payee.ts', op("'approvePayee'")), []);
+    assert.deepEqual(routeFileProblems('payouts.ts', op("'approvePayee'") + op("'reconcilePayouts'")), [
+      'payouts.ts has 2 operationIds: one operation per file (shared code goes beside routes/)',
+    ]);
+    assert.deepEqual(routeFileProblems('helpers.ts', 'export const Params = {};\n'), [
+      'helpers.ts has 0 operationIds: one operation per file (shared code goes beside routes/)',
+    ]);
+    const computed = "action === 'confirm' ? 'confirmPayoutRun' : 'cancelPayoutRun'";
+    assert.deepEqual(routeFileProblems('confirm-payout-run.ts', op(computed)), [
+      `confirm-payout-run.ts: its operationId is not a string literal: ${computed}`,
+    ]);
+    assert.deepEqual(routeFileProblems('get-payment.ts', "{ operationId: 'getPayment' }"), []);
+    assert.deepEqual(routeFileProblems('payees.ts', op("'approvePayee'")), [
+      'payees.ts holds approvePayee: name it approve-payee.ts',
+    ]);
   });
 
   it('routes use the services the composition root built: no database handle, no service built per route', () => {

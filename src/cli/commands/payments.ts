@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
-import type { OperatorPaymentView } from '../../operator/routes/payments-list.ts';
+import type { OperatorPaymentView } from '../../operator/payment-view.ts';
 import { formatPence, parsePence } from '../../shared/money.ts';
 import { PAYMENT_STATUSES } from '../../shared/vocabulary.ts';
 import { CliError, operatorClient, withOperatorOptions } from '../operator-client.ts';

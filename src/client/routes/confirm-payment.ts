@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ServiceError } from '../../platform/errors.ts';
-import { clientPayment, PaymentParams, waitingPaymentResponses } from './payment-schemas.ts';
+import { clientPayment, PaymentParams, waitingPaymentResponses } from '../payment-schemas.ts';
 
 export const confirmPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(

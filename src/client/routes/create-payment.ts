@@ -11,8 +11,8 @@ import {
   RETRY_AFTER,
 } from '../../sessions/client-schemas.ts';
 import { APM_METHODS, PAYMENT_METHODS, type PaymentMethod, WALLET_METHODS } from '../../shared/vocabulary.ts';
+import { ClientPayment, clientPayment } from '../payment-schemas.ts';
 import { IdempotencyKeyInput, SCHEDULER_KEY_MESSAGE, SCHEDULER_KEY_PREFIX } from '../schemas.ts';
-import { ClientPayment, clientPayment } from './payment-schemas.ts';
 
 const Money = Type.String({ examples: ['1217.40'] });
 

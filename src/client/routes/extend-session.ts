@@ -2,11 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Timestamp } from '../../platform/http/schemas.ts';
 import { clientErrors } from '../../sessions/client-schemas.ts';
-
-/** Seconds from now to the earlier of two instants, never negative. */
-export function secondsUntil(now: Date, ...instants: Date[]): number {
-  return Math.max(0, Math.floor((Math.min(...instants.map((at) => at.getTime())) - now.getTime()) / 1000));
-}
+import { secondsUntil } from '../session-expiry.ts';
 
 export const extendSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ServiceError } from '../../platform/errors.ts';
 import { BadRequest, clientErrors, NotFound } from '../../sessions/client-schemas.ts';
-import { ClientPayment, clientPayment, PaymentParams } from './payment-schemas.ts';
+import { ClientPayment, clientPayment, PaymentParams } from '../payment-schemas.ts';
 
 export const getPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(

@@ -9,7 +9,7 @@ import { formatPence } from '../../shared/money.ts';
 const Money = Type.String({ pattern: '^\\d+\\.\\d{2}$', examples: ['1200.00'] });
 const CalendarDate = Type.String({ format: 'date', description: 'YYYY-MM-DD (a UTC calendar day).' });
 
-export const LedgerView = Type.Object(
+const LedgerView = Type.Object(
   {
     payment_reference: Type.String(),
     currency: Type.Literal('GBP'),
@@ -48,7 +48,7 @@ export const LedgerView = Type.Object(
   { title: 'Ledger' },
 );
 
-export function ledgerView(ledger: TenancyLedger): Static<typeof LedgerView> {
+function ledgerView(ledger: TenancyLedger): Static<typeof LedgerView> {
   return {
     payment_reference: ledger.payment_reference,
     currency: 'GBP',

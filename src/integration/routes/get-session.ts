@@ -8,7 +8,7 @@ import { SessionView, sessionView } from '../../sessions/schemas.ts';
 const SESSION_ID = /^[A-Za-z0-9_]{1,64}$/;
 
 /** The session query: the session (user, tenancy, documents) with the payments made in it. */
-export const SessionQueryView = Type.Object(
+const SessionQueryView = Type.Object(
   {
     ...SessionView.properties,
     payments: Type.Array(PaymentView, { description: 'Payments made in this session, oldest first.' }),
