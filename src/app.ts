@@ -11,6 +11,7 @@ import { integrationApi } from './integration/plugin.ts';
 import { operatorApi } from './operator/plugin.ts';
 import { hostedPage } from './page/plugin.ts';
 import { type Clock, systemClock } from './platform/clock/clock.ts';
+import { clockedRateLimitStore } from './platform/http/clocked-rate-limit-store.ts';
 import type { Config } from './platform/config/config.ts';
 import { type Db, databaseOptions, openDatabase } from './platform/db/db.ts';
 import { migrate } from './platform/db/migrate.ts';
@@ -131,7 +132,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     global: false,
     // Redis down must not take the API down with it: requests then pass unlimited and a warning is logged.
     skipOnError: true,
-    ...(redis ? { redis, nameSpace: 'rentpay-ratelimit-' } : {}),
+    ...(redis ? { redis, nameSpace: 'rentpay-ratelimit-' } : { store: clockedRateLimitStore(clock) }),
   });
 
   const registry = installMetrics(app, db, clock, config.metricsToken);
