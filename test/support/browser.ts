@@ -18,6 +18,7 @@ import {
 import { jobHandlers } from '../../src/jobs.ts';
 import type { FakeClock } from '../../src/platform/clock/clock.ts';
 import type { Config } from '../../src/platform/config/config.ts';
+import { JOBS_CHANNEL } from '../../src/platform/jobs/queue.ts';
 import { Worker } from '../../src/platform/jobs/worker.ts';
 import { createLogger } from '../../src/platform/log/logger.ts';
 import { type Answer, type Api, integrationApi, send, UNLIMITED } from './api-client.ts';
@@ -116,15 +117,19 @@ export async function startPageEnvironment(
     clock: options.clock,
   });
   await t.app.listen({ port, host: '127.0.0.1' });
-  // The sandbox's notifications (3DS, APM outcomes) reach the payment through jobs, as in `rentpay serve`.
+  // The sandbox's notifications (3DS, APM outcomes) reach the payment through jobs, as in `rentpay serve`: a job due
+  // now wakes the worker when its transaction commits; the poll is only for jobs that fall due as the clock moves.
+  // (Polling every 25 ms instead cost a core's fifth on the embedded database, a third of some files' time.)
   const worker = new Worker({
     db: t.db,
     clock: t.clock,
     log: createLogger('silent'),
     handlers: jobHandlers(t.config, t.app.ctx),
-    pollIntervalMs: 25,
+    wakeChannel: JOBS_CHANNEL,
+    pollIntervalMs: 250,
   });
   worker.start();
+  await worker.listening();
   const integratorSite = await startEmbeddingSite(baseUrl);
   const strangerSite = await startEmbeddingSite(baseUrl);
   // "localhost" against the app's 127.0.0.1: another site, not only another origin.

@@ -105,7 +105,20 @@ export async function enqueueJob(
       now,
     ],
   );
-  return inserted.length > 0 ? id : undefined;
+  if (inserted.length === 0) return undefined;
+  await wakeWorkersIfDue(tx, now, [{ kind, runAt: options.runAt }]);
+  return id;
+}
+
+/** A job due now wakes the idle workers once its transaction commits, instead of waiting for their next poll. */
+async function wakeWorkersIfDue(
+  tx: Queryable,
+  now: Date,
+  jobs: readonly { kind: string; runAt?: Date | undefined }[],
+): Promise<void> {
+  for (const kind of new Set(jobs.filter((job) => !job.runAt || job.runAt <= now).map((job) => job.kind))) {
+    await tx.notifyOnCommit(JOBS_CHANNEL, kind);
+  }
 }
 
 /**
@@ -182,6 +195,7 @@ export async function enqueueJobs(tx: Queryable, clock: Clock, jobs: JobSpec[]):
       now,
     ],
   );
+  await wakeWorkersIfDue(tx, now, jobs);
   return ids;
 }
 
