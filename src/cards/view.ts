@@ -1,28 +1,14 @@
+import type { Selectable } from 'kysely';
 import { type Static, Type } from 'typebox';
+import type { SavedCardsTable } from '../platform/db/tables.ts';
 import { Timestamp } from '../platform/http/schemas.ts';
 import type { NextAction } from '../processors/processor.ts';
 import { SAVED_CARD_STATUSES } from '../shared/vocabulary.ts';
 
-export type SavedCardStatus = 'requires_action' | 'active' | 'failed' | 'deleted';
-
-export interface SavedCardRow {
-  id: string;
-  integrator_id: string;
-  user_id: string;
-  processor: string;
-  processor_token: string;
-  processor_setup_id: string | null;
-  source_token_sha256: string;
-  brand: string;
-  last4: string;
-  exp_month: number;
-  exp_year: number;
-  status: SavedCardStatus;
-  is_default: boolean;
+/** A saved_cards row: the generated table type, with its JSON column narrowed. */
+export type SavedCardRow = Omit<Selectable<SavedCardsTable>, 'next_action'> & {
   next_action: NextAction | null;
-  created_at: Date;
-  updated_at: Date;
-}
+};
 
 /** A saved card in the Client API: display details only; the processor's token never leaves the service. */
 export const SavedCardView = Type.Object(

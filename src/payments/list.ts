@@ -1,6 +1,8 @@
-import type { Queryable, SqlParam } from '../platform/db/db.ts';
+import type { Queryable } from '../platform/db/db.ts';
+import { cursorExists, newestFirstPage } from '../platform/db/pages.ts';
+import { qb } from '../platform/db/query-builder.ts';
 import { ServiceError } from '../platform/errors.ts';
-import type { PaymentRow } from './view.ts';
+import type { PaymentRow, PaymentRowNarrowing } from './view.ts';
 
 export const PAYMENT_STATUSES = ['requires_action', 'processing', 'succeeded', 'failed', 'canceled'] as const;
 
@@ -25,40 +27,29 @@ export async function listPayments(
   db: Queryable,
   filter: PaymentFilter,
 ): Promise<{ rows: PaymentRow[]; has_more: boolean }> {
-  const where: string[] = [];
-  const params: SqlParam[] = [];
-  const add = (clause: (n: string) => string, value: SqlParam) => {
-    params.push(value);
-    where.push(clause(`$${params.length}`));
-  };
-  if (filter.integratorId !== undefined) add((n) => `p.integrator_id = ${n}`, filter.integratorId);
-  if (filter.userId !== undefined) {
-    add((n) => `u.external_id = ${n}`, filter.userId);
-  }
-  if (filter.status !== undefined) add((n) => `p.status = ${n}`, filter.status);
-  if (filter.sessionId !== undefined) add((n) => `p.session_id = ${n}`, filter.sessionId);
-  if (filter.startingAfter !== undefined) {
-    const [cursor] = await db.query<{ id: string }>(
-      'SELECT id FROM payments WHERE id = $1 AND ($2::text IS NULL OR integrator_id = $2)',
-      [filter.startingAfter, filter.integratorId ?? null],
-    );
-    if (!cursor) {
-      throw new ServiceError(
-        'invalid_request',
-        `Invalid querystring: starting_after: No payment ${filter.startingAfter}. Pass the payment_id of the last payment of the page you have.`,
-      );
-    }
-    add(
-      (n) => `(p.created_at, p.id) < (SELECT created_at, id FROM payments WHERE id = ${n})`,
-      filter.startingAfter,
+  let query = qb
+    .selectFrom('payments as p')
+    .innerJoin('users as u', 'u.id', 'p.user_id')
+    .selectAll('p')
+    .select('u.external_id as user_external_id')
+    .$narrowType<PaymentRowNarrowing>();
+  if (filter.integratorId !== undefined) query = query.where('p.integrator_id', '=', filter.integratorId);
+  if (filter.userId !== undefined) query = query.where('u.external_id', '=', filter.userId);
+  if (filter.status !== undefined) query = query.where('p.status', '=', filter.status);
+  if (filter.sessionId !== undefined) query = query.where('p.session_id', '=', filter.sessionId);
+  if (
+    filter.startingAfter !== undefined &&
+    !(await cursorExists(db, 'payments', filter.startingAfter, filter.integratorId))
+  ) {
+    throw new ServiceError(
+      'invalid_request',
+      `Invalid querystring: starting_after: No payment ${filter.startingAfter}. Pass the payment_id of the last payment of the page you have.`,
     );
   }
-  params.push(filter.limit + 1);
-  const rows = await db.query<PaymentRow & { user_external_id: string }>(
-    `SELECT p.*, u.external_id AS user_external_id FROM payments p JOIN users u ON u.id = p.user_id
-      ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-      ORDER BY p.created_at DESC, p.id DESC LIMIT $${params.length}`,
-    params,
-  );
-  return { rows: rows.slice(0, filter.limit), has_more: rows.length > filter.limit };
+  return newestFirstPage(db, query, {
+    table: 'payments',
+    alias: 'p',
+    limit: filter.limit,
+    startingAfter: filter.startingAfter,
+  });
 }

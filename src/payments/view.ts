@@ -1,9 +1,11 @@
+import type { Selectable } from 'kysely';
 import { type Static, Type } from 'typebox';
 import type { PaymentProcessorName } from '../platform/config/config.ts';
+import type { PaymentsTable } from '../platform/db/tables.ts';
 import { Timestamp } from '../platform/http/schemas.ts';
-import type { DisputeStatus, NextAction } from '../processors/processor.ts';
+import type { NextAction } from '../processors/processor.ts';
 import { formatPence } from '../shared/money.ts';
-import { PAYMENT_METHODS, PAYMENT_STATUSES, type PaymentStatus } from '../shared/vocabulary.ts';
+import { PAYMENT_METHODS, PAYMENT_STATUSES } from '../shared/vocabulary.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
   Type.Union([schema, Type.Null()]);
@@ -65,41 +67,14 @@ export const NextActionView = Type.Union([
   }),
 ]);
 
-export interface PaymentRow {
-  id: string;
-  integrator_id: string;
-  session_id: string;
-  user_id: string;
-  tenancy_id: string;
-  status: PaymentStatus;
-  pure_amount_pence: number;
-  fee_pence: number;
-  amount_pence: number;
-  refunded_pence: number;
-  currency: 'GBP';
+/** The payments columns the database types loosely (free text, JSON), as the payments service writes them. */
+export interface PaymentRowNarrowing {
   method: PaymentView['method'];
-  card_brand: string | null;
-  card_last4: string | null;
-  card_exp_month: number | null;
-  card_exp_year: number | null;
-  reference: string;
-  schedule_id: string | null;
-  installment_number: number | null;
-  failure_code: string | null;
-  failure_message: string | null;
-  idempotency_key: string;
-  processor: string;
-  /** Null for APMs, which pay without a token. */
-  processor_token: string | null;
-  saved_card_id: string | null;
-  processor_payment_id: string | null;
   next_action: NextAction | null;
-  /** When a succeeded payment's funds can be paid out; null until the processor says (or not succeeded). */
-  funds_available_at: Date | null;
-  dispute_status: DisputeStatus | null;
-  created_at: Date;
-  updated_at: Date;
 }
+
+/** A payments row: the generated table type, with the loosely typed columns narrowed. */
+export type PaymentRow = Omit<Selectable<PaymentsTable>, keyof PaymentRowNarrowing> & PaymentRowNarrowing;
 
 export function paymentView(row: PaymentRow): PaymentView {
   return {

@@ -1,6 +1,9 @@
+import type { InferResult } from 'kysely';
 import { generateWebhookSecret, replaceWebhookSecret } from '../integrators/service.ts';
 import type { Clock } from '../platform/clock/clock.ts';
-import type { Db, SqlParam } from '../platform/db/db.ts';
+import type { Db } from '../platform/db/db.ts';
+import { cursorExists, newestFirstPage } from '../platform/db/pages.ts';
+import { firstRow, qb } from '../platform/db/query-builder.ts';
 import { ServiceError } from '../platform/errors.ts';
 import { enqueue } from '../platform/jobs/define.ts';
 import { webhookSecretEraseJob } from './jobs/webhook-secret-erase.ts';
@@ -15,22 +18,31 @@ export type EventDeliveryStatus = (typeof EVENT_DELIVERY_STATUSES)[number];
 /** How long the previous secret keeps signing after a rotation. */
 export const SECRET_OVERLAP_MS = 24 * 3_600_000;
 
-export interface EventRow {
-  id: string;
-  integrator_id: string;
-  type: string;
-  data: Record<string, unknown>;
-  created_at: Date;
-  status: 'pending' | 'delivered' | 'failed' | null;
-  attempts: number | null;
-  round_attempts: number | null;
-  next_attempt_at: Date | null;
-  last_attempt_at: Date | null;
-  last_status_code: number | null;
-  last_error: string | null;
-  delivered_at: Date | null;
-  failed_at: Date | null;
+/** Events with their delivery's state (none yet: the delivery columns are null). */
+function eventsWithDelivery() {
+  return qb
+    .selectFrom('events as e')
+    .leftJoin('webhook_deliveries as d', 'd.event_id', 'e.id')
+    .select([
+      'e.id',
+      'e.integrator_id',
+      'e.type',
+      'e.data',
+      'e.created_at',
+      'd.status',
+      'd.attempts',
+      'd.round_attempts',
+      'd.next_attempt_at',
+      'd.last_attempt_at',
+      'd.last_status_code',
+      'd.last_error',
+      'd.delivered_at',
+      'd.failed_at',
+    ])
+    .$narrowType<{ data: Record<string, unknown> }>();
 }
+
+export type EventRow = InferResult<ReturnType<typeof eventsWithDelivery>>[number];
 
 export interface AttemptRow {
   number: number;
@@ -73,9 +85,6 @@ export interface EventFilter {
   starting_after?: string;
 }
 
-const EVENT_COLUMNS = `e.id, e.integrator_id, e.type, e.data, e.created_at, d.status, d.attempts, d.round_attempts,
-  d.next_attempt_at, d.last_attempt_at, d.last_status_code, d.last_error, d.delivered_at, d.failed_at`;
-
 /** The operator's view of webhooks: the delivery log, redelivery, and each integrator's endpoint and secret. */
 export class WebhookService {
   constructor(
@@ -85,49 +94,33 @@ export class WebhookService {
 
   /** Events newest first, each with its delivery's state. */
   async listEvents(filter: EventFilter): Promise<{ data: EventRow[]; has_more: boolean }> {
-    const where: string[] = [];
-    const params: SqlParam[] = [];
-    const add = (clause: (n: string) => string, value: SqlParam) => {
-      params.push(value);
-      where.push(clause(`$${params.length}`));
-    };
-    if (filter.integrator_id !== undefined) add((n) => `e.integrator_id = ${n}`, filter.integrator_id);
-    if (filter.type !== undefined) add((n) => `e.type = ${n}`, filter.type);
-    if (filter.since !== undefined) add((n) => `e.created_at >= ${n}`, filter.since);
-    if (filter.status === 'not_sent') where.push('d.event_id IS NULL');
-    else if (filter.status !== undefined) add((n) => `d.status = ${n}`, filter.status);
-    if (filter.starting_after !== undefined) {
-      // An integrator's cursor must be one of its own events: another's is as unknown as a made-up id.
-      const [cursor] = await this.db.query(
-        'SELECT id FROM events WHERE id = $1 AND ($2::text IS NULL OR integrator_id = $2)',
-        [filter.starting_after, filter.integrator_id ?? null],
-      );
-      if (!cursor) {
-        throw new ServiceError(
-          'invalid_request',
-          `Invalid querystring: starting_after: No event ${filter.starting_after}. Pass the event_id of the last event of the page you have.`,
-        );
-      }
-      add(
-        (n) => `(e.created_at, e.id) < (SELECT created_at, id FROM events WHERE id = ${n})`,
-        filter.starting_after,
+    let query = eventsWithDelivery();
+    if (filter.integrator_id !== undefined) query = query.where('e.integrator_id', '=', filter.integrator_id);
+    if (filter.type !== undefined) query = query.where('e.type', '=', filter.type);
+    if (filter.since !== undefined) query = query.where('e.created_at', '>=', filter.since);
+    if (filter.status === 'not_sent') query = query.where('d.event_id', 'is', null);
+    else if (filter.status !== undefined) query = query.where('d.status', '=', filter.status);
+    // An integrator's cursor must be one of its own events: another's is as unknown as a made-up id.
+    if (
+      filter.starting_after !== undefined &&
+      !(await cursorExists(this.db, 'events', filter.starting_after, filter.integrator_id))
+    ) {
+      throw new ServiceError(
+        'invalid_request',
+        `Invalid querystring: starting_after: No event ${filter.starting_after}. Pass the event_id of the last event of the page you have.`,
       );
     }
-    params.push(filter.limit + 1);
-    const rows = await this.db.query<EventRow>(
-      `SELECT ${EVENT_COLUMNS} FROM events e LEFT JOIN webhook_deliveries d ON d.event_id = e.id
-        ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-        ORDER BY e.created_at DESC, e.id DESC LIMIT $${params.length}`,
-      params,
-    );
-    return { data: rows.slice(0, filter.limit), has_more: rows.length > filter.limit };
+    const page = await newestFirstPage(this.db, query, {
+      table: 'events',
+      alias: 'e',
+      limit: filter.limit,
+      startingAfter: filter.starting_after,
+    });
+    return { data: page.rows, has_more: page.has_more };
   }
 
   async getEvent(eventId: string): Promise<{ event: EventRow; attempts: AttemptRow[] }> {
-    const [event] = await this.db.query<EventRow>(
-      `SELECT ${EVENT_COLUMNS} FROM events e LEFT JOIN webhook_deliveries d ON d.event_id = e.id WHERE e.id = $1`,
-      [eventId],
-    );
+    const event = await firstRow(this.db, eventsWithDelivery().where('e.id', '=', eventId));
     if (!event) throw new ServiceError('not_found', `No event ${eventId}.`);
     const attempts = await this.db.query<AttemptRow>(
       `SELECT number, url, attempted_at, latency_ms, status_code, outcome, error, response_body, next_attempt_at

@@ -268,8 +268,11 @@ describe('dependency direction', () => {
     const writers = new Map<string, Set<string>>();
     for (const file of sourceFiles('src')) {
       const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
-      for (const match of text.matchAll(/\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+([a-z_]+)\b/g)) {
-        const table = match[1]!;
+      // Hand-written SQL, and the query builder's insertInto('t') / updateTable('t') / deleteFrom('t').
+      const written =
+        /\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+([a-z_]+)\b|\b(?:insertInto|updateTable|deleteFrom)\('([a-z_]+)'/g;
+      for (const match of text.matchAll(written)) {
+        const table = (match[1] ?? match[2])!;
         if (table === 'SET') continue;
         writers.set(table, (writers.get(table) ?? new Set()).add(partOf(file)));
       }
