@@ -1,12 +1,13 @@
 import { hasFeature, type Integrator } from '../integrators/service.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
+import { firstRow, qb, rows } from '../platform/db/query-builder.ts';
 import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { newId, sha256Hex } from '../platform/ids.ts';
 import type { PaymentProcessor, ProcessorOutcome } from '../processors/processor.ts';
 import type { ClientContext } from '../sessions/service.ts';
 import { declineOwner, isIssuerDecline, reserveCardAttempt, settleCardAttempt } from './card-testing.ts';
-import type { SavedCardRow } from './view.ts';
+import type { SavedCardNarrowing, SavedCardRow } from './view.ts';
 
 export const UNKNOWN_CARD_TOKEN = 'Unknown card token; tokenise the card again.';
 
@@ -36,6 +37,11 @@ async function lockUser(tx: Queryable, userId: string): Promise<void> {
   await tx.query('SELECT id FROM users WHERE id = $1 FOR NO KEY UPDATE', [userId]);
 }
 
+/** Saved cards, every column, typed as the service writes them. */
+function savedCards() {
+  return qb.selectFrom('saved_cards').selectAll().$narrowType<SavedCardNarrowing>();
+}
+
 export class SavedCardService {
   constructor(
     private readonly db: Db,
@@ -46,11 +52,15 @@ export class SavedCardService {
   /** Active cards, the default first, then newest first. */
   list(client: ClientContext): Promise<SavedCardRow[]> {
     const owner = ownerOf(client);
-    return this.db.query<SavedCardRow>(
-      `SELECT * FROM saved_cards
-        WHERE user_id = $1 AND integrator_id = $2 AND status = 'active'
-        ORDER BY is_default DESC, created_at DESC, id DESC`,
-      [owner.userId, owner.integratorId],
+    return rows(
+      this.db,
+      savedCards()
+        .where('user_id', '=', owner.userId)
+        .where('integrator_id', '=', owner.integratorId)
+        .where('status', '=', 'active')
+        .orderBy('is_default', 'desc')
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc'),
     );
   }
 
@@ -62,11 +72,12 @@ export class SavedCardService {
     lock = false,
   ): Promise<SavedCardRow> {
     const owner = ownerOf(client);
-    const [card] = await db.query<SavedCardRow>(
-      `SELECT * FROM saved_cards
-        WHERE id = $1 AND user_id = $2 AND integrator_id = $3 AND status <> 'deleted'${lock ? ' FOR UPDATE' : ''}`,
-      [cardId, owner.userId, owner.integratorId],
-    );
+    const query = savedCards()
+      .where('id', '=', cardId)
+      .where('user_id', '=', owner.userId)
+      .where('integrator_id', '=', owner.integratorId)
+      .where('status', '<>', 'deleted');
+    const card = await firstRow(db, lock ? query.forUpdate() : query);
     // Another user's card, of this integrator or another, answers exactly as an unknown one.
     if (!card) throw new ServiceError('not_found', NO_SUCH_CARD);
     return card;
@@ -75,12 +86,15 @@ export class SavedCardService {
   /** A card this user can pay with now, or undefined. */
   async payable(client: ClientContext, cardId: string): Promise<SavedCardRow | undefined> {
     const owner = ownerOf(client);
-    const [card] = await this.db.query<SavedCardRow>(
-      `SELECT * FROM saved_cards
-        WHERE id = $1 AND user_id = $2 AND integrator_id = $3 AND status = 'active' AND processor = $4`,
-      [cardId, owner.userId, owner.integratorId, this.processor.name],
+    return firstRow(
+      this.db,
+      savedCards()
+        .where('id', '=', cardId)
+        .where('user_id', '=', owner.userId)
+        .where('integrator_id', '=', owner.integratorId)
+        .where('status', '=', 'active')
+        .where('processor', '=', this.processor.name),
     );
-    return card;
   }
 
   /**
@@ -119,11 +133,15 @@ export class SavedCardService {
     // Requests racing on one token share the processor's key, so the card is checked once; a new attempt
     // after a failed or deleted one gets a new key. (Only ended attempts count: one a racing request has just
     // stored must not change the key.)
-    const [{ attempts } = { attempts: 0 }] = await this.db.query<{ attempts: number }>(
-      `SELECT count(*)::int AS attempts FROM saved_cards
-        WHERE user_id = $1 AND source_token_sha256 = $2 AND status IN ('failed', 'deleted')`,
-      [owner.userId, source],
-    );
+    const { attempts } = (await firstRow(
+      this.db,
+      qb
+        .selectFrom('saved_cards')
+        .select((eb) => eb.fn.countAll<number>().as('attempts'))
+        .where('user_id', '=', owner.userId)
+        .where('source_token_sha256', '=', source)
+        .where('status', 'in', ['failed', 'deleted']),
+    )) ?? { attempts: 0 };
     const outcome = await this.processor.saveCard(
       cardToken,
       `save-card:${owner.userId}:${source}:${attempts}`,
@@ -222,9 +240,14 @@ export class SavedCardService {
         'UPDATE saved_cards SET is_default = false, updated_at = $2 WHERE user_id = $1 AND is_default',
         [card.user_id, now],
       );
-      const [updated] = await tx.query<SavedCardRow>(
-        'UPDATE saved_cards SET is_default = true, updated_at = $2 WHERE id = $1 RETURNING *',
-        [card.id, now],
+      const updated = await firstRow(
+        tx,
+        qb
+          .updateTable('saved_cards')
+          .set({ is_default: true, updated_at: now })
+          .where('id', '=', card.id)
+          .returningAll()
+          .$narrowType<SavedCardNarrowing>(),
       );
       return updated!;
     });
@@ -257,13 +280,14 @@ export class SavedCardService {
   }
 
   async #bySource(db: Queryable, owner: Owner, source: string): Promise<SavedCardRow | undefined> {
-    const [card] = await db.query<SavedCardRow>(
-      `SELECT * FROM saved_cards
-        WHERE user_id = $1 AND integrator_id = $2 AND source_token_sha256 = $3
-          AND status IN ('requires_action', 'active')`,
-      [owner.userId, owner.integratorId, source],
+    return firstRow(
+      db,
+      savedCards()
+        .where('user_id', '=', owner.userId)
+        .where('integrator_id', '=', owner.integratorId)
+        .where('source_token_sha256', '=', source)
+        .where('status', 'in', ['requires_action', 'active']),
     );
-    return card;
   }
 
   async #promoteNewest(tx: Queryable, userId: string): Promise<void> {

@@ -5,10 +5,13 @@ import { Timestamp } from '../platform/http/schemas.ts';
 import type { NextAction } from '../processors/processor.ts';
 import { SAVED_CARD_STATUSES } from '../shared/vocabulary.ts';
 
-/** A saved_cards row: the generated table type, with its JSON column narrowed. */
-export type SavedCardRow = Omit<Selectable<SavedCardsTable>, 'next_action'> & {
+/** The saved_cards column the database types loosely (JSON), as the service writes it. */
+export interface SavedCardNarrowing {
   next_action: NextAction | null;
-};
+}
+
+/** A saved_cards row: the generated table type, with its JSON column narrowed. */
+export type SavedCardRow = Omit<Selectable<SavedCardsTable>, keyof SavedCardNarrowing> & SavedCardNarrowing;
 
 /** A saved card in the Client API: display details only; the processor's token never leaves the service. */
 export const SavedCardView = Type.Object(
