@@ -105,6 +105,11 @@ export async function tableTypesSource(db: Db): Promise<string> {
     '  string | Record<string, unknown> | unknown[],',
     '  string | Record<string, unknown> | unknown[]',
     '>;',
+    'export type JsonWithDefault = ColumnType<',
+    '  unknown,',
+    '  string | Record<string, unknown> | unknown[] | undefined,',
+    '  string | Record<string, unknown> | unknown[]',
+    '>;',
     '',
   ];
   for (const [table, cols] of tables) {
@@ -114,7 +119,8 @@ export async function tableTypesSource(db: Db): Promise<string> {
       let type =
         values && col.udt_name === 'text' ? values.map((v) => `'${v}'`).join(' | ') : tsType(col.udt_name);
       if (col.is_nullable === 'YES') type = `${type} | null`;
-      if (col.has_default) type = `Generated<${type}>`;
+      // A JSON column's type is a ColumnType already: its default makes it optional on insert instead.
+      if (col.has_default) type = type === 'Json' ? 'JsonWithDefault' : `Generated<${type}>`;
       lines.push(`  ${col.column_name}: ${type};`);
     }
     lines.push('}', '');

@@ -1,5 +1,6 @@
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Queryable } from '../platform/db/db.ts';
+import { firstRow, qb, rows } from '../platform/db/query-builder.ts';
 import { ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { enqueue } from '../platform/jobs/define.ts';
@@ -15,16 +16,21 @@ export async function lockValidTokens(
   now: Date,
 ): Promise<{ id: string; expires_at: Date | null }[]> {
   // Serialises concurrent rotations of one integrator, so two of them cannot leave three valid tokens.
-  const [integrator] = await tx.query('SELECT id FROM integrators WHERE id = $1 FOR NO KEY UPDATE', [
-    integratorId,
-  ]);
-  if (!integrator) throw new ServiceError('not_found', `No integrator ${integratorId}.`);
-  return tx.query<{ id: string; expires_at: Date | null }>(
-    `SELECT id, expires_at FROM server_tokens
-      WHERE integrator_id = $1 AND (expires_at IS NULL OR expires_at > $2)
-      ORDER BY seq DESC`,
-    [integratorId, now],
+  const integrator = await firstRow(
+    tx,
+    qb.selectFrom('integrators').select('id').where('id', '=', integratorId).forNoKeyUpdate(),
   );
+  if (!integrator) throw new ServiceError('not_found', `No integrator ${integratorId}.`);
+  return rows(tx, validTokens(integratorId, now).select(['id', 'expires_at']));
+}
+
+/** The integrator's server tokens valid at `now` (no expiry, or a later one), newest first; select what you need. */
+export function validTokens(integratorId: string, now: Date) {
+  return qb
+    .selectFrom('server_tokens')
+    .where('integrator_id', '=', integratorId)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .orderBy('seq', 'desc');
 }
 
 export async function insertServerToken(

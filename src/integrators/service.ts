@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import type { Selectable } from 'kysely';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { ServiceEnv } from '../platform/config/config.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
+import { firstRow, qb, rows } from '../platform/db/query-builder.ts';
+import type { IntegratorsTable } from '../platform/db/tables.ts';
 import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { digestsEqual, newId } from '../platform/ids.ts';
 import { FEATURES, type Feature, type PaymentMethod } from '../shared/vocabulary.ts';
-import { insertServerToken, lockValidTokens, scheduleRetirement } from './server-tokens.ts';
+import { insertServerToken, lockValidTokens, scheduleRetirement, validTokens } from './server-tokens.ts';
 import { checkTenantFees } from './settings.ts';
 import { generateServerToken, hashToken } from './tokens.ts';
 
@@ -30,26 +33,25 @@ export interface MethodFee {
 export const INTEGRATOR_STATUSES = ['active', 'suspended'] as const;
 export type IntegratorStatus = (typeof INTEGRATOR_STATUSES)[number];
 
-export interface Integrator {
-  id: string;
-  name: string;
-  environment: ServiceEnv;
-  /** suspended: its server and user session tokens get 403 integrator_suspended (the operator's brake after a leak). */
-  status: IntegratorStatus;
-  webhook_url: string | null;
-  webhook_secret: string;
+/** The integrators columns the database types loosely (JSON), as the service writes them. */
+export interface IntegratorNarrowing {
   allowed_origins: string[];
   fees: Partial<Record<PaymentMethod, MethodFee>>;
-  /** The integrator's declaration, recorded by the operator, that its tenants are businesses, not consumers. */
-  business_lets: boolean;
   features: FeatureSettings;
-  rate_limit_per_second: number;
-  rate_limit_burst: number;
-  /** Rent reminders: days before a due date for rent_due_soon; null: none. */
-  reminder_days_before: number | null;
-  created_at: Date;
-  updated_at: Date;
 }
+
+/**
+ * An integrator as the service reads it: its integrators row (without webhook_secret_issued_at), JSON columns
+ * narrowed. `status` suspended: its server and user session tokens get 403 integrator_suspended (the operator's
+ * brake after a leak). `business_lets`: the integrator's declaration, recorded by the operator, that its tenants are
+ * businesses, not consumers. `reminder_days_before`: rent reminders, days before a due date for rent_due_soon; null:
+ * none.
+ */
+export type Integrator = Omit<
+  Selectable<IntegratorsTable>,
+  'webhook_secret_issued_at' | keyof IntegratorNarrowing
+> &
+  IntegratorNarrowing;
 
 export interface IntegratorSettings {
   name?: string;
@@ -71,9 +73,30 @@ export const DEFAULT_GRACE_PERIOD_SECONDS = 86_400;
 
 /** What a server token's request knows of its integrator: everything but the webhook secret. */
 export type AuthenticatedIntegrator = Omit<Integrator, 'webhook_secret'>;
-const AUTHENTICATED_INTEGRATOR_COLUMNS = `i.id, i.name, i.environment, i.status, i.webhook_url, i.allowed_origins,
-  i.fees, i.business_lets, i.features, i.rate_limit_per_second, i.rate_limit_burst, i.reminder_days_before, i.created_at, i.updated_at`;
-const INTEGRATOR_COLUMNS = `${AUTHENTICATED_INTEGRATOR_COLUMNS}, i.webhook_secret`;
+const AUTHENTICATED_INTEGRATOR_COLUMNS = [
+  'id',
+  'name',
+  'environment',
+  'status',
+  'webhook_url',
+  'allowed_origins',
+  'fees',
+  'business_lets',
+  'features',
+  'rate_limit_per_second',
+  'rate_limit_burst',
+  'reminder_days_before',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof AuthenticatedIntegrator)[];
+const INTEGRATOR_COLUMNS = [...AUTHENTICATED_INTEGRATOR_COLUMNS, 'webhook_secret'] as const;
+/** The same columns of alias `i`, for hand-written SQL. */
+const INTEGRATOR_COLUMNS_SQL = INTEGRATOR_COLUMNS.map((column) => `i.${column}`).join(', ');
+
+/** Integrators, the columns an Integrator has, JSON columns typed as the service writes them. */
+function integrators() {
+  return qb.selectFrom('integrators').select(INTEGRATOR_COLUMNS).$narrowType<IntegratorNarrowing>();
+}
 
 export function generateWebhookSecret(): string {
   return `whsec_${randomBytes(24).toString('base64')}`;
@@ -89,9 +112,9 @@ export async function replaceWebhookSecret(
   secret: string,
   now: Date,
 ): Promise<string | undefined> {
-  const [current] = await tx.query<{ webhook_secret: string }>(
-    'SELECT webhook_secret FROM integrators WHERE id = $1 FOR NO KEY UPDATE',
-    [integratorId],
+  const current = await firstRow(
+    tx,
+    qb.selectFrom('integrators').select('webhook_secret').where('id', '=', integratorId).forNoKeyUpdate(),
   );
   if (!current) return undefined;
   await tx.query(
@@ -160,7 +183,7 @@ export class IntegratorService {
                                  reminder_days_before, webhook_secret_issued_at, business_lets)
          VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8, $9, $10, $10, $11::jsonb, $12,
                  CASE WHEN $4::text IS NULL THEN NULL ELSE $10::timestamptz END, $13)
-         RETURNING ${INTEGRATOR_COLUMNS}`,
+         RETURNING ${INTEGRATOR_COLUMNS_SQL}`,
         [
           id,
           settings.name,
@@ -196,10 +219,7 @@ export class IntegratorService {
     options: { firstWebhookSecret?: string } = {},
   ): Promise<Integrator> {
     const updated = await this.db.transaction(async (tx) => {
-      const [current] = await tx.query<Integrator>(
-        `SELECT ${INTEGRATOR_COLUMNS} FROM integrators i WHERE i.id = $1 FOR UPDATE`,
-        [id],
-      );
+      const current = await firstRow(tx, integrators().where('id', '=', id).forUpdate());
       if (!current) throw new ServiceError('not_found', `No integrator ${id}.`);
       const { rate, burst } = rateLimits(current, settings);
       checkTenantFees(
@@ -227,7 +247,7 @@ export class IntegratorService {
            reminder_days_before = CASE WHEN $11::boolean THEN $12::integer ELSE i.reminder_days_before END,
            updated_at = $9
          WHERE i.id = $1
-         RETURNING ${INTEGRATOR_COLUMNS}`,
+         RETURNING ${INTEGRATOR_COLUMNS_SQL}`,
         [
           id,
           settings.name ?? null,
@@ -253,18 +273,13 @@ export class IntegratorService {
   }
 
   async get(id: string): Promise<Integrator> {
-    const [row] = await this.db.query<Integrator>(
-      `SELECT ${INTEGRATOR_COLUMNS} FROM integrators i WHERE i.id = $1`,
-      [id],
-    );
+    const row = await firstRow(this.db, integrators().where('id', '=', id));
     if (!row) throw new ServiceError('not_found', `No integrator ${id}.`);
     return row;
   }
 
   async list(): Promise<Integrator[]> {
-    return this.db.query<Integrator>(
-      `SELECT ${INTEGRATOR_COLUMNS} FROM integrators i ORDER BY i.created_at, i.id`,
-    );
+    return rows(this.db, integrators().orderBy('created_at').orderBy('id'));
   }
 
   /**
@@ -292,13 +307,16 @@ export class IntegratorService {
 
   async #readToken(tokenHash: string, now: number): Promise<AuthResult | undefined> {
     const generation = this.#authGeneration;
-    const [row] = await this.db.query<
-      AuthenticatedIntegrator & { token_id: string; token_hash: string; expires_at: Date | null }
-    >(
-      `SELECT ${AUTHENTICATED_INTEGRATOR_COLUMNS}, t.id AS token_id, t.token_hash, t.expires_at
-         FROM server_tokens t JOIN integrators i ON i.id = t.integrator_id
-        WHERE t.token_hash = $1`,
-      [tokenHash],
+    const row = await firstRow(
+      this.db,
+
+      qb
+        .selectFrom('server_tokens as t')
+        .innerJoin('integrators as i', 'i.id', 't.integrator_id')
+        .select(AUTHENTICATED_INTEGRATOR_COLUMNS.map((column) => `i.${column}` as const))
+        .select(['t.id as token_id', 't.token_hash', 't.expires_at'])
+        .where('t.token_hash', '=', tokenHash)
+        .$narrowType<IntegratorNarrowing>(),
       { prepare: 'authenticate-server-token' },
     );
     // The lookup is by hash, so response time says nothing about how much of a guessed token matched;
@@ -344,12 +362,7 @@ export class IntegratorService {
    * calling the API, but not change its credentials or where its events go and how they are signed.
    */
   async assertNewestToken(integratorId: string, tokenId: string, action: string): Promise<void> {
-    const [newest] = await this.db.query<{ id: string }>(
-      `SELECT id FROM server_tokens
-        WHERE integrator_id = $1 AND (expires_at IS NULL OR expires_at > $2)
-        ORDER BY seq DESC LIMIT 1`,
-      [integratorId, this.clock.now()],
-    );
+    const newest = await firstRow(this.db, validTokens(integratorId, this.clock.now()).select('id').limit(1));
     if (newest?.id === tokenId) return;
     throw new ServiceError(
       'forbidden',
@@ -423,11 +436,24 @@ export class IntegratorService {
 
   /** Suspends or reactivates an integrator; the same status again changes nothing (not even updated_at). */
   async setStatus(integratorId: string, status: IntegratorStatus): Promise<Integrator> {
-    const [row] = await this.db.query<Integrator>(
-      `UPDATE integrators AS i SET status = $2, updated_at = CASE WHEN i.status = $2 THEN i.updated_at ELSE $3 END
-        WHERE i.id = $1
-        RETURNING ${INTEGRATOR_COLUMNS}`,
-      [integratorId, status, this.clock.now()],
+    const row = await firstRow(
+      this.db,
+
+      qb
+        .updateTable('integrators as i')
+        .set((eb) => ({
+          status,
+          // The same status again leaves updated_at as it is.
+          updated_at: eb
+            .case()
+            .when('i.status', '=', status)
+            .then(eb.ref('i.updated_at'))
+            .else(this.clock.now())
+            .end(),
+        }))
+        .where('i.id', '=', integratorId)
+        .returning(INTEGRATOR_COLUMNS)
+        .$narrowType<IntegratorNarrowing>(),
     );
     await this.#tokensChanged(this.db);
     if (!row) throw new ServiceError('not_found', `No integrator ${integratorId}.`);

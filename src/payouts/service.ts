@@ -1,6 +1,8 @@
+import { sql } from 'kysely';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { ServiceEnv } from '../platform/config/config.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
+import { firstRow, qb, rows } from '../platform/db/query-builder.ts';
 import { ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { utcDate } from '../shared/dates.ts';
@@ -40,11 +42,48 @@ interface TenancyPayable {
   first: PayableLine;
 }
 
-const PAYOUT_COLUMNS = `
-  po.id, po.payout_run_id, po.integrator_id, po.tenancy_id, t.payment_reference, po.status, po.sort_code,
-  po.account_number, po.account_name, po.reference, po.amount_pence, po.paid_at,
-  COALESCE((SELECT array_agg(l.payment_id ORDER BY l.payment_id) FROM payout_lines l
-             WHERE l.payout_id = po.id AND l.kind = 'payment'), '{}') AS payment_ids`;
+/** The columns of a PayoutRow but payment_ids: the payout's (alias po) and its tenancy's (alias t) reference. */
+const PAYOUT_COLUMNS = [
+  'po.id',
+  'po.payout_run_id',
+  'po.integrator_id',
+  'po.tenancy_id',
+  't.payment_reference',
+  'po.status',
+  'po.sort_code',
+  'po.account_number',
+  'po.account_name',
+  'po.reference',
+  'po.amount_pence',
+  'po.paid_at',
+] as const;
+
+/** Payouts as PayoutRows: with their tenancy's payment reference and the payments each carries. */
+function payouts() {
+  return qb
+    .selectFrom('payouts as po')
+    .innerJoin('tenancies as t', 't.id', 'po.tenancy_id')
+    .select(PAYOUT_COLUMNS)
+    .select(
+      sql<string[]>`COALESCE((SELECT array_agg(l.payment_id ORDER BY l.payment_id) FROM payout_lines l
+                               WHERE l.payout_id = po.id AND l.kind = 'payment'), '{}')`.as('payment_ids'),
+    );
+}
+
+/** Payout runs as PayoutRunRows. */
+function payoutRuns() {
+  return qb
+    .selectFrom('payout_runs')
+    .select((eb) => [
+      'id',
+      'status',
+      eb.cast<string>('as_of', 'text').as('as_of'),
+      'total_pence',
+      'created_at',
+      'confirmed_at',
+      'canceled_at',
+    ]);
+}
 
 export interface PayoutRun {
   run: PayoutRunRow;
@@ -81,11 +120,9 @@ export class PayoutService {
     const approved =
       this.env === 'production'
         ? new Set(
-            (
-              await tx.query<{ key: string }>(
-                "SELECT sort_code || ':' || account_number AS key FROM payee_approvals",
-              )
-            ).map((row) => row.key),
+            (await rows(tx, qb.selectFrom('payee_approvals').select(['sort_code', 'account_number']))).map(
+              (row) => `${row.sort_code}:${row.account_number}`,
+            ),
           )
         : undefined;
     const paying: (TenancyPayable & { account: PayoutAccount })[] = [];
@@ -189,27 +226,18 @@ export class PayoutService {
   }
 
   async getRun(id: string, db: Queryable = this.db): Promise<PayoutRun | undefined> {
-    const [run] = await db.query<PayoutRunRow>(
-      `SELECT id, status, as_of::text AS as_of, total_pence, created_at, confirmed_at, canceled_at
-         FROM payout_runs WHERE id = $1`,
-      [id],
-    );
+    const run = await firstRow(db, payoutRuns().where('id', '=', id));
     if (!run) return undefined;
-    const items = await db.query<PayoutRow>(
-      `SELECT ${PAYOUT_COLUMNS} FROM payouts po JOIN tenancies t ON t.id = po.tenancy_id
-        WHERE po.payout_run_id = $1 ORDER BY t.payment_reference, po.id`,
-      [id],
+    const items = await rows(
+      db,
+      payouts().where('po.payout_run_id', '=', id).orderBy('t.payment_reference').orderBy('po.id'),
     );
     return { run, items };
   }
 
   /** The newest runs first, without their items. */
   async listRuns(limit = 100): Promise<PayoutRunRow[]> {
-    return this.db.query<PayoutRunRow>(
-      `SELECT id, status, as_of::text AS as_of, total_pence, created_at, confirmed_at, canceled_at
-         FROM payout_runs ORDER BY created_at DESC, id DESC LIMIT $1`,
-      [limit],
-    );
+    return rows(this.db, payoutRuns().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit));
   }
 
   /** The run is paid (the bank file was sent): its payouts are paid, with a payout_paid event each. */
@@ -255,9 +283,9 @@ export class PayoutService {
   ): Promise<PayoutRun> {
     await this.db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [PAYOUT_LOCK]);
-      const [run] = await tx.query<{ status: string }>(
-        'SELECT status FROM payout_runs WHERE id = $1 FOR UPDATE',
-        [id],
+      const run = await firstRow(
+        tx,
+        qb.selectFrom('payout_runs').select('status').where('id', '=', id).forUpdate(),
       );
       if (!run) throw new ServiceError('not_found', `No payout run ${id}.`);
       // Asking again for what is done already is answered with the run as it is.
@@ -290,15 +318,21 @@ export class PayoutService {
 
   /** One of the integrator's tenancies' payouts, newest first; undefined: no such tenancy. */
   async forTenancy(integratorId: string, paymentReference: string): Promise<PayoutRow[] | undefined> {
-    const [tenancy] = await this.db.query<{ id: string }>(
-      'SELECT id FROM tenancies WHERE integrator_id = $1 AND payment_reference = $2',
-      [integratorId, paymentReference],
+    const tenancy = await firstRow(
+      this.db,
+      qb
+        .selectFrom('tenancies')
+        .select('id')
+        .where('integrator_id', '=', integratorId)
+        .where('payment_reference', '=', paymentReference),
     );
     if (!tenancy) return undefined;
-    return this.db.query<PayoutRow>(
-      `SELECT ${PAYOUT_COLUMNS} FROM payouts po JOIN tenancies t ON t.id = po.tenancy_id
-        WHERE po.tenancy_id = $1 ORDER BY po.created_at DESC, po.id DESC`,
-      [tenancy.id],
+    return rows(
+      this.db,
+      payouts()
+        .where('po.tenancy_id', '=', tenancy.id)
+        .orderBy('po.created_at', 'desc')
+        .orderBy('po.id', 'desc'),
     );
   }
 }

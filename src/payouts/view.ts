@@ -1,4 +1,6 @@
+import type { Selectable } from 'kysely';
 import { type Static, Type } from 'typebox';
+import type { PayoutRunsTable, PayoutsTable, TenanciesTable } from '../platform/db/tables.ts';
 import { Timestamp } from '../platform/http/schemas.ts';
 import { formatPence } from '../shared/money.ts';
 
@@ -9,31 +11,18 @@ export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
 export const PAYOUT_RUN_STATUSES = ['created', 'confirmed', 'canceled'] as const;
 export type PayoutRunStatus = (typeof PAYOUT_RUN_STATUSES)[number];
 
-export interface PayoutRow {
-  id: string;
-  payout_run_id: string;
-  integrator_id: string;
-  tenancy_id: string;
-  payment_reference: string;
-  status: PayoutStatus;
-  sort_code: string;
-  account_number: string;
-  account_name: string;
-  reference: string;
-  amount_pence: number;
-  paid_at: Date | null;
-  payment_ids: string[];
-}
+/** A payout as its views show it: its payouts row (but created_at), its tenancy's reference, the payments it pays. */
+export type PayoutRow = Omit<Selectable<PayoutsTable>, 'created_at'> &
+  Pick<Selectable<TenanciesTable>, 'payment_reference'> & {
+    /** The payments whose rent it carries (its 'payment' lines), in id order. */
+    payment_ids: string[];
+  };
 
-export interface PayoutRunRow {
-  id: string;
-  status: PayoutRunStatus;
+/** A payout run as its views show it: its payout_runs row (but updated_at), the day read as text. */
+export type PayoutRunRow = Omit<Selectable<PayoutRunsTable>, 'updated_at' | 'as_of'> & {
+  /** YYYY-MM-DD (`as_of::text`). */
   as_of: string;
-  total_pence: number;
-  created_at: Date;
-  confirmed_at: Date | null;
-  canceled_at: Date | null;
-}
+};
 
 export const PayoutView = Type.Object(
   {

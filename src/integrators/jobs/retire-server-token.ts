@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { firstRow, qb } from '../../platform/db/query-builder.ts';
 import { defineJob, STANDARD_RETRY } from '../../platform/jobs/define.ts';
 
 /**
@@ -15,9 +16,9 @@ export const retireServerTokenJob = defineJob({
   run:
     () =>
     async ({ token_id }, { db, clock }) => {
-      const [row] = await db.query<{ expires_at: Date | null }>(
-        'SELECT expires_at FROM server_tokens WHERE id = $1',
-        [token_id],
+      const row = await firstRow(
+        db,
+        qb.selectFrom('server_tokens').select('expires_at').where('id', '=', token_id),
       );
       if (!row) return;
       if (row.expires_at === null || new Date(row.expires_at).getTime() > clock.now().getTime()) {

@@ -7,6 +7,11 @@ export type Json = ColumnType<
   string | Record<string, unknown> | unknown[],
   string | Record<string, unknown> | unknown[]
 >;
+export type JsonWithDefault = ColumnType<
+  unknown,
+  string | Record<string, unknown> | unknown[] | undefined,
+  string | Record<string, unknown> | unknown[]
+>;
 
 export interface CardDeclinesTable {
   id: string;
@@ -64,13 +69,13 @@ export interface IntegratorsTable {
   environment: 'sandbox' | 'production';
   webhook_url: string | null;
   webhook_secret: string;
-  allowed_origins: Generated<Json>;
-  fees: Generated<Json>;
+  allowed_origins: JsonWithDefault;
+  fees: JsonWithDefault;
   rate_limit_per_second: Generated<number>;
   rate_limit_burst: Generated<number>;
   created_at: Date;
   updated_at: Date;
-  features: Generated<Json>;
+  features: JsonWithDefault;
   status: Generated<'active' | 'suspended'>;
   reminder_days_before: number | null;
   webhook_secret_issued_at: Date | null;
@@ -80,7 +85,7 @@ export interface IntegratorsTable {
 export interface JobsTable {
   id: string;
   kind: string;
-  payload: Generated<Json>;
+  payload: JsonWithDefault;
   dedupe_key: string | null;
   status: Generated<'pending' | 'running' | 'succeeded' | 'failed'>;
   run_at: Date;
