@@ -1,7 +1,7 @@
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Queryable } from '../platform/db/db.ts';
 import { newId } from '../platform/ids.ts';
-import { insertJobsSql, JOBS_CHANNEL } from '../platform/jobs/queue.ts';
+import { insertJobsSql, wakeWorkers } from '../platform/jobs/queue.ts';
 import { webhookDeliverJob } from './jobs/webhook-deliver.ts';
 
 export type EventType =
@@ -76,6 +76,6 @@ export async function recordEvents(tx: Queryable, clock: Clock, events: EventRec
      SELECT count(*)::int AS jobs FROM j`,
     [rows, clock.now(), webhookDeliverJob.kind],
   );
-  if ((queued?.jobs ?? 0) > 0) await tx.notifyOnCommit(JOBS_CHANNEL, webhookDeliverJob.kind);
+  if ((queued?.jobs ?? 0) > 0) await wakeWorkers(tx);
   return rows.map((row) => row.id);
 }

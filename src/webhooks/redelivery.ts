@@ -6,7 +6,7 @@ import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { ServiceError } from '../platform/errors.ts';
 import { enqueueMany } from '../platform/jobs/define.ts';
-import { bringJobForward, bringJobsForwardSql, JOBS_CHANNEL } from '../platform/jobs/queue.ts';
+import { bringJobForward, bringJobsForwardSql, wakeWorkers } from '../platform/jobs/queue.ts';
 import { webhookDeliverJob } from './jobs/webhook-deliver.ts';
 
 /**
@@ -80,7 +80,6 @@ export async function redeliverEvent(db: Db, clock: Clock, eventId: string): Pro
           'UPDATE webhook_deliveries SET next_attempt_at = $2, updated_at = $2 WHERE event_id = $1',
           [eventId, now],
         );
-        await notifyWorkers(tx);
         return;
       }
       // Its job is gone or failed (the queue gave up on it): a new round repairs the delivery.
@@ -162,7 +161,7 @@ export async function retryPending(db: Db, clock: Clock, integratorId?: string):
            FROM picked p ORDER BY p.event_id`,
         [after, integratorId ?? null, now, REDELIVERY_BATCH],
       );
-      if (rows.some((row) => row.moved)) await notifyWorkers(tx);
+      if (rows.some((row) => row.moved)) await wakeWorkers(tx);
       return rows;
     });
     moved += batch.filter((row) => row.moved).length;
@@ -188,9 +187,4 @@ async function newRounds(
     events.map((event, i) => ({ event_id: event.event_id, job_id: jobIds[i] })),
     clock.now(),
   ]);
-  await notifyWorkers(tx);
-}
-
-async function notifyWorkers(tx: Queryable): Promise<void> {
-  await tx.notifyOnCommit(JOBS_CHANNEL, webhookDeliverJob.kind);
 }

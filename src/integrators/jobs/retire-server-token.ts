@@ -21,7 +21,7 @@ export const retireServerTokenJob = defineJob({
         qb.selectFrom('server_tokens').select('expires_at').where('id', '=', token_id),
       );
       if (!row) return;
-      if (row.expires_at === null || new Date(row.expires_at).getTime() > clock.now().getTime()) {
+      if (row.expires_at === null || row.expires_at > clock.now()) {
         throw new Error(`server token ${token_id} has not expired yet`);
       }
       await db.query('DELETE FROM server_tokens WHERE id = $1 AND expires_at <= $2', [token_id, clock.now()]);

@@ -44,7 +44,7 @@ export async function newestFirstPage<DB, TB extends keyof DB, Row>(
 /** Whether a list's cursor names a row of the table (and of the integrator, when one is given). */
 export async function cursorExists(
   db: Queryable,
-  table: PagedTable & ('payments' | 'events'),
+  table: 'payments' | 'events',
   id: string,
   integratorId: string | undefined,
 ): Promise<boolean> {

@@ -106,25 +106,30 @@ export async function enqueueJob(
     ],
   );
   if (inserted.length === 0) return undefined;
-  await wakeWorkersIfDue(tx, now, [{ kind, runAt: options.runAt }]);
+  await wakeWorkersIfDue(tx, now, [options]);
   return id;
 }
 
-/** A job due now wakes the idle workers once its transaction commits, instead of waiting for their next poll. */
+/**
+ * Wakes the idle workers once `tx` commits (at once outside a transaction), instead of at their next poll: for a
+ * caller whose own statement made jobs due now. One notification per transaction, however many jobs.
+ */
+export async function wakeWorkers(tx: Queryable): Promise<void> {
+  await tx.notifyOnCommit(JOBS_CHANNEL, '');
+}
+
 async function wakeWorkersIfDue(
   tx: Queryable,
   now: Date,
-  jobs: readonly { kind: string; runAt?: Date | undefined }[],
+  jobs: readonly { runAt?: Date | undefined }[],
 ): Promise<void> {
-  for (const kind of new Set(jobs.filter((job) => !job.runAt || job.runAt <= now).map((job) => job.kind))) {
-    await tx.notifyOnCommit(JOBS_CHANNEL, kind);
-  }
+  if (jobs.some((job) => !job.runAt || job.runAt <= now)) await wakeWorkers(tx);
 }
 
 /**
  * For a caller that writes its own rows and their jobs in one statement: the text of a data-modifying CTE body that
  * inserts one job, due now, per row of `from`. Each argument is an SQL expression over that row (or a parameter);
- * the jobs table stays this module's. The caller sends JOBS_CHANNEL once it has written any.
+ * the jobs table stays this module's. The caller calls wakeWorkers once it has written any.
  */
 export function insertJobsSql(columns: {
   from: string;
@@ -146,6 +151,7 @@ export async function bringJobForward(tx: Queryable, jobId: string, at: Date): P
     "UPDATE jobs SET run_at = $2, updated_at = $2 WHERE id = $1 AND status = 'pending' RETURNING id",
     [jobId, at],
   );
+  if (rows.length > 0) await wakeWorkers(tx);
   return rows.length > 0;
 }
 
