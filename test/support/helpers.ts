@@ -16,6 +16,7 @@ import { MIGRATIONS_DIR, migrate } from '../../src/platform/db/migrate.ts';
 import { randomBase62 } from '../../src/platform/ids.ts';
 import { Worker } from '../../src/platform/jobs/worker.ts';
 import { createLogger } from '../../src/platform/log/logger.ts';
+import { leasePglite } from './pglite-pool.ts';
 
 /** Set by .ci/run for the second pass: the same suites then run on the real PostgreSQL. */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
@@ -31,9 +32,10 @@ export interface TestDatabase {
 }
 
 /**
- * A database of its own for one test: an in-memory PGlite, or on PostgreSQL a fresh schema reached through
- * search_path, so test files can run in parallel against one server. PGlite starts migrated unless `migrated` is
- * false (the schema on PostgreSQL always starts empty; the app migrates it).
+ * A database of its own for one test: an in-memory PGlite (each `open()` a separate, empty one, reused within the
+ * process once closed), or on PostgreSQL a fresh schema reached through search_path, so test files can run in
+ * parallel against one server. PGlite starts migrated unless `migrated` is false (the schema on PostgreSQL always
+ * starts empty; the app migrates it).
  */
 export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
   if (!TEST_DATABASE_URL) {
@@ -41,12 +43,10 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
     return {
       databaseUrl: undefined,
       dataDir: 'memory://',
-      open: async () =>
-        openDatabase({
-          databaseUrl: undefined,
-          dataDir: 'memory://',
-          ...(migrated ? { pgliteTemplate: await migratedPglite() } : {}),
-        }),
+      open: () =>
+        migrated
+          ? leasePglite(migratedPglite)
+          : openDatabase({ databaseUrl: undefined, dataDir: 'memory://' }),
       drop: async () => undefined,
     };
   }

@@ -23,6 +23,9 @@ export interface StaticFile {
   etag: string;
 }
 
+/** Compressed files by path, kept while their size and modification time stay the same (apps built in one process). */
+const compressed = new Map<string, { mtimeMs: number; size: number; file: StaticFile }>();
+
 /**
  * Reads a built directory into memory once, compressed both ways, so serving a file is a map lookup.
  * Undefined when the directory does not exist (the front end has not been built).
@@ -37,18 +40,27 @@ export function loadStaticDirectory(directory: string): Map<string, StaticFile> 
         walk(name);
         continue;
       }
-      const body = fs.readFileSync(path.join(directory, name));
-      files.set(name, {
-        body,
-        gzip: zlib.gzipSync(body, { level: 9 }),
-        brotli: zlib.brotliCompressSync(body),
-        contentType: CONTENT_TYPES[path.extname(name)] ?? 'application/octet-stream',
-        etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
-      });
+      files.set(name, loadFile(path.join(directory, name)));
     }
   };
   walk('');
   return files;
+}
+
+function loadFile(filePath: string): StaticFile {
+  const { mtimeMs, size } = fs.statSync(filePath);
+  const known = compressed.get(filePath);
+  if (known && known.mtimeMs === mtimeMs && known.size === size) return known.file;
+  const body = fs.readFileSync(filePath);
+  const file: StaticFile = {
+    body,
+    gzip: zlib.gzipSync(body, { level: 9 }),
+    brotli: zlib.brotliCompressSync(body),
+    contentType: CONTENT_TYPES[path.extname(filePath)] ?? 'application/octet-stream',
+    etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
+  };
+  compressed.set(filePath, { mtimeMs, size, file });
+  return file;
 }
 
 /** Sends a loaded file, compressed as the client accepts; `immutable` for content-hashed names. */

@@ -1,0 +1,103 @@
+import { type Db, openDatabase } from '../../src/platform/db/db.ts';
+
+/**
+ * Migrated in-memory PGlite databases, reused within one test process: a test database is leased, and given back
+ * emptied when its app closes it. Loading a migrated data directory into a new PGlite costs most of a second of CPU;
+ * emptying the tables of one already loaded costs a few milliseconds.
+ *
+ * A lease is a view of the database that stops working once given back, so a late query from a closed app fails
+ * instead of writing into the next test's data. A database whose schema a test changed is closed, not reused.
+ * One left idle for a second is closed: PGlite keeps a timer of its own that would hold the process open.
+ */
+const IDLE_CLOSE_MS = 1_000;
+const idle: { db: Db; timer: NodeJS.Timeout }[] = [];
+let pristineSchema: string | undefined;
+
+/** Everything a test could change that emptying the tables would not undo: tables, columns, indexes, functions. */
+const SCHEMA_FINGERPRINT = `
+  SELECT md5(string_agg(item, ',' ORDER BY item)) AS fingerprint FROM (
+    SELECT c.relname || ':' || c.relkind::text || ':' || coalesce(string_agg(a.attname || ' ' || a.atttypid::text
+             || CASE WHEN a.attnotnull THEN '!' ELSE '' END, ';' ORDER BY a.attnum), '') AS item
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+     WHERE n.nspname = 'public' GROUP BY c.relname, c.relkind
+    UNION ALL SELECT conname || ':' || pg_get_constraintdef(oid) FROM pg_constraint
+     WHERE connamespace = 'public'::regnamespace
+    UNION ALL SELECT proname || ':' || md5(prosrc) FROM pg_proc WHERE pronamespace = 'public'::regnamespace
+    UNION ALL SELECT tgname FROM pg_trigger WHERE NOT tgisinternal
+  ) items`;
+
+async function fingerprint(db: Db): Promise<string> {
+  const [row] = await db.query<{ fingerprint: string }>(SCHEMA_FINGERPRINT);
+  return row!.fingerprint;
+}
+
+async function emptyTables(db: Db): Promise<void> {
+  const tables = await db.query<{ name: string }>(
+    `SELECT quote_ident(tablename) AS name FROM pg_tables
+      WHERE schemaname = 'public' AND tablename <> 'schema_migrations'`,
+  );
+  if (tables.length)
+    await db.query(`TRUNCATE ${tables.map((t) => t.name).join(', ')} RESTART IDENTITY CASCADE`);
+}
+
+/** A migrated database of the test's own: an idle one emptied, or a new one loaded from `template`. */
+export async function leasePglite(template: () => Promise<Blob>): Promise<Db> {
+  const reused = idle.pop();
+  clearTimeout(reused?.timer);
+  const db =
+    reused?.db ??
+    (await openDatabase({ databaseUrl: undefined, dataDir: 'memory://', pgliteTemplate: await template() }));
+  pristineSchema ??= await fingerprint(db);
+  return lease(db);
+}
+
+function lease(db: Db): Db {
+  let returned = false;
+  const listeners = new Set<() => Promise<void>>();
+  const live = () => {
+    if (returned) throw new Error('This test database was closed: its app or test has finished with it');
+    return db;
+  };
+  const view: Db = {
+    kind: db.kind,
+    query: async (sql, params, options) => live().query(sql, params, options),
+    transaction: async (fn) => live().transaction(fn),
+    withExclusiveLock: async (key, fn) => live().withExclusiveLock(key, fn),
+    notifyOnCommit: async (channel, payload) => live().notifyOnCommit(channel, payload),
+    async listen(channel, onNotify) {
+      const stop = await live().listen(channel, () => {
+        if (!returned) onNotify();
+      });
+      const once = async () => {
+        if (listeners.delete(once)) await stop();
+      };
+      listeners.add(once);
+      return once;
+    },
+    async close() {
+      if (returned) return;
+      returned = true;
+      for (const stop of [...listeners]) await stop();
+      await giveBack(db);
+    },
+  };
+  return view;
+}
+
+async function giveBack(db: Db): Promise<void> {
+  try {
+    if ((await fingerprint(db)) !== pristineSchema) throw new Error('schema changed');
+    await emptyTables(db);
+    const entry = {
+      db,
+      timer: setTimeout(() => {
+        idle.splice(idle.indexOf(entry), 1);
+        db.close().catch(() => undefined);
+      }, IDLE_CLOSE_MS).unref(),
+    };
+    idle.push(entry);
+  } catch {
+    await db.close().catch(() => undefined);
+  }
+}

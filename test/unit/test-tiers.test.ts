@@ -1,0 +1,28 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { it } from 'node:test';
+import { TIERS, testFiles } from '../support/file-queue.ts';
+
+it('every test file belongs to exactly one tier, and `all` is all of them', () => {
+  const everyFile = testFiles(['test']).filter(
+    // test/once holds suites with a PostgreSQL of their own (npm run test:once); test/tiers holds the queue workers.
+    (file) => !file.startsWith('test/once/') && !file.startsWith('test/tiers/'),
+  );
+  const inTiers = [...TIERS.unit, ...TIERS.api, ...TIERS.browser].flatMap((folder) => testFiles([folder]));
+  assert.deepEqual([...inTiers].sort(), everyFile);
+  assert.equal(new Set(inTiers).size, inTiers.length);
+  assert.deepEqual(testFiles(TIERS.all), everyFile);
+});
+
+it('each tier the package scripts run has its two queue workers', () => {
+  const scripts = JSON.parse(fs.readFileSync('package.json', 'utf8')).scripts as Record<string, string>;
+  for (const tier of ['api', 'browser', 'all'] as const) {
+    for (const worker of [1, 2]) {
+      const source = fs.readFileSync(`test/tiers/${tier}-${worker}.test.ts`, 'utf8');
+      assert.match(source, new RegExp(`runTestQueue\\(TIERS\\.${tier}\\)`));
+    }
+  }
+  assert.match(scripts.test!, /test\/tiers\/all-\*\.test\.ts/);
+  assert.match(scripts['test:api']!, /test\/tiers\/api-\*\.test\.ts/);
+  assert.match(scripts['test:browser']!, /test\/tiers\/browser-\*\.test\.ts/);
+});
