@@ -32,12 +32,14 @@ function fixture(files: Record<string, string>): { dir: string; log: string; wor
 }
 
 async function runQueue(workers: string[]): Promise<{ code: number; stdout: string }> {
+  // Not as a child of this test run: `node --test` inside one would not start a run of its own.
+  const env = { ...process.env };
+  delete env.NODE_TEST_CONTEXT;
   try {
     const { stdout } = await execFileAsync(
       process.execPath,
       ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=tap', ...workers],
-      // Not as a child of this test run: `node --test` inside one would not start a run of its own.
-      { timeout: 120_000, env: { ...process.env, NODE_TEST_CONTEXT: undefined } },
+      { timeout: 120_000, env },
     );
     return { code: 0, stdout };
   } catch (error) {
