@@ -61,8 +61,8 @@ describe('the test queue (two processes share one tier)', () => {
     try {
       for (const run of [1, 2]) {
         const { code, stdout } = await runQueue(workers);
+        // (A worker that found every file taken reports itself as one passing test: the pass count may be 8.)
         assert.equal(code, 0, stdout);
-        assert.match(stdout, /^# pass 7$/m);
         assert.match(stdout, /^# fail 0$/m);
         const ran = fs.readFileSync(log, 'utf8').trim().split('\n').sort();
         const once = [...names, 'g', 'g:after'].sort();
@@ -82,7 +82,7 @@ describe('the test queue (two processes share one tier)', () => {
     try {
       const { code, stdout } = await runQueue(workers);
       assert.equal(code, 1);
-      assert.match(stdout, /^# pass 1$/m);
+      assert.match(stdout, /^ok \d+ - .*\/ok\.test\.ts$/m);
       assert.match(stdout, /^not ok \d+ - .*broken\.test\.ts$/m);
       // A file that cannot be imported fails as a suite (no test of it ran).
       assert.match(stdout, /^not ok \d+ - .*missing-import\.test\.ts$/m);
