@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import type { Db, Queryable } from '../platform/db/db.ts';
+import { firstRow, qb, rows } from '../platform/db/query-builder.ts';
 import type { DocumentCipher } from './cipher.ts';
 
 /** Files per transaction of `rentpay documents reencrypt` unless told otherwise. */
@@ -11,10 +13,15 @@ export interface DocumentFilesOfKey {
 
 /** How many stored document files each key encrypts, by key id. */
 export async function documentFilesByKey(db: Queryable): Promise<DocumentFilesOfKey[]> {
-  const rows = await db.query<{ key_id: string; files: number }>(
-    'SELECT key_id, count(*)::int AS files FROM document_files GROUP BY key_id ORDER BY key_id',
+  const counts = await rows(
+    db,
+    qb
+      .selectFrom('document_files')
+      .select(['key_id', sql<number>`count(*)::int`.as('files')])
+      .groupBy('key_id')
+      .orderBy('key_id'),
   );
-  return rows.map((row) => ({ keyId: row.key_id, files: row.files }));
+  return counts.map((row) => ({ keyId: row.key_id, files: row.files }));
 }
 
 export interface ReencryptProgress {
@@ -70,20 +77,24 @@ async function reencryptBatch(
   after: string,
   batchSize: number,
 ): Promise<BatchOutcome> {
-  const rows = await tx.query<{ storage_key: string; key_id: string }>(
-    `SELECT storage_key, key_id FROM document_files
-      WHERE key_id IN (SELECT jsonb_array_elements_text($1::jsonb)) AND storage_key > $2
-      ORDER BY storage_key
-      LIMIT $3
-      FOR UPDATE SKIP LOCKED`,
-    [previous, after, batchSize],
+  const batch = await rows(
+    tx,
+    qb
+      .selectFrom('document_files')
+      .select(['storage_key', 'key_id'])
+      .where('key_id', 'in', previous)
+      .where('storage_key', '>', after)
+      .orderBy('storage_key')
+      .limit(batchSize)
+      .forUpdate()
+      .skipLocked(),
   );
   let moved = 0;
   const unreadable: UnreadableDocumentFile[] = [];
-  for (const { storage_key: storageKey, key_id: keyId } of rows) {
-    const [file] = await tx.query<{ bytes: Uint8Array }>(
-      'SELECT bytes FROM document_files WHERE storage_key = $1',
-      [storageKey],
+  for (const { storage_key: storageKey, key_id: keyId } of batch) {
+    const file = await firstRow(
+      tx,
+      qb.selectFrom('document_files').select('bytes').where('storage_key', '=', storageKey),
     );
     if (!file) continue;
     let plain: Buffer;
@@ -101,7 +112,7 @@ async function reencryptBatch(
     ]);
     moved += 1;
   }
-  return { seen: rows.length, last: rows.at(-1)?.storage_key, moved, unreadable };
+  return { seen: batch.length, last: batch.at(-1)?.storage_key, moved, unreadable };
 }
 
 /**
@@ -126,11 +137,13 @@ export async function reencryptDocuments(
   // restarted with the new key) behind the pass's position is picked up by the next.
   let movedInPass = -1;
   while (previous.length > 0 && movedInPass !== 0 && !stopped) {
-    const [{ files: remaining } = { files: 0 }] = await db.query<{ files: number }>(
-      `SELECT count(*)::int AS files FROM document_files
-        WHERE key_id IN (SELECT jsonb_array_elements_text($1::jsonb))`,
-      [previous],
-    );
+    const { files: remaining } = (await firstRow(
+      db,
+      qb
+        .selectFrom('document_files')
+        .select(sql<number>`count(*)::int`.as('files'))
+        .where('key_id', 'in', previous),
+    )) ?? { files: 0 };
     if (remaining === 0) break;
     const total = reencrypted + remaining;
     movedInPass = 0;

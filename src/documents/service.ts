@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../platform/db/db.ts';
+import { firstRow, qb, rows } from '../platform/db/query-builder.ts';
 import type { DocumentStore } from './storage.ts';
 
 export interface StoredDocument {
@@ -17,10 +18,16 @@ export class DocumentService {
 
   /** A stored document of this integrator; undefined for an unknown one, another integrator's, or one not stored. */
   async read(integratorId: string, documentId: string): Promise<StoredDocument | undefined> {
-    const [row] = await this.db.query<{ storage_key: string; content_type: string; sha256: string }>(
-      `SELECT storage_key, content_type, sha256 FROM documents
-        WHERE id = $1 AND integrator_id = $2 AND state = 'stored' AND storage_key IS NOT NULL`,
-      [documentId, integratorId],
+    const row = await firstRow(
+      this.db,
+      qb
+        .selectFrom('documents')
+        .select(['storage_key', 'content_type', 'sha256'])
+        .where('id', '=', documentId)
+        .where('integrator_id', '=', integratorId)
+        .where('state', '=', 'stored')
+        .where('storage_key', 'is not', null)
+        .$narrowType<{ storage_key: string; content_type: string; sha256: string }>(),
     );
     if (!row) return undefined;
     const bytes = await this.store.get(row.storage_key);
@@ -33,13 +40,26 @@ export class DocumentService {
    * no-op); a file this node does not have is left for the node that does. Returns how many moved.
    */
   async moveFromDisk(legacy: DocumentStore, log: Logger): Promise<number> {
-    const rows = await this.db.query<{ storage_key: string }>(
-      `SELECT DISTINCT d.storage_key FROM documents d
-        WHERE d.storage_key IS NOT NULL
-          AND NOT EXISTS (SELECT 1 FROM document_files f WHERE f.storage_key = d.storage_key)`,
+    const onDisk = await rows(
+      this.db,
+      qb
+        .selectFrom('documents as d')
+        .select('d.storage_key')
+        .distinct()
+        .where('d.storage_key', 'is not', null)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('document_files as f')
+                .select('f.storage_key')
+                .whereRef('f.storage_key', '=', 'd.storage_key'),
+            ),
+          ),
+        )
+        .$narrowType<{ storage_key: string }>(),
     );
     let moved = 0;
-    for (const { storage_key: key } of rows) {
+    for (const { storage_key: key } of onDisk) {
       const bytes = await legacy.get(key);
       if (!bytes) continue;
       await this.store.put(key, bytes);

@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Queryable } from '../platform/db/db.ts';
+import { firstRow, qb } from '../platform/db/query-builder.ts';
 import type { DocumentCipher } from './cipher.ts';
 
 /** Where fetched documents live. Keys are relative paths like `<integrator_id>/<document_id>-<sha256>.bin`. */
@@ -63,9 +64,9 @@ export class DatabaseDocumentStore implements DocumentStore {
 
   async get(key: string): Promise<Buffer | undefined> {
     checkStorageKey(key);
-    const [row] = await this.db.query<{ key_id: string; bytes: Uint8Array }>(
-      'SELECT key_id, bytes FROM document_files WHERE storage_key = $1',
-      [key],
+    const row = await firstRow(
+      this.db,
+      qb.selectFrom('document_files').select(['key_id', 'bytes']).where('storage_key', '=', key),
     );
     return row && this.cipher.decrypt(key, row.key_id, row.bytes);
   }

@@ -1,5 +1,6 @@
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db } from '../platform/db/db.ts';
+import { qb, rows } from '../platform/db/query-builder.ts';
 import { addDays } from '../shared/dates.ts';
 import { formatPence } from '../shared/money.ts';
 import { recordEvents } from '../webhooks/record-event.ts';
@@ -26,12 +27,15 @@ export class ReminderService {
 
   /** Reminders due on `asOf` for every integrator with reminders on, or for one; how many were sent. */
   async run(asOf: string, integratorId?: string): Promise<number> {
-    const integrators = await this.db.query<{ id: string; reminder_days_before: number }>(
-      `SELECT id, reminder_days_before FROM integrators
-        WHERE reminder_days_before IS NOT NULL AND status = 'active' AND ($1::text IS NULL OR id = $1)
-        ORDER BY id`,
-      [integratorId ?? null],
-    );
+    let query = qb
+      .selectFrom('integrators')
+      .select(['id', 'reminder_days_before'])
+      .where('reminder_days_before', 'is not', null)
+      .where('status', '=', 'active')
+      .orderBy('id')
+      .$narrowType<{ reminder_days_before: number }>();
+    if (integratorId !== undefined) query = query.where('id', '=', integratorId);
+    const integrators = await rows(this.db, query);
     let sent = 0;
     for (const integrator of integrators) sent += await this.#runFor(integrator, asOf);
     return sent;

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db } from '../platform/db/db.ts';
+import { firstRow, qb } from '../platform/db/query-builder.ts';
 import { ServiceError } from '../platform/errors.ts';
 import { parseAuthorization } from '../platform/http/auth.ts';
 import type { AuthFailureLimiter } from '../platform/http/auth-failures.ts';
@@ -49,8 +50,9 @@ export function operatorAuth(
     let expected = configuredHash;
     if (expected === undefined) {
       authFailures.assertMayLookUp(request.ip);
-      const [row] = await db.query<{ token_hash: string }>(
-        'SELECT token_hash FROM operator_credentials WHERE id = 1',
+      const row = await firstRow(
+        db,
+        qb.selectFrom('operator_credentials').select('token_hash').where('id', '=', 1),
       );
       expected = row?.token_hash;
     }
