@@ -11,10 +11,10 @@ const ListQuery = Type.Object(
       IdString('int', 'an integrator', { description: 'Only this integrator’s events.' }),
     ),
     status: Type.Optional(
-      Type.Union(
-        EVENT_DELIVERY_STATUSES.map((s) => Type.Literal(s)),
-        { description: 'Only events whose delivery is in this state.', examples: ['failed'] },
-      ),
+      Type.Enum([...EVENT_DELIVERY_STATUSES], {
+        description: 'Only events whose delivery is in this state.',
+        examples: ['failed'],
+      }),
     ),
     type: Type.Optional(
       Type.String({

@@ -62,7 +62,7 @@ export function pageQuery(resource: 'payment' | 'event') {
   return {
     limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
     starting_after: Type.Optional(
-      IdString(resource === 'payment' ? 'pay' : 'evt', `a ${resource}`, {
+      IdString(resource === 'payment' ? 'pay' : 'evt', resource === 'payment' ? 'a payment' : 'an event', {
         description: `A ${resource}_id: the page starts with the ${resource} listed right after it.`,
         // No example: an example id names no payment or event, and a cursor must name one.
         example: false,
