@@ -1,4 +1,7 @@
+import type { Selectable } from 'kysely';
 import type { Queryable } from '../platform/db/db.ts';
+import { qb, rows } from '../platform/db/query-builder.ts';
+import type { CardDeclinesTable } from '../platform/db/tables.ts';
 import { ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import type { PaymentMethod } from '../shared/vocabulary.ts';
@@ -33,10 +36,7 @@ export function isCardAttempt(method: PaymentMethod, card: { brand: string | nul
   return method === 'card' || (method === 'unionpay' && card !== null);
 }
 
-export interface DeclineRecord {
-  session_id: string;
-  created_at: Date;
-}
+export type DeclineRecord = Pick<Selectable<CardDeclinesTable>, 'session_id' | 'created_at'>;
 
 export interface DeclineBlock {
   scope: 'session' | 'user';
@@ -102,9 +102,13 @@ export async function assertCardAttemptsLeft(
   now: Date,
 ): Promise<void> {
   // Pending rows are attempts still with the processor: counted, so concurrent attempts cannot all get through.
-  const declines = await db.query<DeclineRecord>(
-    'SELECT session_id, created_at FROM card_declines WHERE user_id = $1 AND created_at > $2',
-    [owner.userId, new Date(now.getTime() - USER_DECLINE_WINDOW_MS)],
+  const declines = await rows(
+    db,
+    qb
+      .selectFrom('card_declines')
+      .select(['session_id', 'created_at'])
+      .where('user_id', '=', owner.userId)
+      .where('created_at', '>', new Date(now.getTime() - USER_DECLINE_WINDOW_MS)),
     { prepare: 'card-declines' },
   );
   const block = declineBlock(declines, session, now);

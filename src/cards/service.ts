@@ -1,7 +1,9 @@
+import type { ExpressionBuilder } from 'kysely';
 import { hasFeature, type Integrator } from '../integrators/service.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { firstRow, qb, rows } from '../platform/db/query-builder.ts';
+import type { Tables } from '../platform/db/tables.ts';
 import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { newId, sha256Hex } from '../platform/ids.ts';
 import type { PaymentProcessor, ProcessorOutcome } from '../processors/processor.ts';
@@ -40,6 +42,24 @@ async function lockUser(tx: Queryable, userId: string): Promise<void> {
 /** Saved cards, every column, typed as the service writes them. */
 function savedCards() {
   return qb.selectFrom('saved_cards').selectAll().$narrowType<SavedCardNarrowing>();
+}
+
+/** `wanted`, and the user has no default card yet: whether a card saved or made active now becomes the default. */
+function defaultIfNone(eb: ExpressionBuilder<Tables, 'saved_cards'>, wanted: boolean, userId: string) {
+  return eb
+    .and([
+      eb.val(wanted),
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('saved_cards')
+            .select(eb.lit(1).as('one'))
+            .where('user_id', '=', userId)
+            .where((inner) => inner.ref('is_default')),
+        ),
+      ),
+    ])
+    .$castTo<boolean>();
 }
 
 export class SavedCardService {
@@ -157,31 +177,30 @@ export class SavedCardService {
       if (raced) return { card: raced, created: false };
       const active = outcome.status === 'saved';
       const now = this.clock.now();
-      const [card] = await tx.query<SavedCardRow>(
-        `INSERT INTO saved_cards (id, integrator_id, user_id, processor, processor_token, processor_setup_id,
-                                  source_token_sha256, brand, last4, exp_month, exp_year, status, is_default,
-                                  next_action, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
-                 $13 AND NOT EXISTS (SELECT 1 FROM saved_cards WHERE user_id = $3 AND is_default),
-                 $14::jsonb, $15, $15)
-         RETURNING *`,
-        [
-          newId('card'),
-          owner.integratorId,
-          owner.userId,
-          this.processor.name,
-          outcome.reusableToken,
-          outcome.status === 'action_required' ? outcome.processorSetupId : null,
-          source,
-          outcome.card.brand,
-          outcome.card.last4,
-          outcome.card.exp_month,
-          outcome.card.exp_year,
-          active ? 'active' : 'requires_action',
-          active,
-          outcome.status === 'action_required' ? { ...outcome.action } : null,
-          now,
-        ],
+      const card = await firstRow(
+        tx,
+        qb
+          .insertInto('saved_cards')
+          .values((eb) => ({
+            id: newId('card'),
+            integrator_id: owner.integratorId,
+            user_id: owner.userId,
+            processor: this.processor.name,
+            processor_token: outcome.reusableToken,
+            processor_setup_id: outcome.status === 'action_required' ? outcome.processorSetupId : null,
+            source_token_sha256: source,
+            brand: outcome.card.brand,
+            last4: outcome.card.last4,
+            exp_month: outcome.card.exp_month,
+            exp_year: outcome.card.exp_year,
+            status: active ? 'active' : 'requires_action',
+            is_default: defaultIfNone(eb, active, owner.userId),
+            next_action: outcome.status === 'action_required' ? { ...outcome.action } : null,
+            created_at: now,
+            updated_at: now,
+          }))
+          .returningAll()
+          .$narrowType<SavedCardNarrowing>(),
       );
       return { card: card!, created: true };
     });
@@ -202,10 +221,16 @@ export class SavedCardService {
       const current = await this.get(client, cardId, tx, true);
       // A live schedule would charge a deleted card on each due date. (Set-up reads the card FOR SHARE, so a set-up
       // and this delete cannot both pass.)
-      const [schedule] = await tx.query<{ id: string; status: string }>(
-        `SELECT id, status FROM schedules
-          WHERE saved_card_id = $1 AND status IN ('active', 'paused') ORDER BY created_at, id LIMIT 1`,
-        [current.id],
+      const schedule = await firstRow(
+        tx,
+        qb
+          .selectFrom('schedules')
+          .select(['id', 'status'])
+          .where('saved_card_id', '=', current.id)
+          .where('status', 'in', ['active', 'paused'])
+          .orderBy('created_at')
+          .orderBy('id')
+          .limit(1),
       );
       if (schedule) {
         throw new ServiceError(
@@ -259,23 +284,31 @@ export class SavedCardService {
    * waiting moves; a late or repeated notification changes nothing. Undefined when no card has that check.
    */
   async applySetupOutcome(setupId: string, outcome: ProcessorOutcome): Promise<SavedCardRow | undefined> {
-    const select = 'SELECT * FROM saved_cards WHERE processor = $1 AND processor_setup_id = $2';
-    const [found] = await this.db.query<SavedCardRow>(select, [this.processor.name, setupId]);
+    const select = savedCards()
+      .where('processor', '=', this.processor.name)
+      .where('processor_setup_id', '=', setupId);
+    const found = await firstRow(this.db, select);
     if (!found) return undefined;
     if (outcome.status === 'action_required' || outcome.status === 'pending') return found;
     return this.db.transaction(async (tx) => {
       await lockUser(tx, found.user_id);
-      const [card] = await tx.query<SavedCardRow>(`${select} FOR UPDATE`, [this.processor.name, setupId]);
+      const card = await firstRow(tx, select.forUpdate());
       if (card?.status !== 'requires_action') return card;
       const active = outcome.status === 'authorised';
-      const [updated] = await tx.query<SavedCardRow>(
-        `UPDATE saved_cards
-            SET status = $2, next_action = NULL, updated_at = $4,
-                is_default = $3 AND NOT EXISTS (SELECT 1 FROM saved_cards WHERE user_id = $5 AND is_default)
-          WHERE id = $1 RETURNING *`,
-        [card.id, active ? 'active' : 'failed', active, this.clock.now(), card.user_id],
+      return firstRow(
+        tx,
+        qb
+          .updateTable('saved_cards')
+          .set((eb) => ({
+            status: active ? 'active' : 'failed',
+            next_action: null,
+            updated_at: this.clock.now(),
+            is_default: defaultIfNone(eb, active, card.user_id),
+          }))
+          .where('id', '=', card.id)
+          .returningAll()
+          .$narrowType<SavedCardNarrowing>(),
       );
-      return updated;
     });
   }
 

@@ -177,28 +177,31 @@ export class IntegratorService {
       settings,
     );
     const integrator = await this.db.transaction(async (tx) => {
-      const [row] = await tx.query<Integrator>(
-        `INSERT INTO integrators AS i (id, name, environment, webhook_url, webhook_secret, allowed_origins, fees,
-                                 rate_limit_per_second, rate_limit_burst, created_at, updated_at, features,
-                                 reminder_days_before, webhook_secret_issued_at, business_lets)
-         VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8, $9, $10, $10, $11::jsonb, $12,
-                 CASE WHEN $4::text IS NULL THEN NULL ELSE $10::timestamptz END, $13)
-         RETURNING ${INTEGRATOR_COLUMNS_SQL}`,
-        [
-          id,
-          settings.name,
-          this.env,
-          settings.webhook_url ?? null,
-          generateWebhookSecret(),
-          settings.allowed_origins ?? [],
-          settings.fees ?? {},
-          rate,
-          burst,
-          now,
-          settings.features ?? {},
-          settings.reminder_days_before ?? null,
-          settings.business_lets ?? false,
-        ],
+      const webhookUrl = settings.webhook_url ?? null;
+      const row = await firstRow(
+        tx,
+        qb
+          .insertInto('integrators')
+          .values({
+            id,
+            name: settings.name,
+            environment: this.env,
+            webhook_url: webhookUrl,
+            webhook_secret: generateWebhookSecret(),
+            allowed_origins: settings.allowed_origins ?? [],
+            fees: settings.fees ?? {},
+            rate_limit_per_second: rate,
+            rate_limit_burst: burst,
+            created_at: now,
+            updated_at: now,
+            features: settings.features ?? {},
+            reminder_days_before: settings.reminder_days_before ?? null,
+            // A secret given out with a URL is in use from now.
+            webhook_secret_issued_at: webhookUrl === null ? null : now,
+            business_lets: settings.business_lets ?? false,
+          })
+          .returning(INTEGRATOR_COLUMNS)
+          .$narrowType<IntegratorNarrowing>(),
       );
       await insertServerToken(tx, id, serverToken, now);
       return row!;

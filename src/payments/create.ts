@@ -8,6 +8,7 @@ import { assertSavedCardsEnabled, type SavedCardService, UNKNOWN_CARD_TOKEN } fr
 import { hasFeature, type Integrator } from '../integrators/service.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
+import { firstRow, qb } from '../platform/db/query-builder.ts';
 import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { enqueue } from '../platform/jobs/define.ts';
@@ -18,6 +19,7 @@ import { APM_METHODS, type PaymentMethod, WALLET_METHODS } from '../shared/vocab
 import { type PaymentAmounts, paymentAmounts } from './fees.ts';
 import { paymentExpireJob } from './jobs/payment-expire.ts';
 import { paymentReconcileJob, RECONCILE_AFTER_MS } from './jobs/payment-reconcile.ts';
+import { paymentRows } from './rows.ts';
 import type { PaymentRow } from './view.ts';
 
 /**
@@ -94,12 +96,21 @@ export class NewPaymentWriter {
         await tx.query('SELECT id FROM sessions WHERE id = $1 FOR UPDATE', [session.id]);
         const raced = await this.#byKey(session.id, input.idempotencyKey, tx);
         if (raced) return { raced };
-        const [state] = await tx.query<{ completed: boolean; in_flight: string | null }>(
-          `SELECT s.completed_at IS NOT NULL AS completed,
-                (SELECT p.id FROM payments p
-                  WHERE p.session_id = s.id AND p.status IN ('processing', 'requires_action') LIMIT 1) AS in_flight
-           FROM sessions s WHERE s.id = $1`,
-          [session.id],
+        const state = await firstRow(
+          tx,
+          qb
+            .selectFrom('sessions as s')
+            .select((eb) => [
+              eb('s.completed_at', 'is not', null).as('completed'),
+              eb
+                .selectFrom('payments as p')
+                .select('p.id')
+                .whereRef('p.session_id', '=', 's.id')
+                .where('p.status', 'in', ['processing', 'requires_action'])
+                .limit(1)
+                .as('in_flight'),
+            ])
+            .where('s.id', '=', session.id),
         );
         if (state?.completed) {
           throw new ServiceError(
@@ -217,11 +228,10 @@ export class NewPaymentWriter {
     idempotencyKey: string,
     db: Queryable = this.db,
   ): Promise<PaymentRow | undefined> {
-    const [row] = await db.query<PaymentRow>(
-      'SELECT * FROM payments WHERE session_id = $1 AND idempotency_key = $2',
-      [sessionId, idempotencyKey],
+    return firstRow(
+      db,
+      paymentRows().where('session_id', '=', sessionId).where('idempotency_key', '=', idempotencyKey),
     );
-    return row;
   }
 }
 

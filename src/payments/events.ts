@@ -1,6 +1,9 @@
+import type { Selectable } from 'kysely';
 import { type Static, Type } from 'typebox';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Queryable } from '../platform/db/db.ts';
+import { firstRow, qb } from '../platform/db/query-builder.ts';
+import type { TenanciesTable, UsersTable } from '../platform/db/tables.ts';
 import { Timestamp } from '../platform/http/schemas.ts';
 import { EVENT_TENANT_FIELDS } from '../webhooks/event-data.ts';
 import { type EventType, recordEvent } from '../webhooks/record-event.ts';
@@ -70,11 +73,8 @@ export const PaymentEventData = Type.Object(
 export type PaymentEventData = Static<typeof PaymentEventData>;
 
 /** Whom a payment's event names: the integrator's user id, the email and the tenancy's payment reference. */
-export interface PaymentEventUser {
-  external_id: number;
-  email: string;
-  payment_reference: string;
-}
+export type PaymentEventUser = Pick<Selectable<UsersTable>, 'external_id' | 'email'> &
+  Pick<Selectable<TenanciesTable>, 'payment_reference'>;
 
 /** What a payment event adds beside the payment, user_id, email and payment_reference: a refund, a retry date or a dispute. */
 type PaymentEventExtra = Pick<PaymentEventData, 'refund' | 'retry_on' | 'dispute' | 'action_required'>;
@@ -102,11 +102,13 @@ export async function recordPaymentEvent(
   payment: PaymentRow,
   extra: PaymentEventExtra = {},
 ): Promise<void> {
-  const [who] = await tx.query<PaymentEventUser>(
-    `SELECT u.external_id, u.email, t.payment_reference
-       FROM users u JOIN tenancies t ON t.id = $2
-      WHERE u.id = $1`,
-    [payment.user_id, payment.tenancy_id],
+  const who = await firstRow(
+    tx,
+    qb
+      .selectFrom('users as u')
+      .innerJoin('tenancies as t', (join) => join.on('t.id', '=', payment.tenancy_id))
+      .select(['u.external_id', 'u.email', 't.payment_reference'])
+      .where('u.id', '=', payment.user_id),
   );
   await recordEvent(tx, clock, payment.integrator_id, type, paymentEventData(payment, who!, extra));
 }

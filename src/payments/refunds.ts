@@ -1,7 +1,10 @@
+import type { NotNull, Selectable } from 'kysely';
 import type { Static } from 'typebox';
 import { paidOutHeld } from '../payouts/paid-out.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
+import { firstRow, qb } from '../platform/db/query-builder.ts';
+import type { RefundsTable } from '../platform/db/tables.ts';
 import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { enqueue } from '../platform/jobs/define.ts';
@@ -10,24 +13,16 @@ import { formatPence } from '../shared/money.ts';
 import type { RefundEventView } from './events.ts';
 import { recordPaymentEvent } from './events.ts';
 import { paymentRefundJob, REFUND_RETRY_AFTER_MS } from './jobs/payment-refund.ts';
+import { paymentRows, paymentUpdate } from './rows.ts';
 import type { PaymentRow } from './view.ts';
 
-export type RefundStatus = 'pending' | 'succeeded' | 'failed';
+export type RefundStatus = RefundsTable['status'];
 
-export interface RefundRow {
-  id: string;
-  payment_id: string;
-  amount_pence: number;
-  status: RefundStatus;
-  /** The operator's Idempotency-Key, if the request sent one. */
-  idempotency_key: string | null;
-  /** What the request asked for; null for "everything left". */
-  requested_pence: number | null;
-  failure_code: string | null;
-  failure_message: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
+/**
+ * A refunds row. `idempotency_key`: the operator's Idempotency-Key, if the request sent one; `requested_pence`: what
+ * the request asked for, null for "everything left".
+ */
+export type RefundRow = Selectable<RefundsTable>;
 
 /** Who asks for a refund: an integrator may not refund rent already paid out to the landlord; the operator may. */
 export type RefundRequester = 'operator' | 'integrator';
@@ -80,14 +75,12 @@ export class RefundService {
     return this.db.transaction(async (tx) => {
       const paidOut = requester === 'integrator' && (await paidOutHeld(tx, paymentId));
       // Refunds of one payment queue on its row, so each sees every refund committed before it.
-      const [payment] = await tx.query<PaymentRow>('SELECT * FROM payments WHERE id = $1 FOR UPDATE', [
-        paymentId,
-      ]);
+      const payment = await firstRow(tx, paymentRows().where('id', '=', paymentId).forUpdate());
       if (!payment) throw new ServiceError('not_found', `No payment ${paymentId}.`);
       if (idempotencyKey !== undefined) {
-        const [earlier] = await tx.query<RefundRow>(
-          'SELECT * FROM refunds WHERE payment_id = $1 AND idempotency_key = $2',
-          [paymentId, idempotencyKey],
+        const earlier = await firstRow(
+          tx,
+          refunds().where('payment_id', '=', paymentId).where('idempotency_key', '=', idempotencyKey),
         );
         if (earlier)
           return { refund: checkRefundReplay(earlier, amountPence, idempotencyKey), replayed: true };
@@ -106,11 +99,7 @@ export class RefundService {
             "takes back is deducted from the landlord's next payout.",
         );
       }
-      const [pending] = await tx.query<{ pence: number }>(
-        "SELECT COALESCE(sum(amount_pence), 0) AS pence FROM refunds WHERE payment_id = $1 AND status = 'pending'",
-        [paymentId],
-      );
-      const pendingPence = Number(pending?.pence ?? 0);
+      const pendingPence = await pendingRefundPence(tx, paymentId);
       const remaining = Number(payment.amount_pence) - Number(payment.refunded_pence) - pendingPence;
       if (remaining <= 0) {
         throw new ServiceError(
@@ -128,12 +117,15 @@ export class RefundService {
       }
       const id = newId('ref');
       const now = this.clock.now();
-      const [refund] = await tx.query<RefundRow>(
-        `INSERT INTO refunds (id, payment_id, amount_pence, status, idempotency_key, requested_pence, created_at,
-                              updated_at)
-         VALUES ($1, $2, $3, 'pending', $4, $5, $6, $6) RETURNING *`,
-        [id, paymentId, refundPence, idempotencyKey ?? null, amountPence ?? null, now],
-      );
+      const refund = await insertRefund(tx, {
+        id,
+        payment_id: paymentId,
+        amount_pence: refundPence,
+        status: 'pending',
+        idempotency_key: idempotencyKey ?? null,
+        requested_pence: amountPence ?? null,
+        created_at: now,
+      });
       await enqueue(
         tx,
         this.clock,
@@ -141,7 +133,7 @@ export class RefundService {
         { refund_id: id },
         { runAt: new Date(now.getTime() + REFUND_RETRY_AFTER_MS) },
       );
-      return { refund: refund!, replayed: false };
+      return { refund, replayed: false };
     });
   }
 
@@ -151,10 +143,16 @@ export class RefundService {
    * refund stays `pending` (or, with `rethrow`, the error goes up, so the job is retried).
    */
   async finishRefund(refundId: string, rethrow = true): Promise<{ refund: RefundRow; payment: PaymentRow }> {
-    const [row] = await this.db.query<RefundRow & { processor_payment_id: string }>(
-      `SELECT r.*, p.processor_payment_id FROM refunds r JOIN payments p ON p.id = r.payment_id
-        WHERE r.id = $1`,
-      [refundId],
+    const row = await firstRow(
+      this.db,
+      qb
+        .selectFrom('refunds as r')
+        .innerJoin('payments as p', 'p.id', 'r.payment_id')
+        .selectAll('r')
+        .select('p.processor_payment_id')
+        .where('r.id', '=', refundId)
+        // Only a payment the processor took is refunded (beginRefund checks it), so it has the processor's id.
+        .$narrowType<{ processor_payment_id: NotNull }>(),
     );
     if (!row) throw new Error(`No refund ${refundId}`);
     if (row.status !== 'pending') return this.#refundWithPayment(this.db, refundId);
@@ -197,10 +195,16 @@ export class RefundService {
         return this.#refundWithPayment(tx, refundId);
       }
       if (outcome.status === 'refused') {
-        const [failed] = await tx.query<RefundRow>(
-          `UPDATE refunds SET status = 'failed', failure_code = $2, failure_message = $3, updated_at = $4
-            WHERE id = $1 RETURNING *`,
-          [refundId, outcome.code, outcome.message, now],
+        const failed = await firstRow(
+          tx,
+          refundUpdate()
+            .set({
+              status: 'failed',
+              failure_code: outcome.code,
+              failure_message: outcome.message,
+              updated_at: now,
+            })
+            .where('id', '=', refundId),
         );
         const done = await this.#refundWithPayment(tx, refundId);
         if (announceFailure) {
@@ -210,20 +214,24 @@ export class RefundService {
         }
         return done;
       }
-      const [refund] = await tx.query<RefundRow>(
-        `UPDATE refunds SET status = 'succeeded', processor_refund_id = COALESCE(processor_refund_id, $3),
-                updated_at = $2
-          WHERE id = $1 RETURNING *`,
-        [refundId, now, outcome.processorRefundId ?? null],
+      const refund = await firstRow(
+        tx,
+        refundUpdate()
+          .set((eb) => ({
+            status: 'succeeded',
+            processor_refund_id: eb.fn.coalesce(
+              'processor_refund_id',
+              eb.val(outcome.processorRefundId ?? null),
+            ),
+            updated_at: now,
+          }))
+          .where('id', '=', refundId),
       );
-      const [payment] = await tx.query<PaymentRow>(
-        'UPDATE payments SET refunded_pence = refunded_pence + $2, updated_at = $3 WHERE id = $1 RETURNING *',
-        [current.payment_id, current.amount_pence, now],
-      );
-      await recordPaymentEvent(tx, this.clock, 'payment_refunded', payment!, {
+      const payment = await changeRefunded(tx, current.payment_id, '+', current.amount_pence, now);
+      await recordPaymentEvent(tx, this.clock, 'payment_refunded', payment, {
         refund: refundEventView(refund!),
       });
-      return { refund: refund!, payment: payment! };
+      return { refund: refund!, payment };
     });
   }
 
@@ -238,11 +246,18 @@ export class RefundService {
     update: ProcessorRefundUpdate,
     paymentId: string | undefined,
   ): Promise<PaymentRow | undefined> {
-    const [refund] = await this.db.query<RefundRow>(
-      `SELECT * FROM refunds
-        WHERE processor_refund_id = $1
-           OR (processor_refund_id IS NULL AND id = $2 AND payment_id = $3)`,
-      [update.processorRefundId, update.refundId ?? null, paymentId ?? null],
+    const refund = await firstRow(
+      this.db,
+      refunds().where((eb) =>
+        eb.or([
+          eb('processor_refund_id', '=', update.processorRefundId),
+          eb.and([
+            eb('processor_refund_id', 'is', null),
+            eb('id', '=', eb.val(update.refundId ?? null)),
+            eb('payment_id', '=', eb.val(paymentId ?? null)),
+          ]),
+        ]),
+      ),
     );
     if (!refund) return undefined;
     if (refund.status === 'pending') {
@@ -267,26 +282,24 @@ export class RefundService {
       const current = await lockRefund(tx, refundId);
       if (current?.status !== 'succeeded') return (await this.#refundWithPayment(tx, refundId)).payment;
       const now = this.clock.now();
-      const [refund] = await tx.query<RefundRow>(
-        `UPDATE refunds SET status = 'failed', failure_code = $2, failure_message = $3, reversed_at = $4,
-                processor_refund_id = COALESCE(processor_refund_id, $5), updated_at = $4
-          WHERE id = $1 RETURNING *`,
-        [
-          refundId,
-          update.failureCode ?? 'refund_failed',
-          refundFailedMessage(update),
-          now,
-          update.processorRefundId,
-        ],
+      const refund = await firstRow(
+        tx,
+        refundUpdate()
+          .set((eb) => ({
+            status: 'failed',
+            failure_code: update.failureCode ?? 'refund_failed',
+            failure_message: refundFailedMessage(update),
+            reversed_at: now,
+            processor_refund_id: eb.fn.coalesce('processor_refund_id', eb.val(update.processorRefundId)),
+            updated_at: now,
+          }))
+          .where('id', '=', refundId),
       );
-      const [payment] = await tx.query<PaymentRow>(
-        'UPDATE payments SET refunded_pence = refunded_pence - $2, updated_at = $3 WHERE id = $1 RETURNING *',
-        [current.payment_id, current.amount_pence, now],
-      );
-      await recordPaymentEvent(tx, this.clock, 'refund_failed', payment!, {
+      const payment = await changeRefunded(tx, current.payment_id, '-', current.amount_pence, now);
+      await recordPaymentEvent(tx, this.clock, 'refund_failed', payment, {
         refund: refundEventView(refund!),
       });
-      return payment!;
+      return payment;
     });
   }
 
@@ -294,10 +307,8 @@ export class RefundService {
     db: Queryable,
     refundId: string,
   ): Promise<{ refund: RefundRow; payment: PaymentRow }> {
-    const [refund] = await db.query<RefundRow>('SELECT * FROM refunds WHERE id = $1', [refundId]);
-    const [payment] = await db.query<PaymentRow>('SELECT * FROM payments WHERE id = $1', [
-      refund!.payment_id,
-    ]);
+    const refund = await firstRow(db, refunds().where('id', '=', refundId));
+    const payment = await firstRow(db, paymentRows().where('id', '=', refund!.payment_id));
     return { refund: refund!, payment: payment! };
   }
 
@@ -311,34 +322,28 @@ export class RefundService {
     notification: { refundedTotalPence: number },
   ): Promise<PaymentRow> {
     return this.db.transaction(async (tx) => {
-      const [payment] = await tx.query<PaymentRow>('SELECT * FROM payments WHERE id = $1 FOR UPDATE', [
-        paymentId,
-      ]);
-      const [pending] = await tx.query<{ pence: string }>(
-        "SELECT COALESCE(sum(amount_pence), 0) AS pence FROM refunds WHERE payment_id = $1 AND status = 'pending'",
-        [paymentId],
-      );
-      const known = Number(payment!.refunded_pence) + Number(pending!.pence);
+      const payment = await firstRow(tx, paymentRows().where('id', '=', paymentId).forUpdate());
+      const known = Number(payment!.refunded_pence) + (await pendingRefundPence(tx, paymentId));
       const outside = Math.min(
         notification.refundedTotalPence - known,
         Number(payment!.amount_pence) - Number(payment!.refunded_pence),
       );
       if (outside < 1) return payment!;
       const now = this.clock.now();
-      const [refund] = await tx.query<RefundRow>(
-        `INSERT INTO refunds (id, payment_id, amount_pence, status, idempotency_key, requested_pence, created_at,
-                              updated_at)
-         VALUES ($1, $2, $3, 'succeeded', NULL, $3, $4, $4) RETURNING *`,
-        [newId('ref'), paymentId, outside, now],
-      );
-      const [updated] = await tx.query<PaymentRow>(
-        'UPDATE payments SET refunded_pence = refunded_pence + $2, updated_at = $3 WHERE id = $1 RETURNING *',
-        [paymentId, outside, now],
-      );
-      await recordPaymentEvent(tx, this.clock, 'payment_refunded', updated!, {
-        refund: refundEventView(refund!),
+      const refund = await insertRefund(tx, {
+        id: newId('ref'),
+        payment_id: paymentId,
+        amount_pence: outside,
+        status: 'succeeded',
+        idempotency_key: null,
+        requested_pence: outside,
+        created_at: now,
       });
-      return updated!;
+      const updated = await changeRefunded(tx, paymentId, '+', outside, now);
+      await recordPaymentEvent(tx, this.clock, 'payment_refunded', updated, {
+        refund: refundEventView(refund),
+      });
+      return updated;
     });
   }
 }
@@ -349,8 +354,65 @@ async function lockRefund(tx: Queryable, refundId: string): Promise<RefundRow | 
     'SELECT p.id FROM payments p JOIN refunds r ON r.payment_id = p.id WHERE r.id = $1 FOR UPDATE OF p',
     [refundId],
   );
-  const [refund] = await tx.query<RefundRow>('SELECT * FROM refunds WHERE id = $1 FOR UPDATE', [refundId]);
-  return refund;
+  return firstRow(tx, refunds().where('id', '=', refundId).forUpdate());
+}
+
+/** Refunds, every column: add the where (and the lock) you need. */
+function refunds() {
+  return qb.selectFrom('refunds').selectAll();
+}
+
+/** An update of refunds returning every column: set what changes and add the where. */
+function refundUpdate() {
+  return qb.updateTable('refunds').returningAll();
+}
+
+/** A new refund, as written. */
+async function insertRefund(
+  tx: Queryable,
+  refund: Pick<
+    RefundRow,
+    'id' | 'payment_id' | 'amount_pence' | 'status' | 'idempotency_key' | 'requested_pence' | 'created_at'
+  >,
+): Promise<RefundRow> {
+  const inserted = await firstRow(
+    tx,
+    qb
+      .insertInto('refunds')
+      .values({ ...refund, updated_at: refund.created_at })
+      .returningAll(),
+  );
+  return inserted!;
+}
+
+/** What the payment's pending refunds are taking back, in pence. */
+async function pendingRefundPence(tx: Queryable, paymentId: string): Promise<number> {
+  const pending = await firstRow(
+    tx,
+    qb
+      .selectFrom('refunds')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('amount_pence'), eb.lit(0)).as('pence'))
+      .where('payment_id', '=', paymentId)
+      .where('status', '=', 'pending'),
+  );
+  return Number(pending?.pence ?? 0);
+}
+
+/** Adds refunded pence to the payment's refunded total (`+`), or takes them back from it (`-`). */
+async function changeRefunded(
+  tx: Queryable,
+  paymentId: string,
+  change: '+' | '-',
+  pence: number,
+  now: Date,
+): Promise<PaymentRow> {
+  const payment = await firstRow(
+    tx,
+    paymentUpdate()
+      .set((eb) => ({ refunded_pence: eb('refunded_pence', change, pence), updated_at: now }))
+      .where('id', '=', paymentId),
+  );
+  return payment!;
 }
 
 /** A replay of a refund request: the same key must ask for the same amount (or again for "everything left"). */

@@ -3,6 +3,7 @@ import { SavedCardService } from '../cards/service.ts';
 import type { SavedCardRow } from '../cards/view.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
+import { firstRow, qb, rows } from '../platform/db/query-builder.ts';
 import { type PaymentProcessor, type ProcessorOutcome, paymentStatusFor } from '../processors/processor.ts';
 import { completeSessions } from '../sessions/completion.ts';
 import type { SessionRow } from '../sessions/service.ts';
@@ -11,6 +12,7 @@ import { type CreatePaymentInput, type CreatePaymentResult, NewPaymentWriter } f
 import { recordPaymentEvent } from './events.ts';
 import { listPayments, type PaymentFilter } from './list.ts';
 import { RefundService } from './refunds.ts';
+import { paymentRows, paymentUpdate } from './rows.ts';
 import { enqueueSettlement, SettlementService, settlesAtOnce } from './settlement.ts';
 import type { PaymentRow } from './view.ts';
 
@@ -96,9 +98,8 @@ export class PaymentService {
   }
 
   /** Any payment by its id (the operator's view). */
-  async byId(paymentId: string): Promise<PaymentRow | undefined> {
-    const [row] = await this.db.query<PaymentRow>('SELECT * FROM payments WHERE id = $1', [paymentId]);
-    return row;
+  byId(paymentId: string): Promise<PaymentRow | undefined> {
+    return firstRow(this.db, paymentRows().where('id', '=', paymentId));
   }
 
   /** Whether the payment is this integrator's (another integrator's payment is as unknown as a missing one). */
@@ -111,7 +112,7 @@ export class PaymentService {
   }
 
   async cancel(paymentId: string): Promise<PaymentRow | undefined> {
-    const [payment] = await this.db.query<PaymentRow>('SELECT * FROM payments WHERE id = $1', [paymentId]);
+    const payment = await this.byId(paymentId);
     if (payment?.status !== 'requires_action' || !payment.processor_payment_id) return payment;
     return this.applyOutcome(paymentId, await this.processor.cancel(payment.processor_payment_id));
   }
@@ -131,10 +132,19 @@ export class PaymentService {
       return payment;
     }
     const now = this.clock.now();
-    const [due] = await this.db.query<{ id: string }>(
-      `UPDATE payments SET processor_checked_at = $2
-        WHERE id = $1 AND (processor_checked_at IS NULL OR processor_checked_at <= $3) RETURNING id`,
-      [payment.id, now, new Date(now.getTime() - PROCESSOR_READ_INTERVAL_MS)],
+    const due = await firstRow(
+      this.db,
+      qb
+        .updateTable('payments')
+        .set({ processor_checked_at: now })
+        .where('id', '=', payment.id)
+        .where((eb) =>
+          eb.or([
+            eb('processor_checked_at', 'is', null),
+            eb('processor_checked_at', '<=', new Date(now.getTime() - PROCESSOR_READ_INTERVAL_MS)),
+          ]),
+        )
+        .returning('id'),
     );
     if (!due) return payment;
     let outcome: ProcessorOutcome;
@@ -147,33 +157,45 @@ export class PaymentService {
   }
 
   /** The payment that completed the session, if one has. */
-  async succeededInSession(sessionId: string): Promise<PaymentRow | undefined> {
-    const [row] = await this.db.query<PaymentRow>(
-      "SELECT * FROM payments WHERE session_id = $1 AND status = 'succeeded' ORDER BY created_at LIMIT 1",
-      [sessionId],
+  succeededInSession(sessionId: string): Promise<PaymentRow | undefined> {
+    return firstRow(
+      this.db,
+      paymentRows()
+        .where('session_id', '=', sessionId)
+        .where('status', '=', 'succeeded')
+        .orderBy('created_at')
+        .limit(1),
     );
-    return row;
   }
 
   /** Every payment made in a session, oldest first. */
   inSession(sessionId: string): Promise<PaymentRow[]> {
-    return this.db.query<PaymentRow>('SELECT * FROM payments WHERE session_id = $1 ORDER BY created_at, id', [
-      sessionId,
-    ]);
+    return rows(
+      this.db,
+      paymentRows().where('session_id', '=', sessionId).orderBy('created_at').orderBy('id'),
+    );
   }
 
   /**
    * A payment a session may see: one made in it, or a recurring charge of its tenant (at the same integrator), which
    * any of their sessions may confirm when their bank wants them to.
    */
-  async get(session: ClientSession, paymentId: string): Promise<PaymentRow | undefined> {
-    const [row] = await this.db.query<PaymentRow>(
-      `SELECT * FROM payments
-        WHERE id = $1 AND (session_id = $2
-                           OR (schedule_id IS NOT NULL AND user_id = $3 AND integrator_id = $4))`,
-      [paymentId, session.id, session.user_id, session.integrator_id],
+  get(session: ClientSession, paymentId: string): Promise<PaymentRow | undefined> {
+    return firstRow(
+      this.db,
+      paymentRows()
+        .where('id', '=', paymentId)
+        .where((eb) =>
+          eb.or([
+            eb('session_id', '=', session.id),
+            eb.and([
+              eb('schedule_id', 'is not', null),
+              eb('user_id', '=', session.user_id),
+              eb('integrator_id', '=', session.integrator_id),
+            ]),
+          ]),
+        ),
     );
-    return row;
   }
 
   /**
@@ -195,7 +217,7 @@ export class PaymentService {
    * (`authentication_required`, payment_failed without a retry), unless the tenant completed it meanwhile.
    */
   async expireWaiting(paymentId: string): Promise<PaymentRow | undefined> {
-    const [payment] = await this.db.query<PaymentRow>('SELECT * FROM payments WHERE id = $1', [paymentId]);
+    const payment = await this.byId(paymentId);
     if (payment?.status !== 'requires_action' || !payment.schedule_id) return payment;
     const outcome = payment.processor_payment_id
       ? await this.processor.cancel(payment.processor_payment_id)
@@ -224,9 +246,7 @@ export class PaymentService {
   ): Promise<PaymentRow> {
     const status = paymentStatusFor(outcome);
     return this.db.transaction(async (tx) => {
-      const [current] = await tx.query<PaymentRow>('SELECT * FROM payments WHERE id = $1 FOR UPDATE', [
-        paymentId,
-      ]);
+      const current = await firstRow(tx, paymentRows().where('id', '=', paymentId).forUpdate());
       if (!current) throw new Error(`No payment ${paymentId}`);
       if (FINAL.includes(current.status)) return current;
       // A recurring charge waiting for its tenant, or being confirmed by them: the off-session refusal that asked
@@ -240,21 +260,22 @@ export class PaymentService {
         return current;
       }
       const now = this.clock.now();
-      const [updated] = await tx.query<PaymentRow>(
-        `UPDATE payments SET status = $2, processor_payment_id = COALESCE($3, processor_payment_id),
-                next_action = $4::jsonb, failure_code = $5, failure_message = $6, updated_at = $7,
-                funds_available_at = CASE WHEN $8 THEN $7::timestamptz END
-          WHERE id = $1 RETURNING *`,
-        [
-          paymentId,
-          status,
-          outcome.processorPaymentId,
-          outcome.status === 'action_required' ? { ...outcome.action } : null,
-          outcome.status === 'refused' ? outcome.code : null,
-          outcome.status === 'refused' ? outcome.message : null,
-          now,
-          status === 'succeeded' && settlesAtOnce(this.processor),
-        ],
+      const updated = await firstRow(
+        tx,
+        paymentUpdate()
+          .set((eb) => ({
+            status,
+            processor_payment_id: eb.fn.coalesce(
+              eb.val(outcome.processorPaymentId ?? null),
+              'processor_payment_id',
+            ),
+            next_action: outcome.status === 'action_required' ? { ...outcome.action } : null,
+            failure_code: outcome.status === 'refused' ? outcome.code : null,
+            failure_message: outcome.status === 'refused' ? outcome.message : null,
+            updated_at: now,
+            funds_available_at: status === 'succeeded' && settlesAtOnce(this.processor) ? now : null,
+          }))
+          .where('id', '=', paymentId),
       );
       const payment = updated!;
       if (status === 'succeeded') {
@@ -291,9 +312,13 @@ export class PaymentService {
       throw new Error(`Notification for unknown processor ${processorName}`);
     const notification = this.processor.parseNotification(body);
     if (!notification) return undefined;
-    const [payment] = await this.db.query<{ id: string }>(
-      'SELECT id FROM payments WHERE processor = $1 AND processor_payment_id = $2',
-      [processorName, notification.processorPaymentId],
+    const payment = await firstRow(
+      this.db,
+      qb
+        .selectFrom('payments')
+        .select('id')
+        .where('processor', '=', processorName)
+        .where('processor_payment_id', '=', notification.processorPaymentId),
     );
     if ('dispute' in notification) {
       if (!payment) return undefined;
@@ -302,9 +327,7 @@ export class PaymentService {
         notification.dispute,
         notification.disputedPence,
       );
-      const [row] = changed
-        ? [changed]
-        : await this.db.query<PaymentRow>('SELECT * FROM payments WHERE id = $1', [payment.id]);
+      const row = changed ?? (await this.byId(payment.id));
       return { kind: 'payment', payment: row! };
     }
     if ('refund' in notification) {
@@ -341,17 +364,21 @@ export class PaymentService {
   }
 
   /** Our payment `paymentId` at `processorName` whose processor id is not known yet. */
-  async #unlinkedPayment(processorName: string, paymentId: string): Promise<{ id: string } | undefined> {
-    const [row] = await this.db.query<{ id: string }>(
-      'SELECT id FROM payments WHERE id = $1 AND processor = $2 AND processor_payment_id IS NULL',
-      [paymentId, processorName],
+  #unlinkedPayment(processorName: string, paymentId: string): Promise<{ id: string } | undefined> {
+    return firstRow(
+      this.db,
+      qb
+        .selectFrom('payments')
+        .select('id')
+        .where('id', '=', paymentId)
+        .where('processor', '=', processorName)
+        .where('processor_payment_id', 'is', null),
     );
-    return row;
   }
 
   /** Asks the processor again about a payment still `processing`; the same idempotency key never charges twice. */
   async reconcile(paymentId: string): Promise<PaymentRow | undefined> {
-    const [payment] = await this.db.query<PaymentRow>('SELECT * FROM payments WHERE id = $1', [paymentId]);
+    const payment = await this.byId(paymentId);
     if (payment?.status !== 'processing') return payment;
     return this.#authorise(payment, true);
   }

@@ -1,10 +1,12 @@
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
+import { firstRow } from '../platform/db/query-builder.ts';
 import { enqueueMany } from '../platform/jobs/define.ts';
 import type { DisputeStatus, PaymentProcessor } from '../processors/processor.ts';
 import { formatPence } from '../shared/money.ts';
 import { recordPaymentEvent } from './events.ts';
 import { paymentSettlementJob } from './jobs/payment-settlement.ts';
+import { paymentRows, paymentUpdate } from './rows.ts';
 import type { PaymentRow } from './view.ts';
 
 /**
@@ -47,7 +49,7 @@ export class SettlementService {
    * processor that settles at once) is skipped.
    */
   async recordFundsAvailability(paymentId: string): Promise<'recorded' | 'skipped'> {
-    const [payment] = await this.db.query<PaymentRow>('SELECT * FROM payments WHERE id = $1', [paymentId]);
+    const payment = await firstRow(this.db, paymentRows().where('id', '=', paymentId));
     const fundsAvailableAt = this.processor.fundsAvailableAt?.bind(this.processor);
     if (
       !fundsAvailableAt ||
@@ -81,14 +83,20 @@ export class SettlementService {
   ): Promise<PaymentRow | undefined> {
     const amountPence = Math.max(1, disputedPence);
     return this.db.transaction(async (tx) => {
-      const [payment] = await tx.query<PaymentRow>(
-        `UPDATE payments SET dispute_status = $2, updated_at = $3,
-                dispute_lost_at = CASE WHEN $2 = 'lost' THEN $3::timestamptz END,
-                dispute_amount_pence = CASE WHEN $2 = 'lost' THEN LEAST($4::bigint, amount_pence) END
-          WHERE id = $1 AND (dispute_status IS NULL OR dispute_status = 'open')
-            AND dispute_status IS DISTINCT FROM $2
-          RETURNING *`,
-        [paymentId, status, this.clock.now(), amountPence],
+      const now = this.clock.now();
+      const lost = status === 'lost';
+      const payment = await firstRow(
+        tx,
+        paymentUpdate()
+          .set((eb) => ({
+            dispute_status: status,
+            updated_at: now,
+            dispute_lost_at: lost ? now : null,
+            dispute_amount_pence: lost ? eb.fn<number>('least', [eb.val(amountPence), 'amount_pence']) : null,
+          }))
+          .where('id', '=', paymentId)
+          .where((eb) => eb.or([eb('dispute_status', 'is', null), eb('dispute_status', '=', 'open')]))
+          .where('dispute_status', 'is distinct from', status),
       );
       if (!payment) return undefined;
       await recordPaymentEvent(

@@ -1,6 +1,8 @@
+import type { NotNull } from 'kysely';
 import type { Static } from 'typebox';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
+import { asDate, qb, rows } from '../platform/db/query-builder.ts';
 import { enqueueMany } from '../platform/jobs/define.ts';
 import type { PaymentProcessor } from '../processors/processor.ts';
 import { type AttemptRequest, type ChargeKey, type NewCharge, reachSchedule } from './charge-rules.ts';
@@ -8,7 +10,7 @@ import { type AttemptOutcome, ScheduleCharger } from './charger.ts';
 import { scheduleActionExpireJob } from './jobs/schedule-action-expire.ts';
 import { CHARGES_PER_JOB, scheduleChargeJob } from './jobs/schedule-charge.ts';
 import { recordScheduleEvent } from './service.ts';
-import { type ScheduleDetail, scheduleDetailSql } from './view.ts';
+import { scheduleDetails } from './view.ts';
 
 const BATCH = 500;
 
@@ -75,13 +77,18 @@ export class Scheduler {
 
   /** The payments of charges that waited for their tenant past their confirm-by day, as of `asOf`. */
   #waitedTooLong(asOf: string, integratorId?: string): Promise<{ payment_id: string }[]> {
-    return this.db.query<{ payment_id: string }>(
-      `SELECT last_payment_id AS payment_id FROM schedule_charges
-        WHERE status = 'requires_action' AND next_attempt_on <= $1 AND ($2::text IS NULL OR integrator_id = $2)
-        ORDER BY next_attempt_on, schedule_id
-        LIMIT ${BATCH}`,
-      [asOf, integratorId ?? null],
-    );
+    let query = qb
+      .selectFrom('schedule_charges')
+      .select('last_payment_id as payment_id')
+      .where('status', '=', 'requires_action')
+      .where('next_attempt_on', '<=', asDate(asOf))
+      .orderBy('next_attempt_on')
+      .orderBy('schedule_id')
+      .limit(BATCH)
+      // A charge waits for its tenant on the payment its attempt made.
+      .$narrowType<{ payment_id: NotNull }>();
+    if (integratorId !== undefined) query = query.where('integrator_id', '=', integratorId);
+    return rows(this.db, query);
   }
 
   /**
@@ -107,24 +114,30 @@ export class Scheduler {
   ): Promise<{ schedules: number; written: ChargeKey[] }> {
     const now = this.clock.now();
     // The due schedules first, in the order of the due index so the scan stops after the batch; then their details.
-    const locked = await tx.query<{ id: string }>(
-      `SELECT id FROM schedules
-        WHERE status IN ('active', 'paused') AND next_due_date <= $1 AND ($2::text IS NULL OR integrator_id = $2)
-        ORDER BY next_due_date
-        LIMIT ${BATCH}
-        FOR UPDATE SKIP LOCKED`,
-      [asOf, options.integratorId ?? null],
-    );
+    let due = qb
+      .selectFrom('schedules')
+      .select('id')
+      .where('status', 'in', ['active', 'paused'])
+      .where('next_due_date', '<=', asDate(asOf))
+      .orderBy('next_due_date')
+      .limit(BATCH)
+      .forUpdate()
+      .skipLocked();
+    if (options.integratorId !== undefined) due = due.where('integrator_id', '=', options.integratorId);
+    const locked = await rows(tx, due);
     if (locked.length === 0) return { schedules: 0, written: [] };
-    const rows = await tx.query<ScheduleDetail>(
-      `${scheduleDetailSql()}
-        WHERE s.id IN (SELECT jsonb_array_elements_text($1::jsonb))`,
-      [locked.map((row) => row.id)],
+    const details = await rows(
+      tx,
+      scheduleDetails().where(
+        's.id',
+        'in',
+        locked.map((row) => row.id),
+      ),
     );
     const charges: NewCharge[] = [];
     const moves: { id: string; status: string; next_due_date: string | null }[] = [];
     const pausedNow: string[] = [];
-    for (const row of rows) {
+    for (const row of details) {
       const reached = reachSchedule(row, asOf);
       if (reached.pausedNow) pausedNow.push(row.id);
       charges.push(...reached.charges);
@@ -160,7 +173,7 @@ export class Scheduler {
         inserted.map((key) => ({ ...key, attempt: 1 })),
       );
     }
-    return { schedules: rows.length, written: inserted };
+    return { schedules: details.length, written: inserted };
   }
 
   /**
@@ -174,7 +187,7 @@ export class Scheduler {
     let total = 0;
     for (;;) {
       const queued = await this.db.transaction(async (tx) => {
-        const rows = await tx.query<AttemptRequest & { again: boolean }>(
+        const claimed = await tx.query<AttemptRequest & { again: boolean }>(
           `WITH due AS (
              SELECT c.schedule_id, c.due_date, c.queued_attempt > c.attempts AS again FROM schedule_charges c
               WHERE c.status = 'pending' AND c.next_attempt_on <= $1
@@ -194,9 +207,9 @@ export class Scheduler {
           due_date,
           attempt: Number(attempt),
         });
-        await enqueueAttempts(tx, this.clock, rows.filter((r) => !r.again).map(request));
-        await enqueueAttempts(tx, this.clock, rows.filter((r) => r.again).map(request), true);
-        return rows.length;
+        await enqueueAttempts(tx, this.clock, claimed.filter((r) => !r.again).map(request));
+        await enqueueAttempts(tx, this.clock, claimed.filter((r) => r.again).map(request), true);
+        return claimed.length;
       });
       total += queued;
       if (queued < BATCH) break;
@@ -237,11 +250,20 @@ export class Scheduler {
     asOf: string,
   ): Promise<{ charged: number; failed: number; waiting: number }> {
     await this.reach(asOf, { integratorId, enqueue: false });
-    const due = await this.db.query<AttemptRequest>(
-      `SELECT schedule_id, due_date::text AS due_date, attempts + 1 AS attempt FROM schedule_charges
-        WHERE integrator_id = $1 AND status = 'pending' AND next_attempt_on <= $2
-        ORDER BY due_date, schedule_id`,
-      [integratorId, asOf],
+    const due: AttemptRequest[] = await rows(
+      this.db,
+      qb
+        .selectFrom('schedule_charges')
+        .select((eb) => [
+          'schedule_id',
+          eb.cast<string>('due_date', 'text').as('due_date'),
+          eb('attempts', '+', eb.lit(1)).as('attempt'),
+        ])
+        .where('integrator_id', '=', integratorId)
+        .where('status', '=', 'pending')
+        .where('next_attempt_on', '<=', asDate(asOf))
+        .orderBy('due_date')
+        .orderBy('schedule_id'),
     );
     const counts = { charged: 0, failed: 0, waiting: 0 };
     for (const { payment_id } of await this.#waitedTooLong(asOf, integratorId)) {

@@ -1,6 +1,7 @@
 import { hasFeature, type Integrator } from '../integrators/service.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
+import { firstRow, qb, rows } from '../platform/db/query-builder.ts';
 import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import type { ClientContext } from '../sessions/service.ts';
@@ -22,7 +23,7 @@ import {
   type ScheduleAgreement,
   scheduleAgreement,
 } from './authorization.ts';
-import { type ScheduleDetail, scheduleDetailSql, scheduleEventData, scheduleTerms } from './view.ts';
+import { type ScheduleDetail, scheduleDetails, scheduleEventData, scheduleTerms } from './view.ts';
 import { chargesWaitingForTenant } from './waiting-charges.ts';
 
 /** Recurring rent can be turned off per integrator (feature `recurring`): then a set-up answers 409. */
@@ -102,11 +103,8 @@ export async function scheduleDetail(
   scheduleId: string,
   lock = false,
 ): Promise<ScheduleDetail | undefined> {
-  const [row] = await db.query<ScheduleDetail>(
-    `${scheduleDetailSql()} WHERE s.id = $1${lock ? ' FOR UPDATE OF s' : ''}`,
-    [scheduleId],
-  );
-  return row;
+  const query = scheduleDetails().where('s.id', '=', scheduleId);
+  return firstRow(db, lock ? query.forUpdate('s') : query);
 }
 
 /** Records a schedule_* event with the schedule as it is now in `tx`, in the change's own transaction. */
@@ -201,17 +199,25 @@ export class ScheduleService {
 
   /** A user's schedules of every tenancy, newest first. */
   async listForUser(integratorId: string, userId: string): Promise<ScheduleDetail[]> {
-    return this.db.query<ScheduleDetail>(
-      `${scheduleDetailSql()} WHERE s.user_id = $1 AND s.integrator_id = $2 ORDER BY s.created_at DESC, s.id DESC`,
-      [userId, integratorId],
+    return rows(
+      this.db,
+      scheduleDetails()
+        .where('s.user_id', '=', userId)
+        .where('s.integrator_id', '=', integratorId)
+        .orderBy('s.created_at', 'desc')
+        .orderBy('s.id', 'desc'),
     );
   }
 
   /** The schedules of the integrator's user `externalId`; undefined when it has no such user. */
   async listForExternalUser(integratorId: string, externalId: number): Promise<ScheduleDetail[] | undefined> {
-    const [user] = await this.db.query<{ id: string }>(
-      'SELECT id FROM users WHERE integrator_id = $1 AND external_id = $2',
-      [integratorId, externalId],
+    const user = await firstRow(
+      this.db,
+      qb
+        .selectFrom('users')
+        .select('id')
+        .where('integrator_id', '=', integratorId)
+        .where('external_id', '=', externalId),
     );
     return user && this.listForUser(integratorId, user.id);
   }
@@ -225,27 +231,30 @@ export class ScheduleService {
     if (input.purePence !== undefined) checkPureAmount(input.purePence);
     // Set-ups of one tenancy queue on its row, so "is there a live schedule?" is answered once at a time (the
     // partial unique index would refuse a second one anyway).
-    const [tenancy] = await tx.query<{
-      is_active: boolean;
-      amount_pence: number;
-      frequency: ScheduleDetail['frequency'];
-      rent_due_day: number;
-      start_rent_date: string;
-      end_rent_date: string;
-      installment_plan: ScheduleDetail['plan'];
-      address_1: string;
-      payee: string;
-    }>(
-      `SELECT is_active, amount_pence, frequency, rent_due_day, start_rent_date::text AS start_rent_date,
-              end_rent_date::text AS end_rent_date, installment_plan, address_1, recipient_bank_account_name AS payee
-         FROM tenancies WHERE id = $1${lock ? ' FOR NO KEY UPDATE' : ''}`,
-      [session.tenancy_id],
-    );
-    const [card] = await tx.query<{ id: string; brand: string; last4: string }>(
-      `SELECT id, brand, last4 FROM saved_cards
-        WHERE id = $1 AND user_id = $2 AND integrator_id = $3 AND status = 'active'${lock ? ' FOR SHARE' : ''}`,
-      [input.savedCardId, session.user_id, session.integrator_id],
-    );
+    const tenancies = qb
+      .selectFrom('tenancies')
+      .select((eb) => [
+        'is_active',
+        'amount_pence',
+        'frequency',
+        'rent_due_day',
+        eb.cast<string>('start_rent_date', 'text').as('start_rent_date'),
+        eb.cast<string>('end_rent_date', 'text').as('end_rent_date'),
+        'installment_plan',
+        'address_1',
+        'recipient_bank_account_name as payee',
+      ])
+      .where('id', '=', session.tenancy_id)
+      .$narrowType<{ frequency: ScheduleDetail['frequency']; installment_plan: ScheduleDetail['plan'] }>();
+    const tenancy = await firstRow(tx, lock ? tenancies.forNoKeyUpdate() : tenancies);
+    const cards = qb
+      .selectFrom('saved_cards')
+      .select(['id', 'brand', 'last4'])
+      .where('id', '=', input.savedCardId)
+      .where('user_id', '=', session.user_id)
+      .where('integrator_id', '=', session.integrator_id)
+      .where('status', '=', 'active');
+    const card = await firstRow(tx, lock ? cards.forShare() : cards);
     const hasPlan = (tenancy?.installment_plan?.installments.length ?? 0) > 0;
     const usePlan = input.useInstallmentPlan ?? hasPlan;
     const errors: Record<string, string[]> = {};
@@ -263,9 +272,13 @@ export class ScheduleService {
         'This tenancy is not active, so no recurring payment can be set up for it.',
       );
     }
-    const [live] = await tx.query<{ id: string; status: string }>(
-      "SELECT id, status FROM schedules WHERE tenancy_id = $1 AND status IN ('active', 'paused')",
-      [session.tenancy_id],
+    const live = await firstRow(
+      tx,
+      qb
+        .selectFrom('schedules')
+        .select(['id', 'status'])
+        .where('tenancy_id', '=', session.tenancy_id)
+        .where('status', 'in', ['active', 'paused']),
     );
     if (live) {
       throw new ServiceError(

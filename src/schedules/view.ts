@@ -1,61 +1,69 @@
+import type { InferResult } from 'kysely';
 import { type Static, Type } from 'typebox';
-import type { MethodFee } from '../integrators/service.ts';
+import type { IntegratorNarrowing } from '../integrators/service.ts';
 import { paymentAmounts } from '../payments/fees.ts';
+import { qb } from '../platform/db/query-builder.ts';
 import { Timestamp } from '../platform/http/schemas.ts';
 import { chargeFor, firstDueFrom, type ScheduleTerms } from '../shared/dates.ts';
 import { formatPence } from '../shared/money.ts';
 import type { InstallmentPlan } from '../shared/vocabulary.ts';
-import { FREQUENCIES, type Frequency, SCHEDULE_STATUSES, type ScheduleStatus } from '../shared/vocabulary.ts';
+import { FREQUENCIES, type Frequency, SCHEDULE_STATUSES } from '../shared/vocabulary.ts';
 import { EVENT_TENANT_FIELDS } from '../webhooks/event-data.ts';
 
-/** A schedule with what its view and its charges need from the user, the tenancy and the card. */
-export interface ScheduleDetail {
-  id: string;
-  integrator_id: string;
-  user_id: string;
-  tenancy_id: string;
-  session_id: string;
-  saved_card_id: string;
-  status: ScheduleStatus;
-  installment_plan: boolean;
-  pure_amount_pence: number | null;
-  next_due_date: string | null;
-  created_at: Date;
-  updated_at: Date;
-  external_user_id: number;
-  email: string;
-  payment_reference: string;
+/** The columns a schedule's detail reads that the database types loosely (free text, JSON), as they are written. */
+interface ScheduleDetailNarrowing {
   frequency: Frequency;
-  rent_due_day: number;
-  rent_pence: number;
   plan: InstallmentPlan | null;
-  start_rent_date: string;
-  end_rent_date: string;
-  tenancy_active: boolean;
-  card_brand: string;
-  card_last4: string;
   /** The integrator's card fee now (what each charge adds). */
-  fees: Partial<Record<string, MethodFee>>;
-  authorization_text: string | null;
-  authorization_version: string | null;
-  authorized_at: Date | null;
+  fees: IntegratorNarrowing['fees'];
 }
 
-/** Selects ScheduleDetail rows (and `extraColumns`, on s, u, t, c, i); add JOINs, WHERE and ORDER BY. */
-export function scheduleDetailSql(extraColumns = ''): string {
-  return `
-  SELECT s.id, s.integrator_id, s.user_id, s.tenancy_id, s.session_id, s.saved_card_id, s.status, s.installment_plan,
-         s.pure_amount_pence, s.next_due_date::text AS next_due_date, s.created_at, s.updated_at,
-         u.external_id AS external_user_id, u.email, t.payment_reference, t.frequency, t.rent_due_day,
-         t.amount_pence AS rent_pence, t.installment_plan AS plan, t.start_rent_date::text AS start_rent_date,
-         t.end_rent_date::text AS end_rent_date, t.is_active AS tenancy_active, c.brand AS card_brand,
-         c.last4 AS card_last4, i.fees, s.authorization_text, s.authorization_version, s.authorized_at${extraColumns}
-    FROM schedules s
-    JOIN integrators i ON i.id = s.integrator_id
-    JOIN users u ON u.id = s.user_id
-    JOIN tenancies t ON t.id = s.tenancy_id
-    JOIN saved_cards c ON c.id = s.saved_card_id`;
+/**
+ * Schedules as ScheduleDetails: each with what its view and its charges need from the user (alias u), the tenancy
+ * (t), the card (c) and the integrator (i); add WHERE and ORDER BY.
+ */
+export function scheduleDetails() {
+  return qb
+    .selectFrom('schedules as s')
+    .innerJoin('integrators as i', 'i.id', 's.integrator_id')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .innerJoin('tenancies as t', 't.id', 's.tenancy_id')
+    .innerJoin('saved_cards as c', 'c.id', 's.saved_card_id')
+    .select((eb) => [
+      's.id',
+      's.integrator_id',
+      's.user_id',
+      's.tenancy_id',
+      's.session_id',
+      's.saved_card_id',
+      's.status',
+      's.installment_plan',
+      's.pure_amount_pence',
+      eb.cast<string | null>('s.next_due_date', 'text').as('next_due_date'),
+      's.created_at',
+      's.updated_at',
+      'u.external_id as external_user_id',
+      'u.email',
+      't.payment_reference',
+      't.frequency',
+      't.rent_due_day',
+      't.amount_pence as rent_pence',
+      't.installment_plan as plan',
+      eb.cast<string>('t.start_rent_date', 'text').as('start_rent_date'),
+      eb.cast<string>('t.end_rent_date', 'text').as('end_rent_date'),
+      't.is_active as tenancy_active',
+      'c.brand as card_brand',
+      'c.last4 as card_last4',
+      'i.fees',
+      's.authorization_text',
+      's.authorization_version',
+      's.authorized_at',
+    ])
+    .$narrowType<ScheduleDetailNarrowing>();
 }
+
+/** A schedule with what its view and its charges need from the user, the tenancy and the card. */
+export type ScheduleDetail = InferResult<ReturnType<typeof scheduleDetails>>[number];
 
 /** What a schedule charges, from its tenancy as it is now. */
 export function scheduleTerms(

@@ -1,5 +1,7 @@
-import type { PaymentRow } from '../payments/view.ts';
+import type { NotNull } from 'kysely';
+import type { PaymentRow, PaymentRowNarrowing } from '../payments/view.ts';
 import type { Queryable } from '../platform/db/db.ts';
+import { qb, rows } from '../platform/db/query-builder.ts';
 import { confirmByOf } from './charge-rules.ts';
 
 /**
@@ -26,15 +28,25 @@ export async function chargesWaitingForTenant(
   db: Queryable,
   tenant: { user_id: string; integrator_id: string },
 ): Promise<{ payment: PaymentRow; confirmBy: string }[]> {
-  const rows = await db.query<PaymentRow & { first_attempt_on: string }>(
-    `SELECT p.*, c.first_attempt_on::text AS first_attempt_on
-       FROM payments p JOIN schedule_charges c ON c.last_payment_id = p.id AND c.status = 'requires_action'
-      WHERE p.user_id = $1 AND p.integrator_id = $2 AND p.status = 'requires_action'
-      ORDER BY p.created_at, p.id`,
-    [tenant.user_id, tenant.integrator_id],
+  const waiting = await rows(
+    db,
+    qb
+      .selectFrom('payments as p')
+      .innerJoin('schedule_charges as c', (join) =>
+        join.onRef('c.last_payment_id', '=', 'p.id').on('c.status', '=', 'requires_action'),
+      )
+      .selectAll('p')
+      .select((eb) => eb.cast<string | null>('c.first_attempt_on', 'text').as('first_attempt_on'))
+      .where('p.user_id', '=', tenant.user_id)
+      .where('p.integrator_id', '=', tenant.integrator_id)
+      .where('p.status', '=', 'requires_action')
+      .orderBy('p.created_at')
+      .orderBy('p.id')
+      // A charge waits for its tenant after its first attempt.
+      .$narrowType<PaymentRowNarrowing & { first_attempt_on: NotNull }>(),
   );
-  return rows.map(({ first_attempt_on, ...payment }) => ({
-    payment: payment as PaymentRow,
+  return waiting.map(({ first_attempt_on, ...payment }) => ({
+    payment,
     confirmBy: confirmByOf(first_attempt_on),
   }));
 }

@@ -8,6 +8,7 @@ import {
 import type { Clock } from '../platform/clock/clock.ts';
 import { StatementBatcher } from '../platform/db/batcher.ts';
 import type { Db } from '../platform/db/db.ts';
+import { firstRow, qb } from '../platform/db/query-builder.ts';
 import { isDatabaseUnavailable } from '../platform/db/unavailable.ts';
 import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { textProblem } from '../platform/http/input-checks.ts';
@@ -302,12 +303,19 @@ export class SessionService {
    */
   async extendToken(sessionId: string): Promise<{ token_expires_at: Date; expires_at: Date }> {
     const now = this.clock.now();
-    const [row] = await this.db.query<{ token_expires_at: Date; expires_at: Date }>(
-      `UPDATE sessions
-          SET token_expires_at = GREATEST(token_expires_at, LEAST($2::timestamptz, expires_at))
-        WHERE id = $1
-        RETURNING token_expires_at, expires_at`,
-      [sessionId, new Date(now.getTime() + this.tokenTtlSeconds * 1000)],
+    const extended = new Date(now.getTime() + this.tokenTtlSeconds * 1000);
+    const row = await firstRow(
+      this.db,
+      qb
+        .updateTable('sessions')
+        .set((eb) => ({
+          token_expires_at: eb.fn<Date>('greatest', [
+            'token_expires_at',
+            eb.fn<Date>('least', [eb.cast<Date>(eb.val(extended), 'timestamptz'), 'expires_at']),
+          ]),
+        }))
+        .where('id', '=', sessionId)
+        .returning(['token_expires_at', 'expires_at']),
     );
     if (!row) throw invalidSession();
     return { token_expires_at: new Date(row.token_expires_at), expires_at: new Date(row.expires_at) };

@@ -3,6 +3,8 @@
  * would make from the Payment Element) → payment → Stripe's payment_intent.succeeded to our webhook endpoint →
  * session `completed` → the funds' available_on read from Stripe.
  */
+import { sql } from 'kysely';
+import { firstRow, qb } from '../platform/db/query-builder.ts';
 import { eventsApplied, fail, login, newKey, type Smoke, section, step } from './harness.ts';
 
 export interface CardPayment {
@@ -44,9 +46,14 @@ export async function cardPayment(smoke: Smoke, server: string, email: string): 
   step('session completed');
 
   // The settlement job (run by the worker after the event) read when Stripe makes the payment's funds available.
-  const [settled] = await smoke.app.ctx.db.query<{ available_on: string | null }>(
-    "SELECT to_char(funds_available_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS available_on FROM payments WHERE id = $1",
-    [payment.body.payment_id],
+  const settled = await firstRow(
+    smoke.app.ctx.db,
+    qb
+      .selectFrom('payments')
+      .select(
+        sql<string | null>`to_char(funds_available_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`.as('available_on'),
+      )
+      .where('id', '=', payment.body.payment_id),
   );
   if (!settled?.available_on) fail('no available_on was read from the payment’s balance transaction');
   step(`funds available on ${settled!.available_on}`);

@@ -8,6 +8,7 @@
  * needs 3DS when the card is saved, and 3DS can only be completed in a browser (Stripe.js), so the script
  * cannot get that card saved; the stand-in suites (test/api/stripe/stripe-saved-cards.test.ts) cover its charge instead.
  */
+import { firstRow, qb } from '../platform/db/query-builder.ts';
 import { fail, login, type Smoke, section, step } from './harness.ts';
 
 export async function recurringCharge(
@@ -25,11 +26,15 @@ export async function recurringCharge(
   if (saved.body.status !== 'active') fail(`the saved card is ${saved.body.status}, not active`, saved.body);
   const cardId = saved.body.card_id as string;
   // The card's PaymentMethod, and the user's Customer it is attached to.
-  const [card] = await smoke.app.ctx.db.query<{ processor_token: string; customer_id: string | null }>(
-    `SELECT k.processor_token, c.customer_id FROM saved_cards k
-       LEFT JOIN processor_customers c ON c.processor = 'stripe' AND c.user_id = k.user_id
-      WHERE k.id = $1`,
-    [cardId],
+  const card = await firstRow(
+    smoke.app.ctx.db,
+    qb
+      .selectFrom('saved_cards as k')
+      .leftJoin('processor_customers as c', (join) =>
+        join.on('c.processor', '=', 'stripe').onRef('c.user_id', '=', 'k.user_id'),
+      )
+      .select(['k.processor_token', 'c.customer_id'])
+      .where('k.id', '=', cardId),
   );
   step(`card ${cardId} saved: ${saved.body.brand} ${saved.body.last4}, active (${card?.processor_token})`);
 

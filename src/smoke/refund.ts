@@ -4,6 +4,7 @@
  * payment go to our webhook endpoint until the refund has succeeded, and the payment shows what was refunded,
  * once (the events of our own refund add nothing to it).
  */
+import { firstRow, qb } from '../platform/db/query-builder.ts';
 import type { CardPayment } from './card.ts';
 import { EVENT_WAIT_SECONDS, eventsApplied, fail, newKey, type Smoke, section, step } from './harness.ts';
 
@@ -30,11 +31,10 @@ export async function partialRefund(smoke: Smoke, server: string, paid: CardPaym
   step(`refund ${refundId} of ${answer.body.amount}: ${answer.body.status} (HTTP ${answer.status})`);
 
   const refundNow = async () => {
-    const [row] = await smoke.app.ctx.db.query<{ status: string; failure_code: string | null }>(
-      'SELECT status, failure_code FROM refunds WHERE id = $1',
-      [refundId],
+    return firstRow(
+      smoke.app.ctx.db,
+      qb.selectFrom('refunds').select(['status', 'failure_code']).where('id', '=', refundId),
     );
-    return row;
   };
   const delivered = await smoke.deliverEventsUntil(
     ['refund.updated', 'charge.refunded'],

@@ -1,6 +1,8 @@
+import { sql } from 'kysely';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Queryable } from '../platform/db/db.ts';
+import { firstRow, qb } from '../platform/db/query-builder.ts';
 
 export const ATTEMPT_OUTCOMES = ['delivered', 'retry', 'failed', 'disabled'] as const;
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
@@ -38,10 +40,19 @@ export interface WebhookBacklog {
 
 /** The whole database's backlog (both from partial indexes): every node reports the same. */
 export async function webhookBacklog(db: Queryable, clock: Clock): Promise<WebhookBacklog> {
-  const [row] = await db.query<{ pending: number; failed: number; oldest: Date | null }>(
-    `SELECT (SELECT count(*)::int FROM webhook_deliveries WHERE status = 'pending') AS pending,
-            (SELECT count(*)::int FROM webhook_deliveries WHERE status = 'failed') AS failed,
-            (SELECT min(pending_since) FROM webhook_deliveries WHERE status = 'pending') AS oldest`,
+  const row = await firstRow(
+    db,
+    qb.selectNoFrom((eb) => {
+      const deliveries = (status: 'pending' | 'failed') =>
+        eb.selectFrom('webhook_deliveries').where('status', '=', status);
+      return [
+        deliveries('pending').select(sql<number>`count(*)::int`.as('count')).as('pending'),
+        deliveries('failed').select(sql<number>`count(*)::int`.as('count')).as('failed'),
+        deliveries('pending')
+          .select((inner) => inner.fn.min('pending_since').as('oldest'))
+          .as('oldest'),
+      ];
+    }),
   );
   const now = clock.now().getTime();
   return {

@@ -4,6 +4,7 @@
  */
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
+import { firstRow, qb, rows } from '../platform/db/query-builder.ts';
 import { ServiceError } from '../platform/errors.ts';
 import { enqueueMany } from '../platform/jobs/define.ts';
 import { bringJobForward, bringJobsForwardSql, wakeWorkers } from '../platform/jobs/queue.ts';
@@ -29,16 +30,20 @@ const REDELIVERY_BATCH = 1_000;
 export async function redeliverEvent(db: Db, clock: Clock, eventId: string): Promise<void> {
   const now = clock.now();
   await db.transaction(async (tx) => {
-    const [event] = await tx.query<{
-      integrator_id: string;
-      webhook_url: string | null;
-      disabled: boolean;
-    }>(
-      `SELECT e.integrator_id, i.webhook_url, w.disabled_url IS NOT NULL AND w.disabled_url = i.webhook_url AS disabled
-         FROM events e JOIN integrators i ON i.id = e.integrator_id
-         LEFT JOIN webhook_endpoints w ON w.integrator_id = i.id
-        WHERE e.id = $1`,
-      [eventId],
+    const event = await firstRow(
+      tx,
+      qb
+        .selectFrom('events as e')
+        .innerJoin('integrators as i', 'i.id', 'e.integrator_id')
+        .leftJoin('webhook_endpoints as w', 'w.integrator_id', 'i.id')
+        .select((eb) => [
+          'e.integrator_id',
+          'i.webhook_url',
+          eb
+            .and([eb('w.disabled_url', 'is not', null), eb('w.disabled_url', '=', eb.ref('i.webhook_url'))])
+            .as('disabled'),
+        ])
+        .where('e.id', '=', eventId),
     );
     if (!event) throw new ServiceError('not_found', `No event ${eventId}.`);
     if (event.webhook_url === null) {
@@ -59,14 +64,19 @@ export async function redeliverEvent(db: Db, clock: Clock, eventId: string): Pro
       [eventId, event.integrator_id, now],
     );
     // The row lock serialises this with the worker's recording of an attempt, and with other redeliveries.
-    const [delivery] = await tx.query<{ status: string; job_id: string | null }>(
-      'SELECT status, job_id FROM webhook_deliveries WHERE event_id = $1 FOR UPDATE',
-      [eventId],
+    const delivery = await firstRow(
+      tx,
+      qb
+        .selectFrom('webhook_deliveries')
+        .select(['status', 'job_id'])
+        .where('event_id', '=', eventId)
+        .forUpdate(),
     );
     if (delivery!.status === 'pending') {
-      const [job] = await tx.query<{ status: string }>('SELECT status FROM jobs WHERE id = $1 FOR UPDATE', [
-        delivery!.job_id,
-      ]);
+      const job = await firstRow(
+        tx,
+        qb.selectFrom('jobs').select('status').where('id', '=', delivery!.job_id).forUpdate(),
+      );
       // An attempt under way decides what comes next; a redelivery now would send the event twice at once.
       if (job?.status === 'running') {
         throw new ServiceError(
@@ -102,19 +112,24 @@ export async function redeliverFailed(
   let redelivered = 0;
   for (;;) {
     const batch = await db.transaction(async (tx) => {
-      const rows = await tx.query<{ event_id: string; integrator_id: string }>(
-        `SELECT d.event_id, d.integrator_id
-           FROM webhook_deliveries d
-           JOIN integrators i ON i.id = d.integrator_id
-           LEFT JOIN webhook_endpoints w ON w.integrator_id = i.id
-          WHERE d.status = 'failed' AND d.failed_at >= $1 AND ($2::text IS NULL OR d.integrator_id = $2)
-            AND i.webhook_url IS NOT NULL AND (w.disabled_url IS NULL OR w.disabled_url <> i.webhook_url)
-          LIMIT $3
-          FOR UPDATE OF d SKIP LOCKED`,
-        [since, integratorId ?? null, REDELIVERY_BATCH],
-      );
-      await newRounds(tx, clock, rows);
-      return rows.length;
+      let failed = qb
+        .selectFrom('webhook_deliveries as d')
+        .innerJoin('integrators as i', 'i.id', 'd.integrator_id')
+        .leftJoin('webhook_endpoints as w', 'w.integrator_id', 'i.id')
+        .select(['d.event_id', 'd.integrator_id'])
+        .where('d.status', '=', 'failed')
+        .where('d.failed_at', '>=', since)
+        .where('i.webhook_url', 'is not', null)
+        .where((eb) =>
+          eb.or([eb('w.disabled_url', 'is', null), eb('w.disabled_url', '<>', eb.ref('i.webhook_url'))]),
+        )
+        .limit(REDELIVERY_BATCH)
+        .forUpdate('d')
+        .skipLocked();
+      if (integratorId !== undefined) failed = failed.where('d.integrator_id', '=', integratorId);
+      const picked = await rows(tx, failed);
+      await newRounds(tx, clock, picked);
+      return picked.length;
     });
     redelivered += batch;
     if (batch < REDELIVERY_BATCH) return redelivered;

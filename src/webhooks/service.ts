@@ -1,13 +1,13 @@
-import type { InferResult } from 'kysely';
+import { type InferResult, type NotNull, type Selectable, sql } from 'kysely';
 import { generateWebhookSecret, replaceWebhookSecret } from '../integrators/service.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db } from '../platform/db/db.ts';
 import { cursorExists, newestFirstPage } from '../platform/db/pages.ts';
-import { firstRow, qb } from '../platform/db/query-builder.ts';
+import { firstRow, qb, rows } from '../platform/db/query-builder.ts';
+import type { WebhookAttemptsTable } from '../platform/db/tables.ts';
 import { ServiceError } from '../platform/errors.ts';
 import { enqueue } from '../platform/jobs/define.ts';
 import { webhookSecretEraseJob } from './jobs/webhook-secret-erase.ts';
-import type { AttemptOutcome } from './metrics.ts';
 import { recordEvent } from './record-event.ts';
 import { redeliverEvent, redeliverFailed, retryPending } from './redelivery.ts';
 
@@ -44,37 +44,67 @@ function eventsWithDelivery() {
 
 export type EventRow = InferResult<ReturnType<typeof eventsWithDelivery>>[number];
 
-export interface AttemptRow {
-  number: number;
-  url: string;
-  attempted_at: Date;
-  latency_ms: number;
-  status_code: number | null;
-  outcome: AttemptOutcome;
-  error: string | null;
-  response_body: string | null;
-  next_attempt_at: Date | null;
+/** An attempt at delivering an event: its webhook_attempts row but the event id. */
+export type AttemptRow = Omit<Selectable<WebhookAttemptsTable>, 'event_id'>;
+
+/** Integrators with their endpoint's state and how many of their deliveries are pending and failed. */
+function endpoints() {
+  return qb
+    .selectFrom('integrators as i')
+    .leftJoin('webhook_endpoints as w', 'w.integrator_id', 'i.id')
+    .select((eb) => {
+      const deliveries = (status: 'pending' | 'failed') =>
+        eb
+          .selectFrom('webhook_deliveries as d')
+          .select(sql<number>`count(*)::int`.as('count'))
+          .whereRef('d.integrator_id', '=', 'i.id')
+          .where('d.status', '=', status);
+      return [
+        'i.id as integrator_id',
+        'i.webhook_url',
+        'w.previous_secret_expires_at',
+        'w.secret_rotated_at',
+        'w.disabled_url',
+        'w.disabled_at',
+        'w.disabled_reason',
+        deliveries('pending').as('pending'),
+        deliveries('failed').as('failed'),
+      ];
+    })
+    .$narrowType<{ pending: NotNull; failed: NotNull }>();
 }
 
-export interface EndpointRow {
-  integrator_id: string;
-  webhook_url: string | null;
-  previous_secret_expires_at: Date | null;
-  secret_rotated_at: Date | null;
-  disabled_url: string | null;
-  disabled_at: Date | null;
-  disabled_reason: string | null;
-  pending: number;
-  failed: number;
+export type EndpointRow = InferResult<ReturnType<typeof endpoints>>[number];
+
+/** Integrators' endpoints as the integrator sees its own; `now` tells whether a previous secret still signs. */
+function integratorEndpoints(now: Date) {
+  return qb
+    .selectFrom('integrators as i')
+    .leftJoin('webhook_endpoints as w', 'w.integrator_id', 'i.id')
+    .select((eb) => [
+      'i.webhook_url as url',
+      eb
+        .case()
+        // A 410 disabled the endpoint at the URL it has now.
+        .when(
+          eb.and([eb('w.disabled_url', 'is not', null), eb('w.disabled_url', '=', eb.ref('i.webhook_url'))]),
+        )
+        .then(sql.lit<'disabled' | 'enabled'>('disabled'))
+        .else(sql.lit<'disabled' | 'enabled'>('enabled'))
+        .end()
+        .as('state'),
+      'i.created_at',
+      eb.fn<Date>('greatest', ['i.updated_at', 'w.updated_at']).as('updated_at'),
+      eb
+        .case()
+        .when('w.previous_secret_expires_at', '>', now)
+        .then(eb.ref('w.previous_secret_expires_at'))
+        .end()
+        .as('previous_secret_expires_at'),
+    ]);
 }
 
-export interface IntegratorEndpoint {
-  url: string | null;
-  state: 'enabled' | 'disabled';
-  created_at: Date;
-  updated_at: Date;
-  previous_secret_expires_at: Date | null;
-}
+export type IntegratorEndpoint = InferResult<ReturnType<typeof integratorEndpoints>>[number];
 
 export interface EventFilter {
   integrator_id?: string;
@@ -122,10 +152,23 @@ export class WebhookService {
   async getEvent(eventId: string): Promise<{ event: EventRow; attempts: AttemptRow[] }> {
     const event = await firstRow(this.db, eventsWithDelivery().where('e.id', '=', eventId));
     if (!event) throw new ServiceError('not_found', `No event ${eventId}.`);
-    const attempts = await this.db.query<AttemptRow>(
-      `SELECT number, url, attempted_at, latency_ms, status_code, outcome, error, response_body, next_attempt_at
-         FROM webhook_attempts WHERE event_id = $1 ORDER BY number`,
-      [eventId],
+    const attempts = await rows(
+      this.db,
+      qb
+        .selectFrom('webhook_attempts')
+        .select([
+          'number',
+          'url',
+          'attempted_at',
+          'latency_ms',
+          'status_code',
+          'outcome',
+          'error',
+          'response_body',
+          'next_attempt_at',
+        ])
+        .where('event_id', '=', eventId)
+        .orderBy('number'),
     );
     return { event, attempts };
   }
@@ -146,31 +189,16 @@ export class WebhookService {
   }
 
   async endpoint(integratorId: string): Promise<EndpointRow> {
-    const [row] = await this.db.query<EndpointRow>(
-      `SELECT i.id AS integrator_id, i.webhook_url, w.previous_secret_expires_at, w.secret_rotated_at,
-              w.disabled_url, w.disabled_at, w.disabled_reason,
-              (SELECT count(*)::int FROM webhook_deliveries WHERE integrator_id = i.id AND status = 'pending') AS pending,
-              (SELECT count(*)::int FROM webhook_deliveries WHERE integrator_id = i.id AND status = 'failed') AS failed
-         FROM integrators i LEFT JOIN webhook_endpoints w ON w.integrator_id = i.id
-        WHERE i.id = $1`,
-      [integratorId],
-    );
+    const row = await firstRow(this.db, endpoints().where('i.id', '=', integratorId));
     if (!row) throw new ServiceError('not_found', `No integrator ${integratorId}.`);
     return row;
   }
 
   /** The integrator's own view of its endpoint: its URL, whether a 410 disabled it, and when it changed. */
   async integratorEndpoint(integratorId: string): Promise<IntegratorEndpoint> {
-    const [row] = await this.db.query<IntegratorEndpoint>(
-      `SELECT i.webhook_url AS url,
-              CASE WHEN w.disabled_url IS NOT NULL AND w.disabled_url = i.webhook_url THEN 'disabled' ELSE 'enabled' END
-                AS state,
-              i.created_at, GREATEST(i.updated_at, w.updated_at) AS updated_at,
-              CASE WHEN w.previous_secret_expires_at > $2 THEN w.previous_secret_expires_at END
-                AS previous_secret_expires_at
-         FROM integrators i LEFT JOIN webhook_endpoints w ON w.integrator_id = i.id
-        WHERE i.id = $1`,
-      [integratorId, this.clock.now()],
+    const row = await firstRow(
+      this.db,
+      integratorEndpoints(this.clock.now()).where('i.id', '=', integratorId),
     );
     if (!row) throw new ServiceError('not_found', `No integrator ${integratorId}.`);
     return row;

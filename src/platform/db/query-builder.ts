@@ -5,6 +5,8 @@ import {
   PostgresAdapter,
   PostgresIntrospector,
   PostgresQueryCompiler,
+  type RawBuilder,
+  sql,
 } from 'kysely';
 import type { Queryable, QueryOptions, SqlParam } from './db.ts';
 import type { Tables } from './tables.ts';
@@ -41,4 +43,12 @@ export async function firstRow<Row>(
   options?: QueryOptions,
 ): Promise<Row | undefined> {
   return (await rows(db, query, options))[0];
+}
+
+/**
+ * A day ('YYYY-MM-DD', as rentpay passes days) where a date column is compared or written: the generated types give
+ * date columns the type the drivers read them as (Date).
+ */
+export function asDate(day: string): RawBuilder<Date> {
+  return sql<Date>`${day}::date`;
 }

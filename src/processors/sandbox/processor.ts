@@ -1,8 +1,11 @@
 // One class for the whole PaymentProcessor interface, as the Stripe processor is: each method reads beside its
 // counterpart there, and the sandbox's own pages (3DS, APM, wallet) share its charge rows. Hence the length.
 
+import type { InferResult, NotNull, Selectable } from 'kysely';
 import type { Clock } from '../../platform/clock/clock.ts';
 import type { Db, Queryable } from '../../platform/db/db.ts';
+import { firstRow, qb } from '../../platform/db/query-builder.ts';
+import type { SandboxChargesTable } from '../../platform/db/tables.ts';
 import { randomBase62 } from '../../platform/ids.ts';
 import { enqueue } from '../../platform/jobs/define.ts';
 import { cardBrand, luhnValid } from '../../shared/card-numbers.ts';
@@ -38,42 +41,40 @@ export interface CardInput {
   cvc: string;
 }
 
-interface TokenRow {
-  id: string;
-  behaviour: CardBehaviour;
-  brand: string;
-  last4: string;
-  exp_month: number;
-  exp_year: number;
-  wallet: WalletMethod | null;
+/** Sandbox tokens: what a charge needs of its card (the behaviour column holds a CardBehaviour). */
+function tokens() {
+  return qb
+    .selectFrom('sandbox_tokens')
+    .select(['id', 'behaviour', 'brand', 'last4', 'exp_month', 'exp_year', 'wallet'])
+    .$narrowType<{ behaviour: CardBehaviour }>();
 }
 
-interface ChargeRow {
-  id: string;
+type TokenRow = InferResult<ReturnType<typeof tokens>>[number];
+
+/** The sandbox_charges column the database types loosely (free text), as the sandbox writes it. */
+interface ChargeNarrowing {
   method: PaymentMethod;
-  status: 'authorised' | 'action_required' | 'refused' | 'cancelled';
-  refusal_code: string | null;
 }
+
+/** The columns of a charge that tell its outcome. */
+const CHARGE_OUTCOME = ['id', 'method', 'status', 'refusal_code'] as const;
+
+/** Sandbox charges, the columns that tell their outcome. */
+function charges() {
+  return qb.selectFrom('sandbox_charges').select(CHARGE_OUTCOME).$narrowType<ChargeNarrowing>();
+}
+
+type ChargeRow = InferResult<ReturnType<typeof charges>>[number];
 
 /** A charge as the sandbox's challenge pages show it. */
-export interface SandboxChallenge {
-  id: string;
-  method: PaymentMethod;
-  amount_pence: number;
-  status: ChargeRow['status'];
-}
+export type SandboxChallenge = Pick<Selectable<SandboxChargesTable>, 'id' | 'amount_pence' | 'status'> &
+  ChargeNarrowing;
 
 /**
  * Who answers a waiting charge: the 3DS server (card charges and card checks, which have a token) or the
  * APM provider (charges without a token).
  */
 export type ChallengeKind = 'three_ds' | 'apm';
-
-/**
- * A refund at the sandbox: `refused` (the charge cannot be refunded by that much), `refunded`, `pending` (one of the
- * refund_pending card, until settleRefund ends it), or `failed` (settled so, from pending or after it was refunded).
- */
-type SandboxRefundStatus = 'refunded' | 'refused' | 'pending' | 'failed';
 
 /** How a refund ends at the sandbox (`POST /sandbox/refunds/{refund_id}/{succeed|fail}`). */
 export type RefundSettlement = 'succeed' | 'fail';
@@ -234,10 +235,7 @@ export class SandboxProcessor implements PaymentProcessor {
   }
 
   async complete(processorPaymentId: string): Promise<ProcessorOutcome> {
-    const [charge] = await this.db.query<ChargeRow>(
-      'SELECT id, method, status, refusal_code FROM sandbox_charges WHERE id = $1',
-      [processorPaymentId],
-    );
+    const charge = await firstRow(this.db, charges().where('id', '=', processorPaymentId));
     if (!charge) throw new Error(`Unknown sandbox charge ${processorPaymentId}`);
     return this.#outcome(charge);
   }
@@ -259,26 +257,58 @@ export class SandboxProcessor implements PaymentProcessor {
   async refund(request: RefundRequest): Promise<RefundOutcome> {
     return this.db.transaction(async (tx) => {
       const now = this.clock.now();
-      const [inserted] = await tx.query<{ idempotency_key: string }>(
-        `INSERT INTO sandbox_refunds (idempotency_key, id, charge_id, amount_pence, status, refusal_code, created_at)
-         SELECT $1, $5, id, $3, 'refused', 'refund_refused', $4 FROM sandbox_charges WHERE id = $2
-         ON CONFLICT (idempotency_key) DO NOTHING
-         RETURNING idempotency_key`,
-        [
-          request.idempotencyKey,
-          request.processorPaymentId,
-          request.amountPence,
-          now,
-          `re_sandbox_${randomBase62(22)}`,
-        ],
+      // Written refused first, so a refund the charge cannot take is answered as such on every call.
+      const inserted = await firstRow(
+        tx,
+        qb
+          .insertInto('sandbox_refunds')
+          .columns([
+            'idempotency_key',
+            'id',
+            'charge_id',
+            'amount_pence',
+            'status',
+            'refusal_code',
+            'created_at',
+          ])
+          .expression((eb) =>
+            eb
+              .selectFrom('sandbox_charges')
+              .select((charge) => [
+                charge.val(request.idempotencyKey).as('idempotency_key'),
+                charge.val(`re_sandbox_${randomBase62(22)}`).as('id'),
+                'id as charge_id',
+                charge.val(request.amountPence).as('amount_pence'),
+                charge.val('refused').as('status'),
+                charge.val('refund_refused').as('refusal_code'),
+                charge.val(now).as('created_at'),
+              ])
+              .where('id', '=', request.processorPaymentId),
+          )
+          .onConflict((conflict) => conflict.column('idempotency_key').doNothing())
+          .returning('idempotency_key'),
       );
       if (inserted) {
         // A pending refund counts against what is left to refund, as at Stripe.
-        const [charged] = await tx.query<{ behaviour: CardBehaviour | null }>(
-          `UPDATE sandbox_charges SET refunded_pence = refunded_pence + $2, updated_at = $3
-            WHERE id = $1 AND status = 'authorised' AND refunded_pence + $2 <= amount_pence
-            RETURNING (SELECT behaviour FROM sandbox_tokens WHERE sandbox_tokens.id = token_id) AS behaviour`,
-          [request.processorPaymentId, request.amountPence, now],
+        const charged = await firstRow(
+          tx,
+          qb
+            .updateTable('sandbox_charges')
+            .set((eb) => ({
+              refunded_pence: eb('refunded_pence', '+', request.amountPence),
+              updated_at: now,
+            }))
+            .where('id', '=', request.processorPaymentId)
+            .where('status', '=', 'authorised')
+            .where((eb) => eb(eb('refunded_pence', '+', request.amountPence), '<=', eb.ref('amount_pence')))
+            .returning((eb) =>
+              eb
+                .selectFrom('sandbox_tokens')
+                .select('behaviour')
+                .whereRef('sandbox_tokens.id', '=', 'sandbox_charges.token_id')
+                .$narrowType<{ behaviour: CardBehaviour }>()
+                .as('behaviour'),
+            ),
         );
         if (charged) {
           await tx.query(
@@ -287,15 +317,15 @@ export class SandboxProcessor implements PaymentProcessor {
           );
         }
       }
-      const [refund] = await tx.query<{
-        id: string | null;
-        charge_id: string;
-        amount_pence: number;
-        status: SandboxRefundStatus;
-        refusal_code: string | null;
-      }>(
-        'SELECT id, charge_id, amount_pence, status, refusal_code FROM sandbox_refunds WHERE idempotency_key = $1',
-        [request.idempotencyKey],
+      // A refund at the sandbox is `refused` (the charge cannot be refunded by that much), `refunded`, `pending` (one
+      // of the refund_pending card, until settleRefund ends it), or `failed` (settled so, from pending or after it
+      // was refunded).
+      const refund = await firstRow(
+        tx,
+        qb
+          .selectFrom('sandbox_refunds')
+          .select(['id', 'charge_id', 'amount_pence', 'status', 'refusal_code'])
+          .where('idempotency_key', '=', request.idempotencyKey),
       );
       if (!refund) {
         return { status: 'refused', code: 'unknown_charge', message: 'There is no such charge.' };
@@ -340,16 +370,21 @@ export class SandboxProcessor implements PaymentProcessor {
   async settleRefund(refundKey: string, settlement: RefundSettlement): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const succeed = settlement === 'succeed';
-      const [refund] = await tx.query<{ id: string; charge_id: string; amount_pence: number }>(
-        `UPDATE sandbox_refunds SET status = $2, refusal_code = $3, id = COALESCE(id, $4)
-          WHERE idempotency_key = $1 AND (status = 'pending' OR (status = 'refunded' AND $2 = 'failed'))
-          RETURNING id, charge_id, amount_pence`,
-        [
-          refundKey,
-          succeed ? 'refunded' : 'failed',
-          succeed ? null : SANDBOX_REFUND_FAILURE,
-          `re_sandbox_${randomBase62(22)}`,
-        ],
+      const refund = await firstRow(
+        tx,
+        qb
+          .updateTable('sandbox_refunds')
+          .set((eb) => ({
+            status: succeed ? 'refunded' : 'failed',
+            refusal_code: succeed ? null : SANDBOX_REFUND_FAILURE,
+            id: eb.fn.coalesce('id', eb.val(`re_sandbox_${randomBase62(22)}`)),
+          }))
+          .where('idempotency_key', '=', refundKey)
+          // A pending refund ends either way; one that was refunded may only fail.
+          .where('status', 'in', succeed ? ['pending'] : ['pending', 'refunded'])
+          .returning(['id', 'charge_id', 'amount_pence'])
+          // The id is set (COALESCE) by this very update.
+          .$narrowType<{ id: NotNull }>(),
       );
       if (!refund) return false;
       if (!succeed) {
@@ -377,14 +412,23 @@ export class SandboxProcessor implements PaymentProcessor {
    */
   async disputeCharge(chargeId: string, status: DisputeStatus): Promise<boolean> {
     return this.db.transaction(async (tx) => {
-      const [charge] = await tx.query<{ disputed_pence: number }>(
-        `UPDATE sandbox_charges
-            SET dispute_status = $2, updated_at = $3,
-                disputed_pence = CASE WHEN $2 = 'open' THEN amount_pence - refunded_pence ELSE disputed_pence END
-          WHERE id = $1 AND status = 'authorised' AND amount_pence > 0
-            AND dispute_status IS NOT DISTINCT FROM $4
-          RETURNING disputed_pence`,
-        [chargeId, status, this.clock.now(), status === 'open' ? null : 'open'],
+      const charge = await firstRow(
+        tx,
+        qb
+          .updateTable('sandbox_charges')
+          .set((eb) => ({
+            dispute_status: status,
+            updated_at: this.clock.now(),
+            // Opened: of what is not refunded; ended: of what it was opened for.
+            ...(status === 'open'
+              ? { disputed_pence: eb('amount_pence', '-', eb.ref('refunded_pence')) }
+              : {}),
+          }))
+          .where('id', '=', chargeId)
+          .where('status', '=', 'authorised')
+          .where('amount_pence', '>', 0)
+          .where('dispute_status', 'is not distinct from', status === 'open' ? null : 'open')
+          .returning('disputed_pence'),
       );
       if (!charge) return false;
       await this.#notify(tx, {
@@ -448,10 +492,7 @@ export class SandboxProcessor implements PaymentProcessor {
         WHERE id = $1 AND token_id = $2 AND status = 'refused' AND refusal_code = 'authentication_required'`,
       [processorPaymentId, paymentToken, this.clock.now()],
     );
-    const [charge] = await this.db.query<ChargeRow>(
-      'SELECT id, method, status, refusal_code FROM sandbox_charges WHERE id = $1',
-      [processorPaymentId],
-    );
+    const charge = await firstRow(this.db, charges().where('id', '=', processorPaymentId));
     if (!charge) {
       return {
         status: 'refused',
@@ -465,10 +506,14 @@ export class SandboxProcessor implements PaymentProcessor {
 
   /** A charge waiting (or once waiting) for this kind of answer, for its page; undefined if there is none. */
   async challenge(chargeId: string, kind: ChallengeKind): Promise<SandboxChallenge | undefined> {
-    const [charge] = await this.db.query<SandboxChallenge>(
-      `SELECT id, method, amount_pence, status FROM sandbox_charges
-        WHERE id = $1 AND (token_id IS NULL) = $2`,
-      [chargeId, kind === 'apm'],
+    const charge = await firstRow(
+      this.db,
+      qb
+        .selectFrom('sandbox_charges')
+        .select(['id', 'method', 'amount_pence', 'status'])
+        .where('id', '=', chargeId)
+        .where('token_id', kind === 'apm' ? 'is' : 'is not', null)
+        .$narrowType<ChargeNarrowing>(),
     );
     return charge && { ...charge, amount_pence: Number(charge.amount_pence) };
   }
@@ -481,19 +526,21 @@ export class SandboxProcessor implements PaymentProcessor {
    */
   async answerChallenge(chargeId: string, kind: ChallengeKind, approve: boolean): Promise<boolean> {
     return this.db.transaction(async (tx) => {
-      const [charge] = await tx.query<ChargeRow>(
-        `UPDATE sandbox_charges
-            SET status = $2, authenticated = $3, refusal_code = $4, updated_at = $5
-          WHERE id = $1 AND status = 'action_required' AND (token_id IS NULL) = $6
-          RETURNING id, method, status, refusal_code`,
-        [
-          chargeId,
-          approve ? 'authorised' : 'refused',
-          approve && kind === 'three_ds',
-          approve ? null : REFUSAL_ON_FAIL[kind],
-          this.clock.now(),
-          kind === 'apm',
-        ],
+      const charge = await firstRow(
+        tx,
+        qb
+          .updateTable('sandbox_charges')
+          .set({
+            status: approve ? 'authorised' : 'refused',
+            authenticated: approve && kind === 'three_ds',
+            refusal_code: approve ? null : REFUSAL_ON_FAIL[kind],
+            updated_at: this.clock.now(),
+          })
+          .where('id', '=', chargeId)
+          .where('status', '=', 'action_required')
+          .where('token_id', kind === 'apm' ? 'is' : 'is not', null)
+          .returning(CHARGE_OUTCOME)
+          .$narrowType<ChargeNarrowing>(),
       );
       if (!charge) return false;
       await this.#notify(tx, {
@@ -529,10 +576,7 @@ export class SandboxProcessor implements PaymentProcessor {
   /** A token that pays by `method`: a card token for card, that wallet's token for a wallet. */
   async #token(id: string, method: PaymentMethod): Promise<TokenRow | undefined> {
     if (!id.startsWith(TOKEN_PREFIX)) return undefined;
-    const [row] = await this.db.query<TokenRow>(
-      'SELECT id, behaviour, brand, last4, exp_month, exp_year, wallet FROM sandbox_tokens WHERE id = $1',
-      [id],
-    );
+    const row = await firstRow(this.db, tokens().where('id', '=', id));
     return row && (row.wallet ?? 'card') === method ? row : undefined;
   }
 
@@ -603,10 +647,7 @@ export class SandboxProcessor implements PaymentProcessor {
         this.clock.now(),
       ],
     );
-    const [charge] = await this.db.query<ChargeRow>(
-      'SELECT id, method, status, refusal_code FROM sandbox_charges WHERE idempotency_key = $1',
-      [idempotencyKey],
-    );
+    const charge = await firstRow(this.db, charges().where('idempotency_key', '=', idempotencyKey));
     return charge!;
   }
 

@@ -1,5 +1,6 @@
 import type Stripe from 'stripe';
 import type { Db } from '../../platform/db/db.ts';
+import { firstRow, qb } from '../../platform/db/query-builder.ts';
 
 /**
  * One Stripe Customer per user: saved cards are PaymentMethods attached to it and every PaymentIntent names it.
@@ -7,14 +8,18 @@ import type { Db } from '../../platform/db/db.ts';
  * same one, and the mapping is kept in the database (never only in a node's memory).
  */
 export async function stripeCustomerFor(db: Db, stripe: Stripe, userId: string): Promise<string> {
-  const [known] = await db.query<{ customer_id: string }>(
-    "SELECT customer_id FROM processor_customers WHERE processor = 'stripe' AND user_id = $1",
-    [userId],
+  const known = await firstRow(
+    db,
+    qb
+      .selectFrom('processor_customers')
+      .select('customer_id')
+      .where('processor', '=', 'stripe')
+      .where('user_id', '=', userId),
   );
   if (known) return known.customer_id;
-  const [user] = await db.query<{ email: string; first_name: string; last_name: string }>(
-    'SELECT email, first_name, last_name FROM users WHERE id = $1',
-    [userId],
+  const user = await firstRow(
+    db,
+    qb.selectFrom('users').select(['email', 'first_name', 'last_name']).where('id', '=', userId),
   );
   const customer = await stripe.customers.create(
     {

@@ -1,4 +1,6 @@
+import type { InferResult } from 'kysely';
 import { Type } from 'typebox';
+import { firstRow, qb } from '../../platform/db/query-builder.ts';
 import { defineJob, enqueue, jobHandler, STANDARD_RETRY } from '../../platform/jobs/define.ts';
 import { type JobContext, type JobHandler, succeedJobStatement } from '../../platform/jobs/queue.ts';
 import type { AddressPolicy } from '../../platform/net/safe-fetch.ts';
@@ -17,37 +19,38 @@ export interface WebhookDeliveryOptions {
   random?: () => number;
 }
 
-interface DeliveryToAttempt {
-  event_id: string;
-  integrator_id: string;
-  status: string;
-  job_id: string | null;
-  round_attempts: number;
-  attempts: number;
-  type: string;
-  data: Record<string, unknown>;
-  event_created_at: Date;
-  webhook_url: string | null;
-  webhook_secret: string;
-  previous_secret: string | null;
-  previous_secret_expires_at: Date | null;
-  disabled_url: string | null;
-  disabled_reason: string | null;
+/**
+ * Deliveries with their event and where and how to send it. A read, not a lock: the delivery's job_id names the one
+ * job that may attempt it (each retry or redelivery writes a new job and names it), and the job queue's claim gives
+ * that job to one worker only.
+ */
+function deliveriesToAttempt() {
+  return qb
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('events as e', 'e.id', 'd.event_id')
+    .innerJoin('integrators as i', 'i.id', 'd.integrator_id')
+    .leftJoin('webhook_endpoints as w', 'w.integrator_id', 'i.id')
+    .select([
+      'd.event_id',
+      'd.integrator_id',
+      'd.status',
+      'd.job_id',
+      'd.round_attempts',
+      'd.attempts',
+      'e.type',
+      'e.data',
+      'e.created_at as event_created_at',
+      'i.webhook_url',
+      'i.webhook_secret',
+      'w.previous_secret',
+      'w.previous_secret_expires_at',
+      'w.disabled_url',
+      'w.disabled_reason',
+    ])
+    .$narrowType<{ data: Record<string, unknown> }>();
 }
 
-/**
- * A read, not a lock: the delivery's job_id names the one job that may attempt it (each retry or redelivery
- * writes a new job and names it), and the job queue's claim gives that job to one worker only.
- */
-const LOAD_DELIVERY = `
-  SELECT d.event_id, d.integrator_id, d.status, d.job_id, d.round_attempts, d.attempts, e.type, e.data,
-         e.created_at AS event_created_at, i.webhook_url, i.webhook_secret, w.previous_secret,
-         w.previous_secret_expires_at, w.disabled_url, w.disabled_reason
-    FROM webhook_deliveries d
-    JOIN events e ON e.id = d.event_id
-    JOIN integrators i ON i.id = d.integrator_id
-    LEFT JOIN webhook_endpoints w ON w.integrator_id = i.id
-   WHERE d.event_id = $1`;
+type DeliveryToAttempt = InferResult<ReturnType<typeof deliveriesToAttempt>>[number];
 
 /** The body `{type, timestamp, data}`; the same bytes for every attempt of an event. */
 export function webhookBody(event: { type: string; created_at: Date; data: unknown }): string {
@@ -166,9 +169,14 @@ async function recordAttempt(
   await ctx.db.transaction(async (tx) => {
     if (settled.nextAttemptAt) {
       // retry-pending ran while this attempt was under way (the receiver is back, says the operator): next attempt now.
-      const [marked] = await tx.query<{ retry_requested_at: Date | null }>(
-        'SELECT retry_requested_at FROM webhook_deliveries WHERE event_id = $1 AND job_id = $2 FOR UPDATE',
-        [delivery.event_id, job.id],
+      const marked = await firstRow(
+        tx,
+        qb
+          .selectFrom('webhook_deliveries')
+          .select('retry_requested_at')
+          .where('event_id', '=', delivery.event_id)
+          .where('job_id', '=', job.id)
+          .forUpdate(),
       );
       if (marked?.retry_requested_at) {
         settled.nextAttemptAt = now;
@@ -239,7 +247,7 @@ export function webhookDeliveryHandler(options: WebhookDeliveryOptions): JobHand
 
 async function deliver(options: WebhookDeliveryOptions, eventId: string, ctx: JobContext): Promise<void> {
   const { job, db, log } = ctx;
-  const [delivery] = await db.query<DeliveryToAttempt>(LOAD_DELIVERY, [eventId]);
+  const delivery = await firstRow(db, deliveriesToAttempt().where('d.event_id', '=', eventId));
   if (delivery?.status !== 'pending' || delivery.job_id !== job.id) {
     log.info(
       { event_id: eventId, status: delivery?.status },
