@@ -26,3 +26,18 @@ it('each tier the package scripts run has its two queue workers', () => {
   assert.match(scripts['test:api']!, /test\/tiers\/api-\*\.test\.ts/);
   assert.match(scripts['test:browser']!, /test\/tiers\/browser-\*\.test\.ts/);
 });
+
+it('every operation of the three APIs has its test file, named like its route file', () => {
+  const missing: string[] = [];
+  for (const surface of ['integration', 'client', 'operator']) {
+    for (const route of fs.readdirSync(`src/${surface}/routes`)) {
+      const test = `test/api/${surface}/${route.replace(/\.ts$/, '.test.ts')}`;
+      if (!fs.existsSync(test)) missing.push(test);
+    }
+  }
+  assert.deepEqual(
+    missing,
+    [],
+    'each route file src/<surface>/routes/<name>.ts needs test/api/<surface>/<name>.test.ts',
+  );
+});

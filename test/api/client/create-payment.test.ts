@@ -1,0 +1,160 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { assertError } from '../../support/api-client.ts';
+import { paymentKeys } from '../../support/fixtures.ts';
+import { assertClientTokenRequired, assertFieldErrors } from '../../support/operation-tests.ts';
+import {
+  cardToken,
+  count,
+  newKey,
+  newTenant,
+  PAN,
+  paymentEvents,
+  startPaymentApp,
+} from '../../support/payment-client.ts';
+
+describe('POST /api/client/payments (createPayment)', async () => {
+  const { t, api, otherApi } = await startPaymentApp();
+  after(() => t.close());
+
+  const paymentsOf = (sessionId: string) => count(t, 'payments WHERE session_id = $1', [sessionId]);
+
+  it('201: a new card payment, succeeded with its fee; GET shows it and the session is paid', async () => {
+    const tenant = await newTenant(t, api);
+    const answer = await tenant.client.pay({
+      card_token: await cardToken(t, PAN.visa),
+      expected_amount: '1217.40',
+    });
+    assert.equal(answer.status, 201, JSON.stringify(answer.body));
+    const payment = answer.body;
+    assert.deepEqual(Object.keys(payment).sort(), paymentKeys('next_action'));
+    assert.match(payment.payment_id, /^pay_[A-Za-z0-9]{22}$/);
+    assert.deepEqual(
+      [payment.status, payment.pure_amount, payment.fee, payment.amount, payment.currency],
+      ['succeeded', '1200.00', '17.40', '1217.40', 'GBP'],
+    );
+    assert.deepEqual(payment.card, { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2030 });
+    assert.equal(payment.reference, `PAY-${tenant.userId}`);
+    assert.equal(payment.session_id, tenant.sessionId);
+    assert.equal(payment.next_action, null);
+    assert.deepEqual((await tenant.client.payment(payment.payment_id)).body, payment);
+    assert.equal((await tenant.client.call('GET', '/session')).body.paid.payment_id, payment.payment_id);
+    assert.deepEqual(await paymentEvents(t, payment.payment_id), ['payment_success']);
+  });
+
+  it('201 failed for a declined card (not an HTTP error); 201 requires_action with next_action for 3DS', async () => {
+    const declined = await (await newTenant(t, api)).client.pay({
+      card_token: await cardToken(t, '4000000000009995'),
+    });
+    assert.equal(declined.status, 201);
+    assert.deepEqual(
+      [declined.body.status, declined.body.failure_code, declined.body.failure_message],
+      ['failed', 'insufficient_funds', 'Your card has insufficient funds.'],
+    );
+    const waiting = await (await newTenant(t, api)).client.pay({
+      card_token: await cardToken(t, PAN.threeDsAlways),
+    });
+    assert.equal(waiting.status, 201);
+    assert.equal(waiting.body.status, 'requires_action');
+    assert.equal(waiting.body.next_action.type, 'three_ds');
+  });
+
+  it('the same idempotency key again: 200 the same payment; another amount with it: 422; no key: 400; one payment made', async () => {
+    const tenant = await newTenant(t, api);
+    const token = await cardToken(t, PAN.visa);
+    const key = newKey();
+    const first = await tenant.client.pay({ card_token: token, idempotency_key: key });
+    assert.equal(first.status, 201);
+    const noKey = await tenant.client.call('POST', '/payments', {
+      pure_amount: '1200.00',
+      method: 'card',
+      card_token: token,
+    });
+    assert.deepEqual(noKey.body, {
+      idempotency_key: ['This field (or the Idempotency-Key header) is required.'],
+    });
+    const again = await tenant.client.pay({ card_token: token, idempotency_key: key });
+    assert.equal(again.status, 200);
+    assert.deepEqual(again.body, first.body);
+    assertError(
+      await tenant.client.pay({ card_token: token, idempotency_key: key, pure_amount: '1000.00' }),
+      422,
+      'idempotency_mismatch',
+      /was used for payment pay_\w+ of 1200\.00 by card/,
+    );
+    assert.equal(await paymentsOf(tenant.sessionId), 1);
+  });
+
+  it('400 field errors for bad input, and nothing is written', async () => {
+    const tenant = await newTenant(t, api);
+    const token = await cardToken(t, PAN.visa);
+    await assertFieldErrors(tenant.client.pay, [
+      [{}, { card_token: ['This field (or saved_card_id) is required.'] }],
+      [
+        { card_token: token, saved_card_id: 'card_x' },
+        { saved_card_id: ['Send card_token or saved_card_id, not both.'] },
+      ],
+      [{ method: 'alipay', card_token: token }, { card_token: ['Not allowed with method "alipay".'] }],
+      [{ method: 'apple_pay' }, { wallet_token: ['This field is required.'] }],
+      [
+        { card_token: token, pure_amount: '0.99' },
+        { pure_amount: ['Enter an amount from 1.00 to 100000.00.'] },
+      ],
+      [
+        { card_token: token, idempotency_key: 'sch_mine' },
+        {
+          idempotency_key: [
+            'Keys starting with "sch_" are reserved for recurring payments; use another key.',
+          ],
+        },
+      ],
+      [
+        { card_token: 'tok_sandbox_unknown' },
+        { card_token: ['Unknown card token; tokenise the card again.'] },
+      ],
+    ]);
+    const method = await tenant.client.pay({ method: 'cash', card_token: token });
+    assert.equal(method.status, 400);
+    assert.ok(method.body.method, JSON.stringify(method.body));
+    assert.equal(await paymentsOf(tenant.sessionId), 0);
+    assert.equal((await tenant.client.call('GET', '/session')).body.paid, null);
+  });
+
+  it('409: amount_changed with a quote when expected_amount is not the total; conflict once the session is paid', async () => {
+    const tenant = await newTenant(t, api);
+    const token = await cardToken(t, PAN.visa);
+    const changed = await tenant.client.pay({ card_token: token, expected_amount: '1200.00' });
+    assert.equal(changed.status, 409, JSON.stringify(changed.body));
+    assert.equal(changed.body.error, 'amount_changed');
+    assert.deepEqual(changed.body.quote, { pure_amount: '1200.00', fee: '17.40', amount: '1217.40' });
+    assert.equal(await paymentsOf(tenant.sessionId), 0, 'nothing was charged');
+    assert.equal((await tenant.client.pay({ card_token: token })).status, 201);
+    assertError(
+      await tenant.client.pay({ card_token: await cardToken(t, PAN.visa) }),
+      409,
+      'conflict',
+      /already been paid/,
+    );
+    assert.equal(await paymentsOf(tenant.sessionId), 1);
+  });
+
+  it('another tenant’s saved card, of this or another integrator, cannot pay: 400 Unknown saved card', async () => {
+    const owner = await newTenant(t, api);
+    const saved = await owner.client.saveCard(await cardToken(t, PAN.visa));
+    assert.equal(saved.status, 201);
+    for (const stranger of [await newTenant(t, api), await newTenant(t, otherApi)]) {
+      const answer = await stranger.client.pay({ saved_card_id: saved.body.card_id });
+      assert.equal(answer.status, 400);
+      assert.deepEqual(answer.body, { saved_card_id: ['Unknown saved card.'] });
+      assert.equal(await paymentsOf(stranger.sessionId), 0);
+    }
+  });
+
+  it('401 without a token, and once the token has lapsed', async () => {
+    await assertClientTokenRequired(t, api, {
+      method: 'POST',
+      url: '/api/client/payments',
+      payload: { pure_amount: '1200.00', method: 'card', card_token: 'tok_x', idempotency_key: 'k-1' },
+    });
+  });
+});
