@@ -3,6 +3,7 @@
  * receiver's outage). Each keeps the event's webhook-id, so a receiver that got an attempt already can drop it.
  */
 import type { Clock } from '../platform/clock/clock.ts';
+import { Col, sqlStatement } from '../platform/db/checked-sql.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { firstRow, qb, rows } from '../platform/db/query-builder.ts';
 import { ServiceError } from '../platform/errors.ts';
@@ -21,6 +22,39 @@ const NEW_ROUND = `
    WHERE d.event_id = x.event_id`;
 
 const REDELIVERY_BATCH = 1_000;
+
+/**
+ * Locks a batch of pending deliveries after event id $1 (of integrator $2, or all) whose endpoint is set and
+ * enabled, brings their jobs forward to $3 and marks those whose attempt is under way.
+ */
+const BRING_PENDING_FORWARD = sqlStatement(
+  Col.row({ event_id: Col.text, moved: Col.bool }),
+  `WITH picked AS (
+     SELECT d.event_id, d.job_id
+       FROM webhook_deliveries d
+       JOIN integrators i ON i.id = d.integrator_id
+       LEFT JOIN webhook_endpoints w ON w.integrator_id = i.id
+      WHERE d.status = 'pending' AND d.event_id > $1 AND ($2::text IS NULL OR d.integrator_id = $2)
+        AND i.webhook_url IS NOT NULL AND (w.disabled_url IS NULL OR w.disabled_url <> i.webhook_url)
+      ORDER BY d.event_id
+      LIMIT $4
+      FOR UPDATE OF d),
+   due AS (${bringJobsForwardSql({ from: 'picked p', jobId: 'p.job_id', at: '$3' })}),
+   brought AS (
+     UPDATE webhook_deliveries d
+        SET next_attempt_at = CASE WHEN due.id IS NULL THEN d.next_attempt_at ELSE $3 END,
+            retry_requested_at = CASE WHEN due.id IS NULL THEN $3 ELSE NULL END, updated_at = $3
+       FROM picked p LEFT JOIN due ON due.id = p.job_id
+      WHERE d.event_id = p.event_id
+      RETURNING d.event_id)
+   SELECT p.event_id, EXISTS (SELECT 1 FROM brought b WHERE b.event_id = p.event_id) AS moved
+     FROM picked p ORDER BY p.event_id`,
+);
+
+async function checkIntegratorExists(db: Queryable, integratorId: string): Promise<void> {
+  const known = await firstRow(db, qb.selectFrom('integrators').select('id').where('id', '=', integratorId));
+  if (!known) throw new ServiceError('not_found', `No integrator ${integratorId}.`);
+}
 
 /**
  * Sends one event again, with the same webhook-id, to the integrator's current URL: a new round of the schedule
@@ -109,6 +143,7 @@ export async function redeliverFailed(
   since: Date,
   integratorId?: string,
 ): Promise<number> {
+  if (integratorId !== undefined) await checkIntegratorExists(db, integratorId);
   let redelivered = 0;
   for (;;) {
     const batch = await db.transaction(async (tx) => {
@@ -144,38 +179,13 @@ export async function redeliverFailed(
  * deliveries in event id order, so a large backlog holds no long transaction.
  */
 export async function retryPending(db: Db, clock: Clock, integratorId?: string): Promise<number> {
-  if (integratorId !== undefined) {
-    const [known] = await db.query('SELECT 1 FROM integrators WHERE id = $1', [integratorId]);
-    if (!known) throw new ServiceError('not_found', `No integrator ${integratorId}.`);
-  }
+  if (integratorId !== undefined) await checkIntegratorExists(db, integratorId);
   let moved = 0;
   let after = '';
   for (;;) {
     const now = clock.now();
     const batch = await db.transaction(async (tx) => {
-      const rows = await tx.query<{ event_id: string; moved: boolean }>(
-        `WITH picked AS (
-           SELECT d.event_id, d.job_id
-             FROM webhook_deliveries d
-             JOIN integrators i ON i.id = d.integrator_id
-             LEFT JOIN webhook_endpoints w ON w.integrator_id = i.id
-            WHERE d.status = 'pending' AND d.event_id > $1 AND ($2::text IS NULL OR d.integrator_id = $2)
-              AND i.webhook_url IS NOT NULL AND (w.disabled_url IS NULL OR w.disabled_url <> i.webhook_url)
-            ORDER BY d.event_id
-            LIMIT $4
-            FOR UPDATE OF d),
-         due AS (${bringJobsForwardSql({ from: 'picked p', jobId: 'p.job_id', at: '$3' })}),
-         brought AS (
-           UPDATE webhook_deliveries d
-              SET next_attempt_at = CASE WHEN due.id IS NULL THEN d.next_attempt_at ELSE $3 END,
-                  retry_requested_at = CASE WHEN due.id IS NULL THEN $3 ELSE NULL END, updated_at = $3
-             FROM picked p LEFT JOIN due ON due.id = p.job_id
-            WHERE d.event_id = p.event_id
-            RETURNING d.event_id)
-         SELECT p.event_id, EXISTS (SELECT 1 FROM brought b WHERE b.event_id = p.event_id) AS moved
-           FROM picked p ORDER BY p.event_id`,
-        [after, integratorId ?? null, now, REDELIVERY_BATCH],
-      );
+      const rows = await BRING_PENDING_FORWARD.rows(tx, [after, integratorId ?? null, now, REDELIVERY_BATCH]);
       if (rows.some((row) => row.moved)) await wakeWorkers(tx);
       return rows;
     });

@@ -1,9 +1,10 @@
 /** Shared by the schedule suites: tenants with a saved card, the schedule routes of both APIs, the test clock. */
 import assert from 'node:assert/strict';
-import { type Answer, type Api, send } from './api-client.ts';
+import { it } from 'node:test';
+import { type Answer, type Api, assertError, send } from './api-client.ts';
 import { tenancyBody, userBody } from './fixtures.ts';
-import type { TestApp } from './helpers.ts';
-import { answerChallenge, type Client, cardToken, clientOf, PAN } from './payment-client.ts';
+import { runJobs, type TestApp } from './helpers.ts';
+import { answerChallenge, type Client, cardToken, clientOf, PAN, startPaymentApp } from './payment-client.ts';
 
 /** The keys of a Schedule as every API shows it, sorted. */
 export const SCHEDULE_KEYS = [
@@ -144,4 +145,86 @@ export async function schedulePaymentEvents(
     `SELECT type, data FROM events WHERE data->'payment'->>'schedule_id' = $1 ORDER BY created_at, id`,
     [scheduleId],
   );
+}
+
+export interface ScheduleApp {
+  t: TestApp;
+  api: Api;
+  otherApi: Api;
+  schedules: ReturnType<typeof integrationSchedules>;
+  /** A new tenant of `api` with a saved card, rent due on `rentDueDay`. */
+  tenant(rentDueDay?: number): Promise<ScheduleTenant>;
+}
+
+/** An app with two integrators (`api`, `otherApi`) for the Integration API's schedule suites; the clock starts at 2026-03-01T09:00Z. */
+export async function startScheduleApp(): Promise<ScheduleApp> {
+  const { t, api, otherApi } = await startPaymentApp();
+  return {
+    t,
+    api,
+    otherApi,
+    schedules: integrationSchedules(t, api),
+    tenant: (rentDueDay = 10) =>
+      scheduleTenant(t, api, { rent_due_day: rentDueDay }, PAN.visa, () => runJobs(t)),
+  };
+}
+
+const UNKNOWN_SCHEDULE =
+  /^No schedule sch_nope\. List a user's schedules and their ids with GET \/api\/third-party\/schedules\/\?user_id=<your user_id>\.$/;
+
+/**
+ * The refusals pause, resume and cancel share, as tests of the calling suite: a malformed id (400), an unknown one
+ * (404), another integrator's schedule (404, as an unknown one) and no token (401); the last two leave the schedule
+ * as `start` made it (in the state the action starts from).
+ */
+export function itRefusesScheduleChanges(
+  action: 'pause' | 'resume' | 'cancel',
+  app: () => ScheduleApp,
+  start: () => Promise<{ userId: number; schedule: { schedule_id: string } }>,
+): void {
+  it('400 for an id that is not a schedule id; 404 for an unknown one', async () => {
+    const { schedules } = app();
+    assertError(
+      await schedules.change('nope', action),
+      400,
+      'invalid_request',
+      /^Invalid params: schedule_id: Enter a schedule id: "sch_" followed by letters and digits\.$/,
+    );
+    assertError(await schedules.change('sch_nope', action), 404, 'not_found', UNKNOWN_SCHEDULE);
+  });
+
+  it('another integrator’s schedule is 404, as an unknown one, and stays as it was', async () => {
+    const { t, otherApi, schedules } = app();
+    const { userId, schedule } = await start();
+    const before = (await schedules.list(userId)).body.schedules;
+    const answer = await integrationSchedules(t, otherApi).change(schedule.schedule_id, action);
+    assertError(answer, 404, 'not_found', new RegExp(`^No schedule ${schedule.schedule_id}\\. List`));
+    assert.deepEqual((await schedules.list(userId)).body.schedules, before);
+  });
+
+  it('401 without a token, or with an unknown one; the schedule stays as it was', async () => {
+    const { t, schedules } = app();
+    const { userId, schedule } = await start();
+    const before = (await schedules.list(userId)).body.schedules;
+    const events = await scheduleEvents(t, schedule.schedule_id);
+    const url = `/api/third-party/schedules/${schedule.schedule_id}/${action}/`;
+    assertError(
+      await send(t, { method: 'POST', url }),
+      401,
+      'unauthorized',
+      /^Authentication credentials were not provided\./,
+    );
+    assertError(
+      await send(t, {
+        method: 'POST',
+        url,
+        headers: { authorization: `Token rp_sandbox_${'x'.repeat(40)}` },
+      }),
+      401,
+      'unauthorized',
+      /^Invalid or expired token\./,
+    );
+    assert.deepEqual((await schedules.list(userId)).body.schedules, before);
+    assert.deepEqual(await scheduleEvents(t, schedule.schedule_id), events);
+  });
 }

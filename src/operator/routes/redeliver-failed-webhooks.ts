@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { IdString, Timestamp } from '../../platform/http/schemas.ts';
-import { BadRequest, operatorErrors } from '../schemas.ts';
+import { BadRequest, NotFound, operatorErrors } from '../schemas.ts';
 
 export const redeliverFailedWebhooksRoute: FastifyPluginAsyncTypebox = async (app) => {
   const webhooks = app.ctx.webhooks;
@@ -34,7 +34,7 @@ export const redeliverFailedWebhooksRoute: FastifyPluginAsyncTypebox = async (ap
           202: Type.Object({
             redelivered: Type.Integer({ description: 'Deliveries now pending again.' }),
           }),
-          ...operatorErrors({ 400: BadRequest }),
+          ...operatorErrors({ 400: BadRequest, 404: NotFound }),
         },
       },
     },

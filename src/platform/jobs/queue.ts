@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock/clock.ts';
+import { Col, sqlStatement } from '../db/checked-sql.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { newId } from '../ids.ts';
 
@@ -212,16 +213,18 @@ export interface QueueStats {
   oldestPendingAgeSeconds: number;
 }
 
+const QUEUE_STATS = sqlStatement(
+  Col.row({ pending: Col.int, running: Col.int, failed: Col.int, oldest: Col.nullable(Col.date) }),
+  `SELECT count(*) FILTER (WHERE status = 'pending')::int AS pending,
+          count(*) FILTER (WHERE status = 'running')::int AS running,
+          count(*) FILTER (WHERE status = 'failed')::int AS failed,
+          min(run_at) FILTER (WHERE status = 'pending' AND run_at <= $1) AS oldest
+     FROM jobs WHERE status <> 'succeeded'`,
+);
+
 export async function queueStats(db: Queryable, clock: Clock): Promise<QueueStats> {
-  const [row] = await db.query<{ pending: number; running: number; failed: number; oldest: Date | null }>(
-    `SELECT count(*) FILTER (WHERE status = 'pending')::int AS pending,
-            count(*) FILTER (WHERE status = 'running')::int AS running,
-            count(*) FILTER (WHERE status = 'failed')::int AS failed,
-            min(run_at) FILTER (WHERE status = 'pending' AND run_at <= $1) AS oldest
-       FROM jobs WHERE status <> 'succeeded'`,
-    [clock.now()],
-  );
-  const oldest = row?.oldest ? new Date(row.oldest).getTime() : undefined;
+  const row = await QUEUE_STATS.first(db, [clock.now()]);
+  const oldest = row?.oldest?.getTime();
   return {
     pending: row?.pending ?? 0,
     running: row?.running ?? 0,

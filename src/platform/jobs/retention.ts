@@ -1,8 +1,18 @@
 import { Type } from 'typebox';
+import { Col, sqlStatement } from '../db/checked-sql.ts';
 import { defineJob, STANDARD_RETRY } from './define.ts';
 
 export const DEFAULT_JOB_RETENTION_DAYS = 7;
 const PRUNE_BATCH = 1_000;
+const PRUNE_FINISHED = sqlStatement(
+  Col.row({ id: Col.text }),
+  `DELETE FROM jobs WHERE id IN (
+     SELECT id FROM jobs
+      WHERE status IN ('succeeded', 'failed') AND finished_at < $1
+      LIMIT $2
+      FOR UPDATE SKIP LOCKED)
+   RETURNING id`,
+);
 
 /**
  * Deletes succeeded and failed jobs that finished more than the retention ago, PRUNE_BATCH rows per statement (each
@@ -21,15 +31,7 @@ export const jobsPruneJob = defineJob({
       const before = new Date(clock.now().getTime() - retentionMs);
       let deleted = 0;
       for (;;) {
-        const rows = await db.query<{ id: string }>(
-          `DELETE FROM jobs WHERE id IN (
-             SELECT id FROM jobs
-              WHERE status IN ('succeeded', 'failed') AND finished_at < $1
-              LIMIT $2
-              FOR UPDATE SKIP LOCKED)
-           RETURNING id`,
-          [before, PRUNE_BATCH],
-        );
+        const rows = await PRUNE_FINISHED.rows(db, [before, PRUNE_BATCH]);
         deleted += rows.length;
         if (rows.length < PRUNE_BATCH) break;
       }

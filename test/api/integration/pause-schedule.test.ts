@@ -1,32 +1,26 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type Api, assertError, send } from '../../support/api-client.ts';
-import { runJobs, type TestApp } from '../../support/helpers.ts';
-import { PAN, startPaymentApp } from '../../support/payment-client.ts';
+import { assertError } from '../../support/api-client.ts';
+import type { TestApp } from '../../support/helpers.ts';
 import {
-  integrationSchedules,
+  itRefusesScheduleChanges,
+  type ScheduleApp,
   scheduleEvents,
   scheduleOk,
   schedulePaymentEvents,
-  scheduleTenant,
+  startScheduleApp,
 } from '../../support/schedule-helpers.ts';
 
-const NOT_FOUND =
-  /^No schedule sch_nope\. List a user's schedules and their ids with GET \/api\/third-party\/schedules\/\?user_id=<your user_id>\.$/;
-
 describe('POST /api/third-party/schedules/{schedule_id}/pause/ (pauseSchedule)', () => {
+  let app: ScheduleApp;
   let t: TestApp;
-  let api: Api;
-  let otherApi: Api;
-  let schedules: ReturnType<typeof integrationSchedules>;
+  let schedules: ScheduleApp['schedules'];
+  let tenant: ScheduleApp['tenant'];
   before(async () => {
-    // The clock starts at 2026-03-01T09:00Z.
-    ({ t, api, otherApi } = await startPaymentApp());
-    schedules = integrationSchedules(t, api);
+    app = await startScheduleApp();
+    ({ t, schedules, tenant } = app);
   });
   after(() => t.close());
-
-  const tenant = () => scheduleTenant(t, api, { rent_due_day: 10 }, PAN.visa, () => runJobs(t));
 
   it('200: the Schedule, paused, with schedule_paused; a due date passing meanwhile is skipped', async () => {
     const ann = await tenant();
@@ -71,32 +65,12 @@ describe('POST /api/third-party/schedules/{schedule_id}/pause/ (pauseSchedule)',
     ]);
   });
 
-  it('400 for an id that is not a schedule id; 404 for an unknown one', async () => {
-    assertError(
-      await schedules.change('nope', 'pause'),
-      400,
-      'invalid_request',
-      /^Invalid params: schedule_id: Enter a schedule id: "sch_" followed by letters and digits\.$/,
-    );
-    assertError(await schedules.change('sch_nope', 'pause'), 404, 'not_found', NOT_FOUND);
-  });
-
-  it('another integrator’s schedule is 404, as an unknown one, and stays active', async () => {
-    const ann = await tenant();
-    const schedule = await scheduleOk(ann);
-    const answer = await integrationSchedules(t, otherApi).change(schedule.schedule_id, 'pause');
-    assertError(answer, 404, 'not_found', new RegExp(`^No schedule ${schedule.schedule_id}\\. List`));
-    assert.deepEqual((await schedules.list(ann.userId)).body.schedules, [schedule]);
-  });
-
-  it('401 without a token; the schedule stays active', async () => {
-    const ann = await tenant();
-    const schedule = await scheduleOk(ann);
-    const answer = await send(t, {
-      method: 'POST',
-      url: `/api/third-party/schedules/${schedule.schedule_id}/pause/`,
-    });
-    assertError(answer, 401, 'unauthorized', /^Authentication credentials were not provided\./);
-    assert.deepEqual(await scheduleEvents(t, schedule.schedule_id), ['schedule_created']);
-  });
+  itRefusesScheduleChanges(
+    'pause',
+    () => app,
+    async () => {
+      const ann = await tenant();
+      return { userId: ann.userId, schedule: await scheduleOk(ann) };
+    },
+  );
 });

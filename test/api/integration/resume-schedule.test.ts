@@ -1,30 +1,27 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type Api, assertError, send } from '../../support/api-client.ts';
-import { runJobs, type TestApp, tokenHeader } from '../../support/helpers.ts';
-import { PAN, startPaymentApp } from '../../support/payment-client.ts';
+import { assertError } from '../../support/api-client.ts';
+import type { TestApp } from '../../support/helpers.ts';
 import {
-  integrationSchedules,
+  itRefusesScheduleChanges,
+  type ScheduleApp,
   scheduleEvents,
   scheduleOk,
   schedulePaymentEvents,
-  scheduleTenant,
+  startScheduleApp,
 } from '../../support/schedule-helpers.ts';
 
 describe('POST /api/third-party/schedules/{schedule_id}/resume/ (resumeSchedule)', () => {
+  let app: ScheduleApp;
   let t: TestApp;
-  let api: Api;
-  let otherApi: Api;
-  let schedules: ReturnType<typeof integrationSchedules>;
+  let schedules: ScheduleApp['schedules'];
+  let tenant: ScheduleApp['tenant'];
   before(async () => {
-    // The clock starts at 2026-03-01T09:00Z.
-    ({ t, api, otherApi } = await startPaymentApp());
-    schedules = integrationSchedules(t, api);
+    app = await startScheduleApp();
+    ({ t, schedules, tenant } = app);
   });
   after(() => t.close());
 
-  const tenant = (rentDueDay = 10) =>
-    scheduleTenant(t, api, { rent_due_day: rentDueDay }, PAN.visa, () => runJobs(t));
   /** A schedule of a new tenant, paused a second after it was set up. */
   async function pausedSchedule(rentDueDay = 10) {
     const ann = await tenant(rentDueDay);
@@ -93,36 +90,12 @@ describe('POST /api/third-party/schedules/{schedule_id}/resume/ (resumeSchedule)
     assert.deepEqual((await schedules.list(ann.userId)).body.schedules, [canceled]);
   });
 
-  it('400 for an id that is not a schedule id; 404 for an unknown one', async () => {
-    assertError(
-      await schedules.change('sch-1', 'resume'),
-      400,
-      'invalid_request',
-      /^Invalid params: schedule_id: /,
-    );
-    assertError(
-      await schedules.change('sch_nope', 'resume'),
-      404,
-      'not_found',
-      /^No schedule sch_nope\. List a user's schedules and their ids with GET \/api\/third-party\/schedules\/\?user_id=<your user_id>\.$/,
-    );
-  });
-
-  it('another integrator’s schedule is 404, as an unknown one, and stays paused', async () => {
-    const { ann, schedule, paused } = await pausedSchedule();
-    const answer = await integrationSchedules(t, otherApi).change(schedule.schedule_id, 'resume');
-    assertError(answer, 404, 'not_found', new RegExp(`^No schedule ${schedule.schedule_id}\\. List`));
-    assert.deepEqual((await schedules.list(ann.userId)).body.schedules, [paused]);
-  });
-
-  it('401 with an unknown token; the schedule stays paused', async () => {
-    const { schedule } = await pausedSchedule();
-    const answer = await send(t, {
-      method: 'POST',
-      url: `/api/third-party/schedules/${schedule.schedule_id}/resume/`,
-      headers: tokenHeader(`rp_sandbox_${'x'.repeat(40)}`),
-    });
-    assertError(answer, 401, 'unauthorized', /^Invalid or expired token\./);
-    assert.deepEqual(await scheduleEvents(t, schedule.schedule_id), ['schedule_created', 'schedule_paused']);
-  });
+  itRefusesScheduleChanges(
+    'resume',
+    () => app,
+    async () => {
+      const { ann, schedule } = await pausedSchedule();
+      return { userId: ann.userId, schedule };
+    },
+  );
 });

@@ -78,6 +78,15 @@ describe('POST /api/operator/webhooks/redeliver (redeliverFailedWebhooks)', asyn
     assert.equal(await status(id!), 'failed');
   });
 
+  it('404 for an integrator_id that names no integrator; nothing is redelivered', async () => {
+    const since = w.t.clock.now().toISOString();
+    const [id] = await failedEvents(w.api);
+    const answer = await redeliver({ failed_since: since, integrator_id: 'int_NoSuchIntegrator0000000' });
+    assert.equal(answer.status, 404, JSON.stringify(answer.body));
+    assert.match(JSON.stringify(answer.body), /No integrator int_NoSuchIntegrator0000000/);
+    assert.equal(await status(id!), 'failed');
+  });
+
   it('401 without the operator token, or with a wrong one; nothing is redelivered', async () => {
     const since = w.t.clock.now().toISOString();
     const [id] = await failedEvents(w.api);
