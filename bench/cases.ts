@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { SYSTEM_ACTOR } from '../src/audit/actor.ts';
 import { SandboxProcessor } from '../src/processors/sandbox/processor.ts';
 import { webhooksFairnessCase } from './fairness.ts';
 import { LEDGER_YEARS, ledgerSetup, PAYOUT_PAYMENTS, payoutRunBatch, payoutRunSetup } from './ledger.ts';
@@ -117,7 +118,7 @@ async function startBenchWorkers(baseUrl: string, url: string, workerProcesses: 
 async function userLoginSetup(app: FastifyInstance): Promise<CaseData> {
   const serverToken = await benchIntegrator(app);
   const [integrator] = await app.ctx.integrators.list();
-  await app.ctx.onboarding.onboard(integrator!.id, [benchUser(1) as never], false);
+  await app.ctx.onboarding.onboard(integrator!.id, [benchUser(1) as never], false, SYSTEM_ACTOR);
   return { serverToken, email: 'tenant-1@bench.example' };
 }
 

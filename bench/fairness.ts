@@ -6,6 +6,7 @@
 import net from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { SYSTEM_ACTOR } from '../src/audit/actor.ts';
 import type { Worker } from '../src/platform/jobs/worker.ts';
 import { serviceWorker } from '../src/runtime.ts';
 import { recordEvent } from '../src/webhooks/record-event.ts';
@@ -98,8 +99,8 @@ export const webhooksFairnessCase: BenchCase = {
   description: `integrator A: ${A_BACKLOG} webhooks to an endpoint that never answers; integrator B: ${B_EVENTS} to a fast one, recorded one by one while A's attempts hold their slots (in-process worker, default settings). Latencies: B's, from commit to arrival; B alone first, as the reference (p99_b_alone_ms)`,
   unit: 'webhooks',
   async setup(app) {
-    const a = await app.ctx.integrators.create({ name: 'bench A (endpoint never answers)' });
-    const b = await app.ctx.integrators.create({ name: 'bench B (healthy endpoint)' });
+    const a = await app.ctx.integrators.create({ name: 'bench A (endpoint never answers)' }, SYSTEM_ACTOR);
+    const b = await app.ctx.integrators.create({ name: 'bench B (healthy endpoint)' }, SYSTEM_ACTOR);
     installFairnessRoutes(app, { a: a.integrator.id, b: b.integrator.id });
     return {};
   },

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { SYSTEM_ACTOR } from '../src/audit/actor.ts';
 import type { BatchResult, CaseData } from './cases.ts';
 import { benchUser } from './users.ts';
 
@@ -51,6 +52,7 @@ export async function ledgerSetup(app: FastifyInstance, serverToken: string): Pr
     integrator!.id,
     [ledgerUser(1, 'LEDGER-5Y', '2021-12-01', '2026-11-30') as never],
     false,
+    SYSTEM_ACTOR,
   );
   await seedPayments(app, integrator!.id, LEDGER_YEARS * 12, '2021-12-01');
   return { serverToken };
@@ -63,14 +65,14 @@ export async function payoutRunSetup(app: FastifyInstance): Promise<CaseData> {
     const users = Array.from({ length: 500 }, (_, i) =>
       ledgerUser(start + i + 1, `PAYOUT-${start + i + 1}`, '2026-01-01', '2026-12-31'),
     );
-    await app.ctx.onboarding.onboard(integrator!.id, users as never, false);
+    await app.ctx.onboarding.onboard(integrator!.id, users as never, false, SYSTEM_ACTOR);
   }
   await seedPayments(app, integrator!.id, PAYOUT_PAYMENTS / PAYOUT_TENANCIES, '2026-01-01');
   app.post('/bench/payouts/run', async () => {
     global.gc?.();
     const before = process.memoryUsage();
     const started = performance.now();
-    const run = await app.ctx.payouts.createRun('2026-11-30');
+    const run = await app.ctx.payouts.createRun(SYSTEM_ACTOR, '2026-11-30');
     const seconds = (performance.now() - started) / 1000;
     const after = process.memoryUsage();
     const payments = run.items.reduce((sum, item) => sum + item.payment_ids.length, 0);

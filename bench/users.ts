@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { SYSTEM_ACTOR } from '../src/audit/actor.ts';
 import type { CaseData } from './cases.ts';
 
 /** Users are onboarded in requests of this many. */
@@ -48,11 +49,14 @@ export function benchUser(
 /** The bench integrator's server token. */
 export async function benchIntegrator(app: FastifyInstance): Promise<string> {
   // Limits far above what two cores can push, so the limiter counts but never rejects.
-  const { serverToken } = await app.ctx.integrators.create({
-    name: 'bench',
-    rate_limit_per_second: 1_000_000,
-    rate_limit_burst: 2_000_000,
-  });
+  const { serverToken } = await app.ctx.integrators.create(
+    {
+      name: 'bench',
+      rate_limit_per_second: 1_000_000,
+      rate_limit_burst: 2_000_000,
+    },
+    SYSTEM_ACTOR,
+  );
   return serverToken;
 }
 
@@ -76,6 +80,7 @@ export async function benchSessions(
       integrator!.id,
       users.slice(start, start + ONBOARD_BATCH) as never,
       true,
+      SYSTEM_ACTOR,
     );
   }
   const sessions: { token: string; sessionId: string }[] = [];

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { SYSTEM_ACTOR } from './audit/actor.ts';
 import { ensureOperatorToken } from './operator/credentials.ts';
 import { claimDeploymentState, recordDeploymentState } from './platform/db/deployment-state.ts';
 
@@ -18,10 +19,13 @@ export async function bootstrapDeployment(app: FastifyInstance): Promise<Bootstr
   if (operatorToken) secrets.operatorToken = operatorToken;
   if (config.serviceEnv !== 'sandbox') return secrets;
   if (!(await claimDeploymentState(db, 'demo_integrator', clock.now()))) return secrets;
-  const { integrator, serverToken } = await integrators.create({
-    name: 'Demo platform',
-    allowed_origins: [config.publicUrl],
-  });
+  const { integrator, serverToken } = await integrators.create(
+    {
+      name: 'Demo platform',
+      allowed_origins: [config.publicUrl],
+    },
+    SYSTEM_ACTOR,
+  );
   await recordDeploymentState(db, 'demo_integrator', { integrator_id: integrator.id }, clock.now());
   secrets.demo = { integratorId: integrator.id, serverToken };
   return secrets;

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { AuditService } from './audit/log.ts';
 import { documentCipherFor } from './documents/keys.ts';
 import { DocumentService } from './documents/service.ts';
 import { DatabaseDocumentStore } from './documents/storage.ts';
@@ -21,6 +22,7 @@ import { WebhookService } from './webhooks/service.ts';
 
 /** The domain services, built once per process and shared by its routes and its job handlers. */
 export interface Services {
+  audit: AuditService;
   documents: DocumentService;
   integrators: IntegratorService;
   ledger: LedgerService;
@@ -50,7 +52,12 @@ export function createServices(
   const payments = new PaymentService(db, clock, paymentProcessor, settleWaitingCharge);
   const ledger = new LedgerService(db, clock);
   return {
-    documents: new DocumentService(db, new DatabaseDocumentStore(db, clock, documentCipherFor(config))),
+    audit: new AuditService(db),
+    documents: new DocumentService(
+      db,
+      clock,
+      new DatabaseDocumentStore(db, clock, documentCipherFor(config)),
+    ),
     integrators: new IntegratorService(db, clock, config.serviceEnv),
     ledger,
     onboarding: new OnboardingService(db, clock),

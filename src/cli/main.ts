@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { ConfigError } from '../platform/config/config.ts';
+import { registerAuditCommands } from './commands/audit.ts';
 import { registerDocumentCommands } from './commands/documents.ts';
 import { registerIntegratorCommands } from './commands/integrator.ts';
 import { registerListenCommand } from './commands/listen.ts';
@@ -28,6 +29,7 @@ program
 
 // Registration order is the order `rentpay --help` lists the commands in.
 registerServeCommands(program);
+registerAuditCommands(program);
 registerMigrateCommand(program);
 registerDocumentCommands(program);
 registerIntegratorCommands(program);

@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import { CLI_USER_AGENT } from '../shared/vocabulary.ts';
 import { safe } from './output.ts';
 
 /** The options every operator command takes: where the deployment is, the operator token, and --json. */
@@ -45,6 +46,7 @@ export class OperatorClient {
           method,
           headers: {
             authorization: `Bearer ${this.token}`,
+            'user-agent': CLI_USER_AGENT,
             ...(body === undefined ? {} : { 'content-type': 'application/json' }),
             ...options.headers,
           },

@@ -51,6 +51,13 @@ export function scheduleActionRoute(
         { integratorId: session.integrator_id, userId: session.user_id },
         request.params.schedule_id,
         action,
+        {
+          kind: 'tenant',
+          userId: session.user_id,
+          sessionId: session.id,
+          address: request.ip,
+          requestId: request.id,
+        },
       );
       request.log.info({ schedule_id: changed.id, status: changed.status }, `schedule ${action}`);
       return scheduleView(changed);

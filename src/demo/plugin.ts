@@ -8,6 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import { SYSTEM_ACTOR } from '../audit/actor.ts';
 import {
   claimDeploymentState,
   readDeploymentState,
@@ -62,13 +63,16 @@ async function demoIntegratorId(
   for (let attempt = 0; ; attempt += 1) {
     const now = clock.now();
     if (await claimDeploymentState(db, STATE_KEY, now, new Date(now.getTime() - CLAIM_TIMEOUT_MS))) {
-      const { integrator } = await integrators.create({ name: DEMO_INTEGRATOR_NAME, ...settings });
+      const { integrator } = await integrators.create(
+        { name: DEMO_INTEGRATOR_NAME, ...settings },
+        SYSTEM_ACTOR,
+      );
       await recordDeploymentState(db, STATE_KEY, { integrator_id: integrator.id }, clock.now());
       return integrator.id;
     }
     const id = (await readDeploymentState<{ integrator_id?: string }>(db, STATE_KEY))?.integrator_id;
     if (id) {
-      await integrators.update(id, settings);
+      await integrators.update(id, settings, SYSTEM_ACTOR);
       return id;
     }
     if (attempt >= 50) throw new Error('The demo integrator is being created by another process; try again.');
@@ -89,7 +93,7 @@ async function setUp(
     allowed_origins: [new URL(serviceUrl).origin],
     webhook_url: refused ? null : webhookUrl,
   });
-  let token = await integrators.issueServerToken(integratorId, TOKEN_GRACE_SECONDS);
+  let token = await integrators.issueServerToken(integratorId, TOKEN_GRACE_SECONDS, SYSTEM_ACTOR);
   let reissuing: Promise<string> | undefined;
   const { webhook_secret } = await integrators.get(integratorId);
 
@@ -110,9 +114,11 @@ async function setUp(
     if (response.statusCode === 401) {
       // Ended by a later start (another process's) or by a rotation: issue another, once for all callers.
       if (token === used) {
-        reissuing ??= integrators.issueServerToken(integratorId, TOKEN_GRACE_SECONDS).finally(() => {
-          reissuing = undefined;
-        });
+        reissuing ??= integrators
+          .issueServerToken(integratorId, TOKEN_GRACE_SECONDS, SYSTEM_ACTOR)
+          .finally(() => {
+            reissuing = undefined;
+          });
         token = await reissuing;
       }
       response = await inject(url, init, token);

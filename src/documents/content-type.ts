@@ -1,4 +1,5 @@
-export type DocumentKind = 'agreement' | 'pii_front' | 'pii_back' | 'photo';
+export const DOCUMENT_KINDS = ['agreement', 'pii_front', 'pii_back', 'photo'] as const;
+export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
 
 export type DetectedContentType = 'application/pdf' | 'image/jpeg' | 'image/png' | 'image/webp' | 'image/gif';
 

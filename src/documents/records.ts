@@ -1,3 +1,4 @@
+import { Col, sqlStatement } from '../platform/db/checked-sql.ts';
 import type { Queryable } from '../platform/db/db.ts';
 
 /**
@@ -21,6 +22,16 @@ export async function insertDocuments(
   );
 }
 
+const REPLACE_SOURCES = sqlStatement(
+  Col.row({ id: Col.text, generation: Col.int }),
+  `UPDATE documents d SET source_url = x.url, generation = d.generation + 1, state = 'pending', sha256 = NULL,
+          size_bytes = NULL, content_type = NULL, storage_key = NULL, failure_reason = NULL, attempts = 0,
+          updated_at = $2
+     FROM jsonb_to_recordset($1::jsonb) AS x(user_id text, kind text, url text)
+    WHERE d.user_id = x.user_id AND d.kind = x.kind
+    RETURNING d.id, d.generation`,
+);
+
 /** New URLs of a user's documents: each becomes a new generation, `pending`, its stored file forgotten. */
 export function replaceDocumentSources(
   tx: Queryable,
@@ -28,15 +39,7 @@ export function replaceDocumentSources(
   now: Date,
 ): Promise<{ id: string; generation: number }[]> {
   if (changes.length === 0) return Promise.resolve([]);
-  return tx.query<{ id: string; generation: number }>(
-    `UPDATE documents d SET source_url = x.url, generation = d.generation + 1, state = 'pending', sha256 = NULL,
-            size_bytes = NULL, content_type = NULL, storage_key = NULL, failure_reason = NULL, attempts = 0,
-            updated_at = $2
-       FROM jsonb_to_recordset($1::jsonb) AS x(user_id text, kind text, url text)
-      WHERE d.user_id = x.user_id AND d.kind = x.kind
-      RETURNING d.id, d.generation`,
-    [changes, now],
-  );
+  return REPLACE_SOURCES.rows(tx, [changes, now]);
 }
 
 /** Removes a user's documents of these kinds. */

@@ -1,4 +1,7 @@
 import type { Logger } from 'pino';
+import type { Actor } from '../audit/actor.ts';
+import { recordAudit } from '../audit/log.ts';
+import type { Clock } from '../platform/clock/clock.ts';
 import type { Db } from '../platform/db/db.ts';
 import { firstRow, qb, rows } from '../platform/db/query-builder.ts';
 import type { DocumentStore } from './storage.ts';
@@ -13,16 +16,20 @@ export interface StoredDocument {
 export class DocumentService {
   constructor(
     private readonly db: Db,
+    private readonly clock: Clock,
     readonly store: DocumentStore,
   ) {}
 
-  /** A stored document of this integrator; undefined for an unknown one, another integrator's, or one not stored. */
-  async read(integratorId: string, documentId: string): Promise<StoredDocument | undefined> {
+  /**
+   * A stored document of this integrator; undefined for an unknown one, another integrator's, or one not stored.
+   * Reading a KYC document (identity document or photo) is audited as the actor's before its bytes are returned.
+   */
+  async read(integratorId: string, documentId: string, actor: Actor): Promise<StoredDocument | undefined> {
     const row = await firstRow(
       this.db,
       qb
         .selectFrom('documents')
-        .select(['storage_key', 'content_type', 'sha256'])
+        .select(['storage_key', 'content_type', 'sha256', 'kind', 'user_id'])
         .where('id', '=', documentId)
         .where('integrator_id', '=', integratorId)
         .where('state', '=', 'stored')
@@ -31,7 +38,18 @@ export class DocumentService {
     );
     if (!row) return undefined;
     const bytes = await this.store.get(row.storage_key);
-    return bytes && { bytes, contentType: row.content_type, sha256: row.sha256 };
+    if (!bytes) return undefined;
+    if (row.kind !== 'agreement') {
+      await this.db.transaction((tx) =>
+        recordAudit(tx, this.clock, actor, {
+          scope: integratorId,
+          action: 'kyc_document.view',
+          target: { type: 'document', id: documentId },
+          after: { kind: row.kind, user_id: row.user_id },
+        }),
+      );
+    }
+    return { bytes, contentType: row.content_type, sha256: row.sha256 };
   }
 
   /**

@@ -7,6 +7,7 @@ import { getIntegratorRoute } from './routes/get-integrator.ts';
 import { getLedgerRoute } from './routes/get-ledger.ts';
 import { getSessionRoute } from './routes/get-session.ts';
 import { getWebhookEndpointRoute } from './routes/get-webhook-endpoint.ts';
+import { listAuditLogRoute } from './routes/list-audit-log.ts';
 import { listEventsRoute } from './routes/list-events.ts';
 import { listPaymentsRoute } from './routes/list-payments.ts';
 import { listPayoutsRoute } from './routes/list-payouts.ts';
@@ -55,6 +56,7 @@ export const integrationApi: FastifyPluginAsync = async (app) => {
   );
   await app.register(rotateTokenRoute);
   await app.register(getIntegratorRoute);
+  await app.register(listAuditLogRoute);
   await app.register(onboardUsersRoute);
   await app.register(userLoginRoute);
   await app.register(getSessionRoute);

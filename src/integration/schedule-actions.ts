@@ -4,6 +4,7 @@ import { ServiceError } from '../platform/errors.ts';
 import { ErrorResponse, IdString, integrationErrors } from '../platform/http/schemas.ts';
 import type { ScheduleAction } from '../schedules/service.ts';
 import { ScheduleView, scheduleView } from '../schedules/view.ts';
+import { serverTokenActor } from './actor.ts';
 
 const SCHEDULE_ID = /^sch_[A-Za-z0-9]{1,60}$/;
 
@@ -54,7 +55,7 @@ export function scheduleActionRoute(
       // An id that cannot be one of ours is simply unknown; another integrator's is too.
       if (!SCHEDULE_ID.test(scheduleId)) throw noSchedule(scheduleId);
       const changed = await schedules
-        .change({ integratorId: request.integrator.id }, scheduleId, action)
+        .change({ integratorId: request.integrator.id }, scheduleId, action, serverTokenActor(request))
         .catch((error: unknown) => {
           // The service's 404 is shared with the Client API; here it names how to find the id.
           throw error instanceof ServiceError && error.code === 'not_found' ? noSchedule(scheduleId) : error;

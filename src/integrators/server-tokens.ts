@@ -38,12 +38,14 @@ export async function insertServerToken(
   integratorId: string,
   token: string,
   now: Date,
-): Promise<void> {
+): Promise<string> {
+  const id = newId('tok');
   await tx.query(
     `INSERT INTO server_tokens (id, integrator_id, token_hash, display_prefix, created_at)
      VALUES ($1, $2, $3, $4, $5)`,
-    [newId('tok'), integratorId, hashToken(token), displayPrefix(token), now],
+    [id, integratorId, hashToken(token), displayPrefix(token), now],
   );
+  return id;
 }
 
 export async function scheduleRetirement(

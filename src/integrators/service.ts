@@ -1,13 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import type { Selectable } from 'kysely';
+import { Type } from 'typebox';
+import type { Actor } from '../audit/actor.ts';
+import { canonicalJson } from '../audit/chain.ts';
+import { recordAudit } from '../audit/log.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { ServiceEnv } from '../platform/config/config.ts';
+import { Col, sqlStatement } from '../platform/db/checked-sql.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { firstRow, qb, rows } from '../platform/db/query-builder.ts';
 import type { IntegratorsTable } from '../platform/db/tables.ts';
 import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { digestsEqual, newId } from '../platform/ids.ts';
-import { FEATURES, type Feature, type PaymentMethod } from '../shared/vocabulary.ts';
+import { formatBps, formatPence } from '../shared/money.ts';
+import { FEATURES, type Feature, PAYMENT_METHODS, type PaymentMethod } from '../shared/vocabulary.ts';
 import { insertServerToken, lockValidTokens, scheduleRetirement, validTokens } from './server-tokens.ts';
 import { checkTenantFees } from './settings.ts';
 import { generateServerToken, hashToken } from './tokens.ts';
@@ -93,6 +99,47 @@ const INTEGRATOR_COLUMNS = [...AUTHENTICATED_INTEGRATOR_COLUMNS, 'webhook_secret
 /** The same columns of alias `i`, for hand-written SQL. */
 const INTEGRATOR_COLUMNS_SQL = INTEGRATOR_COLUMNS.map((column) => `i.${column}`).join(', ');
 
+const INTEGRATOR_ROW = Col.row({
+  id: Col.text,
+  name: Col.text,
+  environment: Type.Enum(['sandbox', 'production']),
+  status: Type.Enum(INTEGRATOR_STATUSES),
+  webhook_url: Col.nullable(Col.text),
+  allowed_origins: Type.Array(Col.text),
+  fees: Type.Partial(
+    Type.Record(Type.Enum(PAYMENT_METHODS), Type.Object({ percent_bps: Col.int, fixed_pence: Col.int })),
+  ),
+  business_lets: Col.bool,
+  features: Type.Partial(Type.Record(Type.Enum(FEATURES), Col.bool)),
+  rate_limit_per_second: Col.int,
+  rate_limit_burst: Col.int,
+  reminder_days_before: Col.nullable(Col.int),
+  created_at: Col.date,
+  updated_at: Col.date,
+  webhook_secret: Col.text,
+});
+
+const UPDATE_SETTINGS = sqlStatement(
+  INTEGRATOR_ROW,
+  `UPDATE integrators AS i SET
+     name = COALESCE($2, i.name),
+     webhook_url = CASE WHEN $3::boolean THEN $4 ELSE i.webhook_url END,
+     webhook_secret = CASE WHEN $4::text IS NOT NULL AND $13::text IS NOT NULL AND i.webhook_secret_issued_at IS NULL
+                           THEN $13 ELSE i.webhook_secret END,
+     webhook_secret_issued_at = CASE WHEN $4::text IS NOT NULL THEN COALESCE(i.webhook_secret_issued_at, $9)
+                                     ELSE i.webhook_secret_issued_at END,
+     allowed_origins = COALESCE($5::jsonb, i.allowed_origins),
+     fees = COALESCE($6::jsonb, i.fees),
+     business_lets = COALESCE($14::boolean, i.business_lets),
+     features = i.features || COALESCE($10::jsonb, '{}'::jsonb),
+     rate_limit_per_second = $7,
+     rate_limit_burst = $8,
+     reminder_days_before = CASE WHEN $11::boolean THEN $12::integer ELSE i.reminder_days_before END,
+     updated_at = $9
+   WHERE i.id = $1
+   RETURNING ${INTEGRATOR_COLUMNS_SQL}`,
+);
+
 /** Integrators, the columns an Integrator has, JSON columns typed as the service writes them. */
 function integrators() {
   return qb.selectFrom('integrators').select(INTEGRATOR_COLUMNS).$narrowType<IntegratorNarrowing>();
@@ -163,7 +210,8 @@ export class IntegratorService {
     private readonly env: ServiceEnv,
   ) {}
 
-  async create(settings: IntegratorSettings & { name: string }): Promise<CreatedIntegrator> {
+  /** A new integrator with its first server token; audited as the actor's, in its own chain. */
+  async create(settings: IntegratorSettings & { name: string }, actor: Actor): Promise<CreatedIntegrator> {
     const now = this.clock.now();
     const id = newId('int');
     const serverToken = generateServerToken(this.env);
@@ -203,7 +251,16 @@ export class IntegratorService {
           .returning(INTEGRATOR_COLUMNS)
           .$narrowType<IntegratorNarrowing>(),
       );
-      await insertServerToken(tx, id, serverToken, now);
+      const tokenId = await insertServerToken(tx, id, serverToken, now);
+      await recordAudit(tx, this.clock, actor, {
+        scope: id,
+        action: 'integrator.create',
+        target: { type: 'integrator', id },
+        after: {
+          ...settingsSummary(row!, Object.keys(settings) as (keyof IntegratorSettings)[]),
+          token_id: tokenId,
+        },
+      });
       return row!;
     });
     return { integrator, serverToken };
@@ -214,11 +271,13 @@ export class IntegratorService {
    * been put to use (no URL ever set, never rotated) makes that the secret: the answer then carries it, and the
    * caller alone has seen it. Setting a URL marks the secret as in use. The settings the integrator would have
    * (stored merged with sent) are checked under a lock on its row, so two changes that are each allowed cannot
-   * combine into one that is not; a refused change changes nothing.
+   * combine into one that is not; a refused change changes nothing. The settings it changed are audited as the
+   * actor's.
    */
   async update(
     id: string,
     settings: IntegratorSettings,
+    actor: Actor,
     options: { firstWebhookSecret?: string } = {},
   ): Promise<Integrator> {
     const updated = await this.db.transaction(async (tx) => {
@@ -233,42 +292,38 @@ export class IntegratorService {
         },
         settings,
       );
-      const [row] = await tx.query<Integrator>(
-        `UPDATE integrators AS i SET
-           name = COALESCE($2, i.name),
-           webhook_url = CASE WHEN $3::boolean THEN $4 ELSE i.webhook_url END,
-           webhook_secret = CASE WHEN $4::text IS NOT NULL AND $13::text IS NOT NULL AND i.webhook_secret_issued_at IS NULL
-                                 THEN $13 ELSE i.webhook_secret END,
-           webhook_secret_issued_at = CASE WHEN $4::text IS NOT NULL THEN COALESCE(i.webhook_secret_issued_at, $9)
-                                           ELSE i.webhook_secret_issued_at END,
-           allowed_origins = COALESCE($5::jsonb, i.allowed_origins),
-           fees = COALESCE($6::jsonb, i.fees),
-           business_lets = COALESCE($14::boolean, i.business_lets),
-           features = i.features || COALESCE($10::jsonb, '{}'::jsonb),
-           rate_limit_per_second = $7,
-           rate_limit_burst = $8,
-           reminder_days_before = CASE WHEN $11::boolean THEN $12::integer ELSE i.reminder_days_before END,
-           updated_at = $9
-         WHERE i.id = $1
-         RETURNING ${INTEGRATOR_COLUMNS_SQL}`,
-        [
-          id,
-          settings.name ?? null,
-          settings.webhook_url !== undefined,
-          settings.webhook_url ?? null,
-          settings.allowed_origins ?? null,
-          settings.fees ?? null,
-          rate,
-          burst,
-          this.clock.now(),
-          settings.features ?? null,
-          settings.reminder_days_before !== undefined,
-          settings.reminder_days_before ?? null,
-          options.firstWebhookSecret ?? null,
-          settings.business_lets ?? null,
-        ],
-      );
+      const row = await UPDATE_SETTINGS.first(tx, [
+        id,
+        settings.name ?? null,
+        settings.webhook_url !== undefined,
+        settings.webhook_url ?? null,
+        settings.allowed_origins ?? null,
+        settings.fees ?? null,
+        rate,
+        burst,
+        this.clock.now(),
+        settings.features ?? null,
+        settings.reminder_days_before !== undefined,
+        settings.reminder_days_before ?? null,
+        options.firstWebhookSecret ?? null,
+        settings.business_lets ?? null,
+      ]);
       await tx.notifyOnCommit(AUTH_CHANGES_CHANNEL, '');
+      const given = (Object.keys(settings) as (keyof IntegratorSettings)[]).filter(
+        (key) => settings[key] !== undefined,
+      );
+      const before = settingsSummary(current, given);
+      const after = settingsSummary(row!, given);
+      const changed = given.filter((key) => canonicalJson(before[key]) !== canonicalJson(after[key]));
+      if (changed.length > 0) {
+        await recordAudit(tx, this.clock, actor, {
+          scope: id,
+          action: 'integrator.update',
+          target: { type: 'integrator', id },
+          before: settingsSummary(current, changed),
+          after: settingsSummary(row!, changed),
+        });
+      }
       return row!;
     });
     this.#forgetTokens();
@@ -384,6 +439,7 @@ export class IntegratorService {
     integratorId: string,
     callingTokenId: string,
     gracePeriodSeconds: number,
+    actor: Actor,
   ): Promise<{ token: string; previousTokenExpiresAt: Date } | undefined> {
     const now = this.clock.now();
     const graceEnd = new Date(now.getTime() + gracePeriodSeconds * 1000);
@@ -401,7 +457,17 @@ export class IntegratorService {
       }
       const kept = await this.#replaceTokens(tx, integratorId, valid, token, now, graceEnd);
       await tx.notifyOnCommit(AUTH_CHANGES_CHANNEL, '');
-      return { token, previousTokenExpiresAt: kept?.expiresAt ?? now };
+      const previousTokenExpiresAt = kept?.expiresAt ?? now;
+      await recordAudit(tx, this.clock, actor, {
+        scope: integratorId,
+        action: 'server_token.rotate',
+        target: { type: 'server_token', id: callingTokenId },
+        after: {
+          token_id: kept?.newTokenId ?? null,
+          previous_token_expires_at: previousTokenExpiresAt.toISOString(),
+        },
+      });
+      return { token, previousTokenExpiresAt };
     });
     this.#forgetTokens();
     return rotated;
@@ -413,12 +479,12 @@ export class IntegratorService {
    * memory only and so needs a new one after each start; only the hash is stored, as always. With grace 0 it is
    * the operator's reissue: every token of the integrator ends now.
    */
-  async issueServerToken(integratorId: string, gracePeriodSeconds: number): Promise<string> {
+  async issueServerToken(integratorId: string, gracePeriodSeconds: number, actor: Actor): Promise<string> {
     const now = this.clock.now();
     const token = generateServerToken(this.env);
     await this.db.transaction(async (tx) => {
       const valid = await lockValidTokens(tx, integratorId, now);
-      await this.#replaceTokens(
+      const kept = await this.#replaceTokens(
         tx,
         integratorId,
         valid,
@@ -427,39 +493,51 @@ export class IntegratorService {
         new Date(now.getTime() + gracePeriodSeconds * 1000),
       );
       await tx.notifyOnCommit(AUTH_CHANGES_CHANNEL, '');
+      await recordAudit(tx, this.clock, actor, {
+        scope: integratorId,
+        action: gracePeriodSeconds === 0 ? 'server_token.reissue' : 'server_token.issue',
+        target: { type: 'integrator', id: integratorId },
+        before: { valid_tokens: valid.map((t) => t.id) },
+        after: { token_id: kept?.newTokenId ?? null },
+      });
     });
     this.#forgetTokens();
     return token;
   }
 
   /** The operator's reissue after a leak: every server token of the integrator ends now; the new one is returned. */
-  reissueServerToken(integratorId: string): Promise<string> {
-    return this.issueServerToken(integratorId, 0);
+  reissueServerToken(integratorId: string, actor: Actor): Promise<string> {
+    return this.issueServerToken(integratorId, 0, actor);
   }
 
-  /** Suspends or reactivates an integrator; the same status again changes nothing (not even updated_at). */
-  async setStatus(integratorId: string, status: IntegratorStatus): Promise<Integrator> {
-    const row = await firstRow(
-      this.db,
-
-      qb
-        .updateTable('integrators as i')
-        .set((eb) => ({
-          status,
-          // The same status again leaves updated_at as it is.
-          updated_at: eb
-            .case()
-            .when('i.status', '=', status)
-            .then(eb.ref('i.updated_at'))
-            .else(this.clock.now())
-            .end(),
-        }))
-        .where('i.id', '=', integratorId)
-        .returning(INTEGRATOR_COLUMNS)
-        .$narrowType<IntegratorNarrowing>(),
-    );
+  /**
+   * Suspends or reactivates an integrator; the same status again changes nothing (not even updated_at). A change is
+   * audited as the actor's.
+   */
+  async setStatus(integratorId: string, status: IntegratorStatus, actor: Actor): Promise<Integrator> {
+    const row = await this.db.transaction(async (tx) => {
+      const current = await firstRow(tx, integrators().where('id', '=', integratorId).forUpdate());
+      if (!current) throw new ServiceError('not_found', `No integrator ${integratorId}.`);
+      if (current.status === status) return current;
+      const updated = await firstRow(
+        tx,
+        qb
+          .updateTable('integrators')
+          .set({ status, updated_at: this.clock.now() })
+          .where('id', '=', integratorId)
+          .returning(INTEGRATOR_COLUMNS)
+          .$narrowType<IntegratorNarrowing>(),
+      );
+      await recordAudit(tx, this.clock, actor, {
+        scope: integratorId,
+        action: status === 'suspended' ? 'integrator.suspend' : 'integrator.unsuspend',
+        target: { type: 'integrator', id: integratorId },
+        before: { status: current.status },
+        after: { status },
+      });
+      return updated!;
+    });
     await this.#tokensChanged(this.db);
-    if (!row) throw new ServiceError('not_found', `No integrator ${integratorId}.`);
     return row;
   }
 
@@ -471,7 +549,7 @@ export class IntegratorService {
     token: string,
     now: Date,
     graceEnd: Date,
-  ): Promise<{ id: string; expiresAt: Date } | undefined> {
+  ): Promise<{ id: string; expiresAt: Date; newTokenId: string } | undefined> {
     const [kept, ...older] = valid;
     let keptExpiry: Date | undefined;
     if (kept) {
@@ -486,9 +564,29 @@ export class IntegratorService {
       await tx.query('UPDATE server_tokens SET expires_at = $2 WHERE id = $1', [id, now]);
       await scheduleRetirement(tx, this.clock, id, now);
     }
-    await insertServerToken(tx, integratorId, token, now);
-    return kept && keptExpiry ? { id: kept.id, expiresAt: keptExpiry } : undefined;
+    const newTokenId = await insertServerToken(tx, integratorId, token, now);
+    return kept && keptExpiry ? { id: kept.id, expiresAt: keptExpiry, newTokenId } : undefined;
   }
+}
+
+/** Settings of an integrator as its audit entries show them (fees as the APIs write them: "1.45", "0.20"). */
+function settingsSummary(
+  integrator: Integrator,
+  keys: readonly (keyof IntegratorSettings)[],
+): Record<string, unknown> {
+  return Object.fromEntries(
+    keys.map((key) => [
+      key,
+      key === 'fees'
+        ? Object.fromEntries(
+            Object.entries(integrator.fees).map(([method, fee]) => [
+              method,
+              { percent: formatBps(fee.percent_bps), fixed: formatPence(fee.fixed_pence) },
+            ]),
+          )
+        : integrator[key],
+    ]),
+  );
 }
 
 /**

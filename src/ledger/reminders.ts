@@ -1,19 +1,48 @@
+import { type Static, Type } from 'typebox';
 import type { Clock } from '../platform/clock/clock.ts';
+import { Col, sqlStatement } from '../platform/db/checked-sql.ts';
 import type { Db } from '../platform/db/db.ts';
 import { qb, rows } from '../platform/db/query-builder.ts';
 import { addDays } from '../shared/dates.ts';
 import { formatPence } from '../shared/money.ts';
 import { recordEvents } from '../webhooks/record-event.ts';
 import type { RentReminderEventData } from './events.ts';
-import { REMINDER_LOOKBACK_DAYS, type RentReminder, remindersDue } from './reminder-rules.ts';
-import { type InputRow, LEDGER_INPUT_COLUMNS, type TenancyLedgerInput, toInput } from './service.ts';
+import {
+  REMINDER_LOOKBACK_DAYS,
+  RENT_REMINDER_KINDS,
+  type RentReminder,
+  remindersDue,
+} from './reminder-rules.ts';
+import { INPUT_ROW, LEDGER_INPUT_COLUMNS, type TenancyLedgerInput, toInput } from './service.ts';
 
 const TENANCY_BATCH = 500;
 
-interface TenantRow extends InputRow {
-  external_id: number;
-  email: string;
-}
+const TENANT_ROW = Col.row({ ...INPUT_ROW.properties, external_id: Col.int, email: Col.text });
+type TenantRow = Static<typeof TENANT_ROW>;
+
+/** Active tenancies that can have a due date inside the window the rules look at. */
+const TENANTS = sqlStatement(
+  TENANT_ROW,
+  `SELECT ${LEDGER_INPUT_COLUMNS}, u.external_id, u.email
+     FROM tenancies t JOIN users u ON u.id = t.user_id
+    WHERE t.integrator_id = $1 AND t.is_active AND t.id > $2
+      AND t.end_rent_date >= $3::date AND t.start_rent_date <= $4::date
+    ORDER BY t.id LIMIT $5`,
+);
+
+const CLAIM_REMINDERS = sqlStatement(
+  Col.row({
+    tenancy_id: Col.text,
+    due_date: Col.text,
+    kind: Type.Enum(RENT_REMINDER_KINDS),
+    days_after_due: Col.int,
+  }),
+  `INSERT INTO rent_reminders (tenancy_id, due_date, kind, days_after_due, created_at)
+   SELECT tenancy_id, due_date, kind, days_after_due, $2
+     FROM jsonb_to_recordset($1::jsonb) AS x(tenancy_id text, due_date date, kind text, days_after_due integer)
+   ON CONFLICT DO NOTHING
+   RETURNING tenancy_id, due_date::text AS due_date, kind, days_after_due`,
+);
 
 /**
  * Sends rent_due_soon and rent_overdue. Each reminder is claimed by inserting its (tenancy, due date, kind,
@@ -45,21 +74,13 @@ export class ReminderService {
     let sent = 0;
     let after = '';
     for (;;) {
-      // Active tenancies that can have a due date inside the window the rules look at.
-      const rows = await this.db.query<TenantRow>(
-        `SELECT ${LEDGER_INPUT_COLUMNS}, u.external_id, u.email
-           FROM tenancies t JOIN users u ON u.id = t.user_id
-          WHERE t.integrator_id = $1 AND t.is_active AND t.id > $2
-            AND t.end_rent_date >= $3::date AND t.start_rent_date <= $4::date
-          ORDER BY t.id LIMIT $5`,
-        [
-          integrator.id,
-          after,
-          addDays(asOf, -REMINDER_LOOKBACK_DAYS),
-          addDays(asOf, integrator.reminder_days_before),
-          TENANCY_BATCH,
-        ],
-      );
+      const rows = await TENANTS.rows(this.db, [
+        integrator.id,
+        after,
+        addDays(asOf, -REMINDER_LOOKBACK_DAYS),
+        addDays(asOf, integrator.reminder_days_before),
+        TENANCY_BATCH,
+      ]);
       const due = rows.flatMap((row) => {
         const input = toInput(row);
         return remindersDue(input.due, input.payments, asOf, integrator.reminder_days_before).map(
@@ -80,27 +101,15 @@ export class ReminderService {
     return this.db.transaction(async (tx) => {
       const key = (tenancyId: string, r: Pick<RentReminder, 'due_date' | 'kind' | 'days_after_due'>) =>
         `${tenancyId}|${r.due_date}|${r.kind}|${r.days_after_due}`;
-      const claimed = await tx.query<{
-        tenancy_id: string;
-        due_date: string;
-        kind: RentReminder['kind'];
-        days_after_due: number;
-      }>(
-        `INSERT INTO rent_reminders (tenancy_id, due_date, kind, days_after_due, created_at)
-         SELECT tenancy_id, due_date, kind, days_after_due, $2
-           FROM jsonb_to_recordset($1::jsonb) AS x(tenancy_id text, due_date date, kind text, days_after_due integer)
-         ON CONFLICT DO NOTHING
-         RETURNING tenancy_id, due_date::text AS due_date, kind, days_after_due`,
-        [
-          due.map(({ input, reminder }) => ({
-            tenancy_id: input.tenancy_id,
-            due_date: reminder.due_date,
-            kind: reminder.kind,
-            days_after_due: reminder.days_after_due,
-          })),
-          now,
-        ],
-      );
+      const claimed = await CLAIM_REMINDERS.rows(tx, [
+        due.map(({ input, reminder }) => ({
+          tenancy_id: input.tenancy_id,
+          due_date: reminder.due_date,
+          kind: reminder.kind,
+          days_after_due: reminder.days_after_due,
+        })),
+        now,
+      ]);
       if (claimed.length === 0) return 0;
       const won = new Set(claimed.map((row) => key(row.tenancy_id, row)));
       const sending = due.filter(({ input, reminder }) => won.has(key(input.tenancy_id, reminder)));

@@ -1,7 +1,9 @@
+import { type Static, Type } from 'typebox';
 import type { Clock } from '../platform/clock/clock.ts';
+import { Col, sqlStatement } from '../platform/db/checked-sql.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { utcDate } from '../shared/dates.ts';
-import type { Frequency, InstallmentPlan } from '../shared/vocabulary.ts';
+import { FREQUENCIES, type InstallmentPlan } from '../shared/vocabulary.ts';
 import { buildLedger, type Ledger, type LedgerPayment, type LedgerPayout } from './balance.ts';
 import { dueSeries, dueThrough, type TenancyDueTerms } from './due-dates.ts';
 import { firstUnpaid, type RentPosition, rentPosition } from './position.ts';
@@ -17,25 +19,30 @@ export interface TenancyLedgerInput {
   payouts: LedgerPayout[];
 }
 
-export interface InputRow {
-  id: string;
-  user_id: string;
-  payment_reference: string;
-  is_active: boolean;
-  start_rent_date: string;
-  end_rent_date: string;
-  rent_due_day: number;
-  installment_plan: InstallmentPlan | null;
-  terms: { effective_on: string; amount_pence: number; frequency: Frequency }[];
-  payments: {
-    payment_id: string;
-    date: string;
-    pure_amount_pence: number;
-    /** Its succeeded refunds, and what a dispute it lost took back, as one more, in the order they happened. */
-    refunds: { date: string; amount_pence: number }[];
-  }[];
-  payouts: LedgerPayout[];
-}
+export const INPUT_ROW = Col.row({
+  id: Col.text,
+  user_id: Col.text,
+  payment_reference: Col.text,
+  is_active: Col.bool,
+  start_rent_date: Col.text,
+  end_rent_date: Col.text,
+  rent_due_day: Col.int,
+  installment_plan: Col.json,
+  terms: Type.Array(
+    Type.Object({ effective_on: Col.text, amount_pence: Col.int, frequency: Type.Enum(FREQUENCIES) }),
+  ),
+  payments: Type.Array(
+    Type.Object({
+      payment_id: Col.text,
+      date: Col.text,
+      pure_amount_pence: Col.int,
+      /** Its succeeded refunds, and what a dispute it lost took back, as one more, in the order they happened. */
+      refunds: Type.Array(Type.Object({ date: Col.text, amount_pence: Col.int })),
+    }),
+  ),
+  payouts: Type.Array(Type.Object({ payout_id: Col.text, date: Col.text, amount_pence: Col.int })),
+});
+export type InputRow = Static<typeof INPUT_ROW>;
 
 /**
  * The columns of a tenancy `t` that its ledger is made of (see InputRow). Days are UTC calendar days: each instant is
@@ -63,12 +70,21 @@ export const LEDGER_INPUT_COLUMNS = `
                                               'amount_pence', po.amount_pence) ORDER BY po.paid_at, po.id)
               FROM payouts po WHERE po.tenancy_id = t.id AND po.status = 'paid'), '[]') AS payouts`;
 
-const LEDGER_INPUT = `SELECT ${LEDGER_INPUT_COLUMNS} FROM tenancies t WHERE t.integrator_id = $1 AND t.payment_reference = $2`;
-const LEDGER_INPUT_BY_ID = `SELECT ${LEDGER_INPUT_COLUMNS} FROM tenancies t WHERE t.id = $1`;
+const LEDGER_INPUT = sqlStatement(
+  INPUT_ROW,
+  `SELECT ${LEDGER_INPUT_COLUMNS} FROM tenancies t WHERE t.integrator_id = $1 AND t.payment_reference = $2`,
+  { prepare: 'ledger-input' },
+);
+const LEDGER_INPUT_BY_ID = sqlStatement(
+  INPUT_ROW,
+  `SELECT ${LEDGER_INPUT_COLUMNS} FROM tenancies t WHERE t.id = $1`,
+  { prepare: 'ledger-input-by-id' },
+);
 
 export function toInput(row: InputRow): TenancyLedgerInput {
-  const installments = row.installment_plan?.installments.length
-    ? [...row.installment_plan.installments].sort((a, b) => a.due_date.localeCompare(b.due_date))
+  const plan = row.installment_plan as InstallmentPlan | null;
+  const installments = plan?.installments.length
+    ? [...plan.installments].sort((a, b) => a.due_date.localeCompare(b.due_date))
     : null;
   return {
     tenancy_id: row.id,
@@ -109,9 +125,7 @@ export class LedgerService {
   }
 
   async input(integratorId: string, paymentReference: string): Promise<TenancyLedgerInput | undefined> {
-    const [row] = await this.db.query<InputRow>(LEDGER_INPUT, [integratorId, paymentReference], {
-      prepare: 'ledger-input',
-    });
+    const row = await LEDGER_INPUT.first(this.db, [integratorId, paymentReference]);
     return row ? toInput(row) : undefined;
   }
 
@@ -140,9 +154,7 @@ export class LedgerService {
     asOf = this.today(),
     db: Queryable = this.db,
   ): Promise<{ ledger: TenancyLedger; position: RentPosition } | undefined> {
-    const [row] = await db.query<InputRow>(LEDGER_INPUT_BY_ID, [tenancyId], {
-      prepare: 'ledger-input-by-id',
-    });
+    const row = await LEDGER_INPUT_BY_ID.first(db, [tenancyId]);
     if (!row) return undefined;
     const input = toInput(row);
     const { due, next } = dueThrough(input.due, asOf);

@@ -1,25 +1,27 @@
 import type { Static } from 'typebox';
+import { Col } from '../platform/db/checked-sql.ts';
 import { numberToPence } from '../shared/money.ts';
 import type { InstallmentPlan } from '../shared/vocabulary.ts';
 import type { Installment, InstallmentPayment, TenancyInput } from './schemas.ts';
 
 /** What is stored of an existing tenancy, for comparing with what onboarding sends for it. */
-export interface StoredTenancy {
-  post_code: string;
-  address_1: string;
-  city: string;
-  country: string;
-  is_primary: boolean;
-  start_rent_date: string;
-  rent_due_day: number;
-  is_active: boolean;
-  payment_reference: string;
-  recipient_bank_sort_code: string;
-  recipient_bank_account_number: string;
-  recipient_bank_account_name: string;
-  agreement_url: string;
-  installment_plan: InstallmentPlan | null;
-}
+export const STORED_TENANCY = Col.row({
+  post_code: Col.text,
+  address_1: Col.text,
+  city: Col.text,
+  country: Col.text,
+  is_primary: Col.bool,
+  start_rent_date: Col.text,
+  rent_due_day: Col.int,
+  is_active: Col.bool,
+  payment_reference: Col.text,
+  recipient_bank_sort_code: Col.text,
+  recipient_bank_account_number: Col.text,
+  recipient_bank_account_name: Col.text,
+  agreement_url: Col.text,
+  installment_plan: Col.json,
+});
+export type StoredTenancy = Static<typeof STORED_TENANCY>;
 
 /** The only fields an existing tenancy takes from onboarding: they are never listed. */
 type Changeable = 'end_rent_date' | 'amount' | 'frequency';
@@ -140,7 +142,7 @@ export function ignoredTenancyFields(sent: TenancyInput, stored: StoredTenancy, 
   for (const [field, value] of Object.entries(sent)) {
     if (field === 'installment_payment') {
       if (value !== null && typeof value === 'object') {
-        comparePlan(value, stored.installment_plan, `${path}.${field}`, ignored);
+        comparePlan(value, stored.installment_plan as InstallmentPlan | null, `${path}.${field}`, ignored);
       }
     } else {
       compareLeaf(FIXED_FIELDS, field, value, stored, path, ignored);

@@ -1,8 +1,11 @@
 import type { Static } from 'typebox';
+import type { Actor } from '../audit/actor.ts';
+import { recordAudit } from '../audit/log.ts';
 import { documentFetchJob } from '../documents/jobs/document-fetch.ts';
 import { documentPurgeJob } from '../documents/jobs/document-purge.ts';
 import { deleteDocuments, insertDocuments, replaceDocumentSources } from '../documents/records.ts';
 import type { Clock } from '../platform/clock/clock.ts';
+import { Col, sqlStatement } from '../platform/db/checked-sql.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { type FieldErrors, FieldValidationError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
@@ -10,26 +13,48 @@ import { enqueueMany } from '../platform/jobs/define.ts';
 import { applyTenancyChanges } from '../schedules/service.ts';
 import { utcDate } from '../shared/dates.ts';
 import { numberToPence, parsePence } from '../shared/money.ts';
-import { ignoredTenancyFields, type StoredTenancy } from './ignored.ts';
+import { ignoredTenancyFields, STORED_TENANCY } from './ignored.ts';
 import type { TenancyInput, UserInput } from './schemas.ts';
 
 type KycKind = 'pii_front' | 'pii_back' | 'photo';
 const KYC_KINDS: KycKind[] = ['pii_front', 'pii_back', 'photo'];
 
-interface ExistingUser {
-  id: string;
-  external_id: number;
-  email_key: string;
-  kyc_status: string | null;
-  kyc_pii_front: string | null;
-  kyc_pii_back: string | null;
-  kyc_photo: string | null;
-}
+const EXISTING_USERS = sqlStatement(
+  Col.row({
+    id: Col.text,
+    external_id: Col.int,
+    email_key: Col.text,
+    kyc_status: Col.nullable(Col.text),
+    kyc_pii_front: Col.nullable(Col.text),
+    kyc_pii_back: Col.nullable(Col.text),
+    kyc_photo: Col.nullable(Col.text),
+  }),
+  `SELECT id, external_id, email_key, kyc_status, kyc_pii_front, kyc_pii_back, kyc_photo FROM users
+    WHERE integrator_id = $1
+      AND (external_id IN (SELECT jsonb_array_elements_text($2::jsonb)::bigint)
+           OR email_key IN (SELECT jsonb_array_elements_text($3::jsonb)))`,
+);
 
-interface ExistingTenancy extends StoredTenancy {
-  id: string;
-  user_id: string;
-}
+const EXISTING_TENANCIES = sqlStatement(
+  Col.row({ id: Col.text, user_id: Col.text, ...STORED_TENANCY.properties }),
+  `SELECT id, user_id, start_rent_date::text AS start_rent_date, payment_reference, address_1, post_code, city,
+          country, is_primary, rent_due_day, is_active, recipient_bank_sort_code, recipient_bank_account_number,
+          recipient_bank_account_name, agreement_url, installment_plan
+     FROM tenancies
+    WHERE integrator_id = $1
+      AND (user_id IN (SELECT jsonb_array_elements_text($2::jsonb))
+           OR payment_reference IN (SELECT jsonb_array_elements_text($3::jsonb)))`,
+);
+
+const DOCUMENT_FILES = sqlStatement(
+  Col.row({ storage_key: Col.text }),
+  `SELECT d.storage_key FROM documents d
+     JOIN jsonb_to_recordset($1::jsonb) AS x(user_id text, kind text) ON d.user_id = x.user_id AND d.kind = x.kind
+    WHERE d.storage_key IS NOT NULL`,
+);
+
+/** An onboarding's audit entry names its first users (your user_id); a bulk one also says how many. */
+const AUDITED_USER_IDS = 100;
 
 export interface OnboardingResult {
   created: number;
@@ -68,33 +93,28 @@ export class OnboardingService {
     private readonly clock: Clock,
   ) {}
 
-  async onboard(integratorId: string, users: UserInput[], isArray: boolean): Promise<OnboardingResult> {
+  /** Creates or updates users and their tenancies in one transaction; audited as one entry, the actor's. */
+  async onboard(
+    integratorId: string,
+    users: UserInput[],
+    isArray: boolean,
+    actor: Actor,
+  ): Promise<OnboardingResult> {
     return this.db.transaction(async (tx) => {
       // One onboarding at a time per integrator: uniqueness checks below then hold until commit.
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [integratorId]);
       const now = this.clock.now();
       const externalIds = users.map((u) => u.user_id);
       const emailKeys = users.map((u) => u.email.toLowerCase());
-      const existingUsers = await tx.query<ExistingUser>(
-        `SELECT id, external_id, email_key, kyc_status, kyc_pii_front, kyc_pii_back, kyc_photo FROM users
-          WHERE integrator_id = $1
-            AND (external_id IN (SELECT jsonb_array_elements_text($2::jsonb)::bigint)
-                 OR email_key IN (SELECT jsonb_array_elements_text($3::jsonb)))`,
-        [integratorId, externalIds, emailKeys],
-      );
+      const existingUsers = await EXISTING_USERS.rows(tx, [integratorId, externalIds, emailKeys]);
       const byExternalId = new Map(existingUsers.map((u) => [Number(u.external_id), u]));
       const byEmail = new Map(existingUsers.map((u) => [u.email_key, u]));
       const references = users.flatMap((u) => u.tenant.map((t) => t.payment_reference));
-      const existingTenancies = await tx.query<ExistingTenancy>(
-        `SELECT id, user_id, start_rent_date::text AS start_rent_date, payment_reference, address_1, post_code, city,
-                country, is_primary, rent_due_day, is_active, recipient_bank_sort_code, recipient_bank_account_number,
-                recipient_bank_account_name, agreement_url, installment_plan
-           FROM tenancies
-          WHERE integrator_id = $1
-            AND (user_id IN (SELECT jsonb_array_elements_text($2::jsonb))
-                 OR payment_reference IN (SELECT jsonb_array_elements_text($3::jsonb)))`,
-        [integratorId, existingUsers.map((u) => u.id), references],
-      );
+      const existingTenancies = await EXISTING_TENANCIES.rows(tx, [
+        integratorId,
+        existingUsers.map((u) => u.id),
+        references,
+      ]);
       const tenancyByIdentity = new Map(existingTenancies.map((t) => [tenancyKey(t.user_id, t), t]));
       const referenceTaken = new Set(existingTenancies.map((t) => t.payment_reference));
 
@@ -231,12 +251,7 @@ export class OnboardingService {
       await insertDocuments(tx, integratorId, documentInserts, now);
       for (const doc of documentInserts) fetches.push(fetchJob(integratorId, doc.id, 1));
       // Files of documents being replaced or cleared are deleted once this commits (see document.purge).
-      const replacedFiles = await tx.query<{ storage_key: string }>(
-        `SELECT d.storage_key FROM documents d
-           JOIN jsonb_to_recordset($1::jsonb) AS x(user_id text, kind text) ON d.user_id = x.user_id AND d.kind = x.kind
-          WHERE d.storage_key IS NOT NULL`,
-        [[...documentChanges, ...documentDeletes]],
-      );
+      const replacedFiles = await DOCUMENT_FILES.rows(tx, [[...documentChanges, ...documentDeletes]]);
       for (const { storage_key } of replacedFiles) purges.push({ payload: { storage_key } });
       for (const doc of await replaceDocumentSources(tx, documentChanges, now)) {
         fetches.push(fetchJob(integratorId, doc.id, doc.generation));
@@ -244,6 +259,17 @@ export class OnboardingService {
       await deleteDocuments(tx, documentDeletes);
       await enqueueMany(tx, this.clock, documentFetchJob, fetches);
       await enqueueMany(tx, this.clock, documentPurgeJob, purges);
+      await recordAudit(tx, this.clock, actor, {
+        scope: integratorId,
+        action: 'tenants.onboard',
+        target: { type: 'integrator', id: integratorId },
+        after: {
+          users: users.length,
+          user_ids: users.slice(0, AUDITED_USER_IDS).map((user) => user.user_id),
+          tenancies_created: created,
+          tenancies_updated: updated,
+        },
+      });
       return { created, updated, ignored };
     });
   }

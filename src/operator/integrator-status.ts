@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { IntegratorView, integratorView } from '../integrators/schemas.ts';
 import type { IntegratorStatus } from '../integrators/service.ts';
+import { operatorTokenActor } from './actor.ts';
 import { BadRequest, NotFound, operatorErrors, IntegratorParams as Params } from './schemas.ts';
 
 /** What a route that sets an integrator's status says of itself in the API document. */
@@ -33,7 +34,11 @@ export function integratorStatusRoute(
       },
     },
     async (request) => {
-      const integrator = await app.ctx.integrators.setStatus(request.params.integrator_id, status);
+      const integrator = await app.ctx.integrators.setStatus(
+        request.params.integrator_id,
+        status,
+        operatorTokenActor(request),
+      );
       request.log.info({ integrator_id: integrator.id, status }, `integrator ${action}ed`);
       return integratorView(integrator);
     },

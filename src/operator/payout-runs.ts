@@ -4,6 +4,7 @@ import type { PayoutRun } from '../payouts/service.ts';
 import { PayoutRunView, payoutRunView } from '../payouts/view.ts';
 import { ServiceError } from '../platform/errors.ts';
 import { ErrorResponse, IdString } from '../platform/http/schemas.ts';
+import { operatorTokenActor } from './actor.ts';
 import { BadRequest, NotFound, operatorErrors } from './schemas.ts';
 
 /** A payout run in the path. */
@@ -52,7 +53,8 @@ export function payoutRunChangeRoute(
     },
     async (request) => {
       const id = request.params.payout_run_id;
-      const run = action === 'confirm' ? await payouts.confirm(id) : await payouts.cancel(id);
+      const actor = operatorTokenActor(request);
+      const run = action === 'confirm' ? await payouts.confirm(id, actor) : await payouts.cancel(id, actor);
       request.log.info({ payout_run_id: id, action }, 'payout run changed');
       return payoutRunView(run.run, run.items);
     },

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import {
   assertCardAttemptsLeft,
   declineOwner,
@@ -20,7 +21,7 @@ import { type PaymentAmounts, paymentAmounts } from './fees.ts';
 import { paymentExpireJob } from './jobs/payment-expire.ts';
 import { paymentReconcileJob, RECONCILE_AFTER_MS } from './jobs/payment-reconcile.ts';
 import { paymentRows } from './rows.ts';
-import type { PaymentRow } from './view.ts';
+import type { PaymentRow, PaymentRowNarrowing } from './view.ts';
 
 /**
  * What pays: a new card's token or a saved card (method card), a wallet sheet's token (apple_pay,
@@ -131,33 +132,64 @@ export class NewPaymentWriter {
         if (isCardAttempt(input.method, source.card)) {
           await reserveCardAttempt(tx, declineOwner(input.client), session, id, now);
         }
-        const [row] = await tx.query<PaymentRow>(
-          `INSERT INTO payments (id, integrator_id, session_id, user_id, tenancy_id, status, pure_amount_pence, fee_pence,
-                               amount_pence, method, card_brand, card_last4, card_exp_month, card_exp_year, reference,
-                               idempotency_key, processor, processor_token, saved_card_id, created_at, updated_at)
-         SELECT $1, s.integrator_id, s.id, s.user_id, s.tenancy_id, 'processing', $3, $4, $5, $6, $7, $8, $9, $10,
-                COALESCE($11, t.payment_reference), $12, $13, $14, $15, $16, $16
-           FROM sessions s JOIN tenancies t ON t.id = s.tenancy_id
-          WHERE s.id = $2
-         RETURNING *`,
-          [
-            id,
-            session.id,
-            amounts.purePence,
-            amounts.feePence,
-            amounts.amountPence,
-            input.method,
-            source.card?.brand ?? null,
-            source.card?.last4 ?? null,
-            source.card?.exp_month ?? null,
-            source.card?.exp_year ?? null,
-            input.reference ?? null,
-            input.idempotencyKey,
-            this.processor.name,
-            source.processorToken,
-            source.savedCardId,
-            now,
-          ],
+        const row = await firstRow(
+          tx,
+          qb
+            .insertInto('payments')
+            .columns([
+              'id',
+              'integrator_id',
+              'session_id',
+              'user_id',
+              'tenancy_id',
+              'status',
+              'pure_amount_pence',
+              'fee_pence',
+              'amount_pence',
+              'method',
+              'card_brand',
+              'card_last4',
+              'card_exp_month',
+              'card_exp_year',
+              'reference',
+              'idempotency_key',
+              'processor',
+              'processor_token',
+              'saved_card_id',
+              'created_at',
+              'updated_at',
+            ])
+            .expression(
+              qb
+                .selectFrom('sessions as s')
+                .innerJoin('tenancies as t', 't.id', 's.tenancy_id')
+                .select((eb) => [
+                  eb.val(id).as('id'),
+                  's.integrator_id',
+                  's.id as session_id',
+                  's.user_id',
+                  's.tenancy_id',
+                  sql.lit('processing').as('status'),
+                  eb.val(amounts.purePence).as('pure_amount_pence'),
+                  eb.val(amounts.feePence).as('fee_pence'),
+                  eb.val(amounts.amountPence).as('amount_pence'),
+                  eb.val(input.method).as('method'),
+                  eb.val(source.card?.brand ?? null).as('card_brand'),
+                  eb.val(source.card?.last4 ?? null).as('card_last4'),
+                  eb.val(source.card?.exp_month ?? null).as('card_exp_month'),
+                  eb.val(source.card?.exp_year ?? null).as('card_exp_year'),
+                  eb.fn.coalesce(eb.val(input.reference ?? null), 't.payment_reference').as('reference'),
+                  eb.val(input.idempotencyKey).as('idempotency_key'),
+                  eb.val(this.processor.name).as('processor'),
+                  eb.val(source.processorToken).as('processor_token'),
+                  eb.val(source.savedCardId).as('saved_card_id'),
+                  eb.val(now).as('created_at'),
+                  eb.val(now).as('updated_at'),
+                ])
+                .where('s.id', '=', session.id),
+            )
+            .returningAll()
+            .$narrowType<PaymentRowNarrowing>(),
         );
         await enqueue(
           tx,

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
+import type { Actor } from '../audit/actor.ts';
 import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_MESSAGE, Timestamp } from '../platform/http/schemas.ts';
 import { formatPence, parsePence } from '../shared/money.ts';
-import type { RefundRequester } from './refunds.ts';
 import { PaymentView, paymentView } from './view.ts';
 
 /** A refund as the operator and the integrator see it: the same rules and answers on both APIs. */
@@ -48,7 +48,7 @@ export async function refundPayment(
   body: Static<typeof RefundBody>,
   key: string | undefined,
   log: { info(details: object, message: string): void },
-  requester: RefundRequester,
+  actor: Actor,
 ): Promise<{ code: 200 | 201 | 202; body: RefundView }> {
   if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
     throw new ServiceError('invalid_request', `Idempotency-Key: ${IDEMPOTENCY_KEY_MESSAGE}`);
@@ -61,7 +61,7 @@ export async function refundPayment(
     paymentId,
     amountPence,
     key,
-    requester,
+    actor,
   );
   log.info(
     { payment_id: payment.id, refund_id: refund.id, status: refund.status, replayed },

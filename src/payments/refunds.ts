@@ -1,5 +1,7 @@
 import type { NotNull, Selectable } from 'kysely';
 import type { Static } from 'typebox';
+import { type Actor, actsForOperator } from '../audit/actor.ts';
+import { recordAudit } from '../audit/log.ts';
 import { paidOutHeld } from '../payouts/paid-out.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
@@ -23,9 +25,6 @@ export type RefundStatus = RefundsTable['status'];
  * the request asked for, null for "everything left".
  */
 export type RefundRow = Selectable<RefundsTable>;
-
-/** Who asks for a refund: an integrator may not refund rent already paid out to the landlord; the operator may. */
-export type RefundRequester = 'operator' | 'integrator';
 
 export interface RefundResult {
   refund: RefundRow;
@@ -53,9 +52,9 @@ export class RefundService {
     paymentId: string,
     amountPence: number | undefined,
     idempotencyKey: string | undefined,
-    requester: RefundRequester,
+    actor: Actor,
   ): Promise<RefundResult> {
-    const { refund, replayed } = await this.beginRefund(paymentId, amountPence, idempotencyKey, requester);
+    const { refund, replayed } = await this.beginRefund(paymentId, amountPence, idempotencyKey, actor);
     const finished = await this.finishRefund(refund.id, false);
     return { ...finished, replayed };
   }
@@ -64,16 +63,17 @@ export class RefundService {
    * The first step of a refund, in one transaction: the payment row locked, what is left checked, the refund
    * inserted as `pending` and its job enqueued. A known idempotency key answers its refund instead. An integrator's
    * refund of a payment in a confirmed payout is refused (`paid_out`): the rent has reached the landlord, and only
-   * the operator, who carries the negative into the next payout, may take it back.
+   * the operator, who carries the negative into the next payout, may take it back. The refund is audited as the
+   * actor's, in the same transaction.
    */
   async beginRefund(
     paymentId: string,
     amountPence: number | undefined,
     idempotencyKey: string | undefined,
-    requester: RefundRequester,
+    actor: Actor,
   ): Promise<{ refund: RefundRow; replayed: boolean }> {
     return this.db.transaction(async (tx) => {
-      const paidOut = requester === 'integrator' && (await paidOutHeld(tx, paymentId));
+      const paidOut = !actsForOperator(actor) && (await paidOutHeld(tx, paymentId));
       // Refunds of one payment queue on its row, so each sees every refund committed before it.
       const payment = await firstRow(tx, paymentRows().where('id', '=', paymentId).forUpdate());
       if (!payment) throw new ServiceError('not_found', `No payment ${paymentId}.`);
@@ -133,6 +133,13 @@ export class RefundService {
         { refund_id: id },
         { runAt: new Date(now.getTime() + REFUND_RETRY_AFTER_MS) },
       );
+      await recordAudit(tx, this.clock, actor, {
+        scope: payment.integrator_id,
+        action: 'payment.refund',
+        target: { type: 'payment', id: paymentId },
+        before: { refunded: formatPence(Number(payment.refunded_pence)) },
+        after: { refund_id: id, amount: formatPence(refundPence) },
+      });
       return { refund, replayed: false };
     });
   }

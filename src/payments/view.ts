@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import { type Static, Type } from 'typebox';
 import type { PaymentProcessorName } from '../platform/config/config.ts';
+import { Col } from '../platform/db/checked-sql.ts';
 import type { PaymentsTable } from '../platform/db/tables.ts';
 import { Timestamp } from '../platform/http/schemas.ts';
 import type { NextAction } from '../processors/processor.ts';
@@ -75,6 +76,44 @@ export interface PaymentRowNarrowing {
 
 /** A payments row: the generated table type, with the loosely typed columns narrowed. */
 export type PaymentRow = Omit<Selectable<PaymentsTable>, keyof PaymentRowNarrowing> & PaymentRowNarrowing;
+
+/** A whole payments row (`RETURNING *`) for hand-written SQL: its type is a PaymentRow. */
+export const PAYMENT_ROW = Col.row({
+  id: Col.text,
+  integrator_id: Col.text,
+  session_id: Col.text,
+  user_id: Col.text,
+  tenancy_id: Col.text,
+  status: Type.Enum(PAYMENT_STATUSES),
+  pure_amount_pence: Col.int,
+  fee_pence: Col.int,
+  amount_pence: Col.int,
+  refunded_pence: Col.int,
+  currency: Type.Literal('GBP'),
+  method: Type.Enum(PAYMENT_METHODS),
+  card_brand: Col.nullable(Col.text),
+  card_last4: Col.nullable(Col.text),
+  card_exp_month: Col.nullable(Col.int),
+  card_exp_year: Col.nullable(Col.int),
+  reference: Col.text,
+  schedule_id: Col.nullable(Col.text),
+  installment_number: Col.nullable(Col.int),
+  failure_code: Col.nullable(Col.text),
+  failure_message: Col.nullable(Col.text),
+  idempotency_key: Col.text,
+  processor: Col.text,
+  processor_token: Col.nullable(Col.text),
+  processor_payment_id: Col.nullable(Col.text),
+  next_action: Col.nullable(NextActionView),
+  created_at: Col.date,
+  updated_at: Col.date,
+  saved_card_id: Col.nullable(Col.text),
+  funds_available_at: Col.nullable(Col.date),
+  dispute_status: Col.nullable(Type.Enum(['open', 'won', 'lost'])),
+  dispute_lost_at: Col.nullable(Col.date),
+  dispute_amount_pence: Col.nullable(Col.int),
+  processor_checked_at: Col.nullable(Col.date),
+});
 
 export function paymentView(row: PaymentRow): PaymentView {
   return {

@@ -1,11 +1,16 @@
 import { sql } from 'kysely';
+import { type Static, Type } from 'typebox';
+import type { Actor } from '../audit/actor.ts';
+import { OPERATOR_SCOPE, recordAudit } from '../audit/log.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { ServiceEnv } from '../platform/config/config.ts';
+import { Col, sqlStatement } from '../platform/db/checked-sql.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { firstRow, qb, rows } from '../platform/db/query-builder.ts';
 import { ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { utcDate } from '../shared/dates.ts';
+import { formatPence } from '../shared/money.ts';
 import { recordEvents } from '../webhooks/record-event.ts';
 import { bankReference, type PayoutAccount, payoutReadiness } from './bank-account.ts';
 import { PAYOUT_LOCK } from './paid-out.ts';
@@ -15,18 +20,22 @@ import { type PayoutRow, type PayoutRunRow, payoutView } from './view.ts';
 
 /** Serialises payout runs (and cancels) across every node: each run sees the lines of the runs before it. */
 
-interface PayableLine {
-  tenancy_id: string;
-  kind: 'payment' | 'refund' | 'dispute' | 'refund_reversal';
-  payment_id: string;
-  refund_id: string | null;
-  amount_pence: number;
-  integrator_id: string;
-  payment_reference: string;
-  recipient_bank_sort_code: string;
-  recipient_bank_account_number: string;
-  recipient_bank_account_name: string;
-}
+const PAYABLE_LINE = Col.row({
+  tenancy_id: Col.text,
+  kind: Type.Enum(['payment', 'refund', 'dispute', 'refund_reversal']),
+  payment_id: Col.text,
+  refund_id: Col.nullable(Col.text),
+  // numeric, as the rent parts are sums of bigints: read as a string.
+  amount_pence: Col.text,
+  integrator_id: Col.text,
+  payment_reference: Col.text,
+  recipient_bank_sort_code: Col.text,
+  recipient_bank_account_number: Col.text,
+  recipient_bank_account_name: Col.text,
+});
+const PAYABLE = sqlStatement(PAYABLE_LINE, PAYABLE_LINES);
+
+type PayableLine = Omit<Static<typeof PAYABLE_LINE>, 'amount_pence'> & { amount_pence: number };
 
 /** A tenancy with rent to pay out that a run leaves out, and why. */
 export interface HeldPayout {
@@ -108,13 +117,13 @@ export class PayoutService {
     tx: Queryable,
     asOf: string,
   ): Promise<{ paying: (TenancyPayable & { account: PayoutAccount })[]; held: HeldPayout[] }> {
-    const lines = await tx.query<PayableLine>(PAYABLE_LINES, [asOf, utcDate(this.clock.now())]);
+    const lines = await PAYABLE.rows(tx, [asOf, utcDate(this.clock.now())]);
     const byTenancy = new Map<string, TenancyPayable>();
-    for (const line of lines) {
-      const amount = Number(line.amount_pence);
+    for (const row of lines) {
+      const line = { ...row, amount_pence: Number(row.amount_pence) };
       const entry = byTenancy.get(line.tenancy_id) ?? { lines: [], amount_pence: 0, first: line };
-      entry.lines.push({ ...line, amount_pence: amount });
-      entry.amount_pence += amount;
+      entry.lines.push(line);
+      entry.amount_pence += line.amount_pence;
       byTenancy.set(line.tenancy_id, entry);
     }
     const approved =
@@ -169,9 +178,10 @@ export class PayoutService {
 
   /**
    * A new run: one payout per tenancy with a positive payable and a payable account, and the lines each is made
-   * of, in one transaction under a lock every node shares, so concurrent runs never take a line twice.
+   * of, in one transaction under a lock every node shares, so concurrent runs never take a line twice. Audited as
+   * the actor's, in the operator's chain.
    */
-  async createRun(asOf = utcDate(this.clock.now())): Promise<PayoutRun> {
+  async createRun(actor: Actor, asOf = utcDate(this.clock.now())): Promise<PayoutRun> {
     const now = this.clock.now();
     const runId = newId('prun');
     await this.db.transaction(async (tx) => {
@@ -194,6 +204,12 @@ export class PayoutService {
          VALUES ($1, 'created', $2, $3, $4, $4)`,
         [runId, asOf, total, now],
       );
+      await recordAudit(tx, this.clock, actor, {
+        scope: OPERATOR_SCOPE,
+        action: 'payout_run.create',
+        target: { type: 'payout_run', id: runId },
+        after: { as_of: asOf, payouts: payouts.length, total: formatPence(total) },
+      });
       if (payouts.length === 0) return;
       await tx.query(
         `INSERT INTO payouts (id, payout_run_id, integrator_id, tenancy_id, status, sort_code, account_number,
@@ -241,8 +257,8 @@ export class PayoutService {
   }
 
   /** The run is paid (the bank file was sent): its payouts are paid, with a payout_paid event each. */
-  async confirm(id: string): Promise<PayoutRun> {
-    return this.#transition(id, 'confirmed', async (tx, now) => {
+  async confirm(id: string, actor: Actor): Promise<PayoutRun> {
+    return this.#transition(id, 'confirmed', actor, async (tx, now) => {
       await tx.query(
         "UPDATE payout_runs SET status = 'confirmed', confirmed_at = $2, updated_at = $2 WHERE id = $1",
         [id, now],
@@ -262,8 +278,8 @@ export class PayoutService {
   }
 
   /** An unconfirmed run is dropped: its lines are payable again. */
-  async cancel(id: string): Promise<PayoutRun> {
-    return this.#transition(id, 'canceled', async (tx, now) => {
+  async cancel(id: string, actor: Actor): Promise<PayoutRun> {
+    return this.#transition(id, 'canceled', actor, async (tx, now) => {
       await tx.query(
         "UPDATE payout_runs SET status = 'canceled', canceled_at = $2, updated_at = $2 WHERE id = $1",
         [id, now],
@@ -279,6 +295,7 @@ export class PayoutService {
   async #transition(
     id: string,
     to: 'confirmed' | 'canceled',
+    actor: Actor,
     apply: (tx: Queryable, now: Date) => Promise<void>,
   ): Promise<PayoutRun> {
     await this.db.transaction(async (tx) => {
@@ -297,6 +314,13 @@ export class PayoutService {
         );
       }
       await apply(tx, this.clock.now());
+      await recordAudit(tx, this.clock, actor, {
+        scope: OPERATOR_SCOPE,
+        action: to === 'confirmed' ? 'payout_run.confirm' : 'payout_run.cancel',
+        target: { type: 'payout_run', id },
+        before: { status: run.status },
+        after: { status: to },
+      });
     });
     return (await this.getRun(id))!;
   }
@@ -305,14 +329,25 @@ export class PayoutService {
   async approve(
     sortCode: string,
     accountNumber: string,
+    actor: Actor,
   ): Promise<{ sort_code: string; account_number: string }> {
     const readiness = payoutReadiness(sortCode, accountNumber, 'approved');
     if (!readiness.ready) throw new ServiceError('invalid_request', readiness.reason);
-    await this.db.query(
-      `INSERT INTO payee_approvals (sort_code, account_number, approved_at) VALUES ($1, $2, $3)
-       ON CONFLICT DO NOTHING`,
-      [readiness.account.sort_code, readiness.account.account_number, this.clock.now()],
-    );
+    const { sort_code, account_number } = readiness.account;
+    await this.db.transaction(async (tx) => {
+      const [approved] = await tx.query(
+        `INSERT INTO payee_approvals (sort_code, account_number, approved_at) VALUES ($1, $2, $3)
+         ON CONFLICT DO NOTHING RETURNING sort_code`,
+        [sort_code, account_number, this.clock.now()],
+      );
+      if (!approved) return;
+      await recordAudit(tx, this.clock, actor, {
+        scope: OPERATOR_SCOPE,
+        action: 'payee.approve',
+        target: { type: 'bank_account', id: `${sort_code} ${account_number}` },
+        after: { approved: true },
+      });
+    });
     return readiness.account;
   }
 

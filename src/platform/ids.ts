@@ -40,7 +40,8 @@ export type IdPrefix =
   | 'card'
   | 'dcl'
   | 'prun'
-  | 'po';
+  | 'po'
+  | 'aud';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBase62(22)}`;

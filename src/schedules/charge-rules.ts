@@ -2,7 +2,9 @@
  * The rules of a schedule's charges, as pure functions: what reaching a date does to a schedule, the processor key of
  * each attempt, and what an attempt's answer makes of its charge (paid, retried, failed or withdrawn).
  */
+import type { Static } from 'typebox';
 import { paymentAmounts } from '../payments/fees.ts';
+import { Col } from '../platform/db/checked-sql.ts';
 import { addDays, dueThrough } from '../shared/dates.ts';
 import type { ScheduleStatus } from '../shared/vocabulary.ts';
 import { type ScheduleDetail, scheduleTerms } from './view.ts';
@@ -18,17 +20,15 @@ export const FINAL_FAILURES: ReadonlySet<string> = new Set([
 ]);
 
 /** `requires_action`: the bank wants the tenant to authenticate the charge; it waits for them until its confirm-by day. */
-export type ChargeStatus = 'pending' | 'succeeded' | 'failed' | 'canceled' | 'requires_action';
+export const CHARGE_STATUSES = ['pending', 'succeeded', 'failed', 'canceled', 'requires_action'] as const;
+export type ChargeStatus = (typeof CHARGE_STATUSES)[number];
 
-export interface ChargeKey {
-  schedule_id: string;
-  due_date: string;
-}
+export const CHARGE_KEY = Col.row({ schedule_id: Col.text, due_date: Col.text });
+export type ChargeKey = Static<typeof CHARGE_KEY>;
 
 /** Attempt number `attempt` (1, 2, 3) at a due date's charge. */
-export interface AttemptRequest extends ChargeKey {
-  attempt: number;
-}
+export const ATTEMPT_REQUEST = Col.row({ ...CHARGE_KEY.properties, attempt: Col.int });
+export type AttemptRequest = Static<typeof ATTEMPT_REQUEST>;
 
 /** The processor key of one attempt: the same attempt, asked again after a crash or by two workers, charges once. */
 export function attemptKey(key: ChargeKey, attempt: number): string {

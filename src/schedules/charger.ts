@@ -1,7 +1,9 @@
+import { type Static, Type } from 'typebox';
 import { paymentEventData } from '../payments/events.ts';
 import { insertRecurringPayments } from '../payments/recurring-payments.ts';
 import { enqueueSettlement, settlesAtOnce } from '../payments/settlement.ts';
 import type { Clock } from '../platform/clock/clock.ts';
+import { Col, sqlStatement } from '../platform/db/checked-sql.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { newId } from '../platform/ids.ts';
 import type { PaymentProcessor, ProcessorOutcome } from '../processors/processor.ts';
@@ -13,8 +15,9 @@ import {
   type AttemptRequest,
   afterAttempt,
   attemptKey,
+  CHARGE_KEY,
+  CHARGE_STATUSES,
   type ChargeKey,
-  type ChargeStatus,
   confirmByOf,
 } from './charge-rules.ts';
 
@@ -27,31 +30,77 @@ const PROCESSOR_LANES = 8;
  */
 export type AttemptOutcome = 'succeeded' | 'failed' | 'waiting' | 'skipped';
 
-interface ChargeContext {
-  schedule_id: string;
-  due_date: string;
-  status: ChargeStatus;
-  attempts: number;
-  first_attempt_on: string | null;
-  installment_number: number | null;
-  pure_amount_pence: number;
-  fee_pence: number;
-  integrator_id: string;
-  user_id: string;
-  tenancy_id: string;
-  session_id: string;
-  saved_card_id: string;
-  payment_reference: string;
-  card_status: string;
-  card_processor: string;
-  processor_token: string;
-  brand: string;
-  last4: string;
-  exp_month: number;
-  exp_year: number;
-  external_user_id: number;
-  email: string;
-}
+const START_ATTEMPTS = sqlStatement(
+  CHARGE_KEY,
+  `WITH ready AS (
+     SELECT c.schedule_id, c.due_date, x.attempt
+       FROM schedule_charges c
+       JOIN jsonb_to_recordset($1::jsonb) AS x(schedule_id text, due_date date, attempt integer)
+         ON c.schedule_id = x.schedule_id AND c.due_date = x.due_date
+      WHERE c.attempts = x.attempt - 1 AND (c.status = 'pending' OR c.started_attempt >= x.attempt)
+      ORDER BY c.schedule_id, c.due_date
+      FOR UPDATE OF c)
+   UPDATE schedule_charges c SET started_attempt = GREATEST(c.started_attempt, ready.attempt), updated_at = $2
+     FROM ready WHERE c.schedule_id = ready.schedule_id AND c.due_date = ready.due_date
+   RETURNING c.schedule_id, c.due_date::text AS due_date`,
+);
+
+const CHARGE_CONTEXT = Col.row({
+  ...CHARGE_KEY.properties,
+  status: Type.Enum(CHARGE_STATUSES),
+  attempts: Col.int,
+  first_attempt_on: Col.nullable(Col.text),
+  installment_number: Col.nullable(Col.int),
+  pure_amount_pence: Col.int,
+  fee_pence: Col.int,
+  integrator_id: Col.text,
+  user_id: Col.text,
+  tenancy_id: Col.text,
+  session_id: Col.text,
+  saved_card_id: Col.text,
+  payment_reference: Col.text,
+  card_status: Col.text,
+  card_processor: Col.text,
+  processor_token: Col.text,
+  brand: Col.text,
+  last4: Col.text,
+  exp_month: Col.int,
+  exp_year: Col.int,
+  external_user_id: Col.int,
+  email: Col.text,
+});
+type ChargeContext = Static<typeof CHARGE_CONTEXT>;
+
+const CHARGE_CONTEXTS = sqlStatement(
+  CHARGE_CONTEXT,
+  `SELECT c.schedule_id, c.due_date::text AS due_date, c.status, c.attempts,
+          c.first_attempt_on::text AS first_attempt_on, c.installment_number, c.pure_amount_pence,
+          c.fee_pence, s.integrator_id, s.user_id, s.tenancy_id, s.session_id, s.saved_card_id,
+          t.payment_reference, k.status AS card_status, k.processor AS card_processor, k.processor_token,
+          k.brand, k.last4, k.exp_month, k.exp_year, u.external_id AS external_user_id, u.email
+     FROM jsonb_to_recordset($1::jsonb) AS x(schedule_id text, due_date date)
+     JOIN schedule_charges c ON c.schedule_id = x.schedule_id AND c.due_date = x.due_date
+     JOIN schedules s ON s.id = c.schedule_id
+     JOIN tenancies t ON t.id = s.tenancy_id
+     JOIN users u ON u.id = s.user_id
+     JOIN saved_cards k ON k.id = s.saved_card_id`,
+);
+
+const LOCK_CHARGES = sqlStatement(
+  Col.row({
+    ...CHARGE_KEY.properties,
+    status: Type.Enum(CHARGE_STATUSES),
+    attempts: Col.int,
+    schedule_status: Col.text,
+  }),
+  `SELECT c.schedule_id, c.due_date::text AS due_date, c.status, c.attempts, s.status AS schedule_status
+     FROM schedule_charges c
+     JOIN jsonb_to_recordset($1::jsonb) AS x(schedule_id text, due_date date)
+       ON c.schedule_id = x.schedule_id AND c.due_date = x.due_date
+     JOIN schedules s ON s.id = c.schedule_id
+    ORDER BY c.schedule_id, c.due_date
+    FOR UPDATE OF c`,
+);
 
 const CARD_UNAVAILABLE = {
   code: 'card_unavailable',
@@ -97,37 +146,8 @@ export class ScheduleCharger {
     // leaves its charge for this attempt to record. An attempt is due when it is the next one and its charge is still
     // pending, or when it was started already (whatever the charge's status): asked again with the same key, the
     // processor answers what it did the first time. Locked in one order, so overlapping jobs cannot deadlock.
-    const ready = await this.db.query<ChargeKey>(
-      `WITH ready AS (
-         SELECT c.schedule_id, c.due_date, x.attempt
-           FROM schedule_charges c
-           JOIN jsonb_to_recordset($1::jsonb) AS x(schedule_id text, due_date date, attempt integer)
-             ON c.schedule_id = x.schedule_id AND c.due_date = x.due_date
-          WHERE c.attempts = x.attempt - 1 AND (c.status = 'pending' OR c.started_attempt >= x.attempt)
-          ORDER BY c.schedule_id, c.due_date
-          FOR UPDATE OF c)
-       UPDATE schedule_charges c SET started_attempt = GREATEST(c.started_attempt, ready.attempt), updated_at = $2
-         FROM ready WHERE c.schedule_id = ready.schedule_id AND c.due_date = ready.due_date
-       RETURNING c.schedule_id, c.due_date::text AS due_date`,
-      [requests, this.clock.now()],
-    );
-    const contexts =
-      ready.length === 0
-        ? []
-        : await this.db.query<ChargeContext>(
-            `SELECT c.schedule_id, c.due_date::text AS due_date, c.status, c.attempts,
-                    c.first_attempt_on::text AS first_attempt_on, c.installment_number, c.pure_amount_pence,
-                    c.fee_pence, s.integrator_id, s.user_id, s.tenancy_id, s.session_id, s.saved_card_id,
-                    t.payment_reference, k.status AS card_status, k.processor AS card_processor, k.processor_token,
-                    k.brand, k.last4, k.exp_month, k.exp_year, u.external_id AS external_user_id, u.email
-               FROM jsonb_to_recordset($1::jsonb) AS x(schedule_id text, due_date date)
-               JOIN schedule_charges c ON c.schedule_id = x.schedule_id AND c.due_date = x.due_date
-               JOIN schedules s ON s.id = c.schedule_id
-               JOIN tenancies t ON t.id = s.tenancy_id
-               JOIN users u ON u.id = s.user_id
-               JOIN saved_cards k ON k.id = s.saved_card_id`,
-            [ready],
-          );
+    const ready = await START_ATTEMPTS.rows(this.db, [requests, this.clock.now()]);
+    const contexts = ready.length === 0 ? [] : await CHARGE_CONTEXTS.rows(this.db, [ready]);
     const byKey = new Map(contexts.map((c) => [attemptKey(c, 0), c]));
     const answers: (Answer | undefined)[] = new Array(requests.length);
     const errors: unknown[] = [];
@@ -205,18 +225,7 @@ export class ScheduleCharger {
       due_date: charge.due_date,
     }));
     // Locked in one order, so two transactions over overlapping charges cannot deadlock.
-    const current = await tx.query<
-      ChargeKey & { status: ChargeStatus; attempts: number; schedule_status: string }
-    >(
-      `SELECT c.schedule_id, c.due_date::text AS due_date, c.status, c.attempts, s.status AS schedule_status
-         FROM schedule_charges c
-         JOIN jsonb_to_recordset($1::jsonb) AS x(schedule_id text, due_date date)
-           ON c.schedule_id = x.schedule_id AND c.due_date = x.due_date
-         JOIN schedules s ON s.id = c.schedule_id
-        ORDER BY c.schedule_id, c.due_date
-        FOR UPDATE OF c`,
-      [keys],
-    );
+    const current = await LOCK_CHARGES.rows(tx, [keys]);
     const state = new Map(current.map((c) => [attemptKey(c, 0), c]));
     const now = this.clock.now();
     const payments: Record<string, unknown>[] = [];

@@ -1,11 +1,19 @@
 import type { NotNull } from 'kysely';
 import type { Static } from 'typebox';
 import type { Clock } from '../platform/clock/clock.ts';
+import { Col, sqlStatement } from '../platform/db/checked-sql.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { asDate, qb, rows } from '../platform/db/query-builder.ts';
 import { enqueueMany } from '../platform/jobs/define.ts';
 import type { PaymentProcessor } from '../processors/processor.ts';
-import { type AttemptRequest, type ChargeKey, type NewCharge, reachSchedule } from './charge-rules.ts';
+import {
+  ATTEMPT_REQUEST,
+  type AttemptRequest,
+  CHARGE_KEY,
+  type ChargeKey,
+  type NewCharge,
+  reachSchedule,
+} from './charge-rules.ts';
 import { type AttemptOutcome, ScheduleCharger } from './charger.ts';
 import { scheduleActionExpireJob } from './jobs/schedule-action-expire.ts';
 import { CHARGES_PER_JOB, scheduleChargeJob } from './jobs/schedule-charge.ts';
@@ -13,6 +21,34 @@ import { recordScheduleEvent } from './service.ts';
 import { scheduleDetails } from './view.ts';
 
 const BATCH = 500;
+
+const INSERT_CHARGES = sqlStatement(
+  CHARGE_KEY,
+  `INSERT INTO schedule_charges (schedule_id, due_date, integrator_id, installment_number, pure_amount_pence,
+                                 fee_pence, status, queued_attempt, next_attempt_on, created_at, updated_at)
+   SELECT x.schedule_id, x.due_date, x.integrator_id, x.installment_number, x.pure_amount_pence, x.fee_pence,
+          'pending', $2, x.due_date, $3, $3
+     FROM jsonb_to_recordset($1::jsonb) AS x(schedule_id text, due_date date, integrator_id text,
+          installment_number integer, pure_amount_pence bigint, fee_pence bigint)
+   ON CONFLICT (schedule_id, due_date) DO NOTHING
+   RETURNING schedule_id, due_date::text AS due_date`,
+);
+
+const CLAIM_DUE_ATTEMPTS = sqlStatement(
+  Col.row({ ...ATTEMPT_REQUEST.properties, again: Col.bool }),
+  `WITH due AS (
+     SELECT c.schedule_id, c.due_date, c.queued_attempt > c.attempts AS again FROM schedule_charges c
+      WHERE c.status = 'pending' AND c.next_attempt_on <= $1
+        AND (c.queued_attempt <= c.attempts
+             OR NOT EXISTS (SELECT 1 FROM jobs j
+                             WHERE j.id = c.queued_job_id AND j.status IN ('pending', 'running')))
+      ORDER BY c.next_attempt_on
+      LIMIT ${BATCH}
+      FOR UPDATE OF c SKIP LOCKED)
+   UPDATE schedule_charges c SET queued_attempt = c.attempts + 1, updated_at = $2
+     FROM due WHERE c.schedule_id = due.schedule_id AND c.due_date = due.due_date
+   RETURNING c.schedule_id, c.due_date::text AS due_date, c.queued_attempt AS attempt, due.again`,
+);
 
 type ChargeJobPayload = Static<typeof scheduleChargeJob.payload>;
 
@@ -144,19 +180,7 @@ export class Scheduler {
       moves.push({ id: row.id, status: reached.status, next_due_date: reached.next_due_date });
     }
     const inserted =
-      charges.length === 0
-        ? []
-        : await tx.query<ChargeKey>(
-            `INSERT INTO schedule_charges (schedule_id, due_date, integrator_id, installment_number, pure_amount_pence,
-                                           fee_pence, status, queued_attempt, next_attempt_on, created_at, updated_at)
-             SELECT x.schedule_id, x.due_date, x.integrator_id, x.installment_number, x.pure_amount_pence, x.fee_pence,
-                    'pending', $2, x.due_date, $3, $3
-               FROM jsonb_to_recordset($1::jsonb) AS x(schedule_id text, due_date date, integrator_id text,
-                    installment_number integer, pure_amount_pence bigint, fee_pence bigint)
-             ON CONFLICT (schedule_id, due_date) DO NOTHING
-             RETURNING schedule_id, due_date::text AS due_date`,
-            [charges, options.enqueue ? 1 : 0, now],
-          );
+      charges.length === 0 ? [] : await INSERT_CHARGES.rows(tx, [charges, options.enqueue ? 1 : 0, now]);
     if (moves.length > 0) {
       await tx.query(
         `UPDATE schedules s SET status = x.status, next_due_date = x.next_due_date, updated_at = $2
@@ -187,21 +211,7 @@ export class Scheduler {
     let total = 0;
     for (;;) {
       const queued = await this.db.transaction(async (tx) => {
-        const claimed = await tx.query<AttemptRequest & { again: boolean }>(
-          `WITH due AS (
-             SELECT c.schedule_id, c.due_date, c.queued_attempt > c.attempts AS again FROM schedule_charges c
-              WHERE c.status = 'pending' AND c.next_attempt_on <= $1
-                AND (c.queued_attempt <= c.attempts
-                     OR NOT EXISTS (SELECT 1 FROM jobs j
-                                     WHERE j.id = c.queued_job_id AND j.status IN ('pending', 'running')))
-              ORDER BY c.next_attempt_on
-              LIMIT ${BATCH}
-              FOR UPDATE OF c SKIP LOCKED)
-           UPDATE schedule_charges c SET queued_attempt = c.attempts + 1, updated_at = $2
-             FROM due WHERE c.schedule_id = due.schedule_id AND c.due_date = due.due_date
-           RETURNING c.schedule_id, c.due_date::text AS due_date, c.queued_attempt AS attempt, due.again`,
-          [asOf, this.clock.now()],
-        );
+        const claimed = await CLAIM_DUE_ATTEMPTS.rows(tx, [asOf, this.clock.now()]);
         const request = ({ schedule_id, due_date, attempt }: AttemptRequest) => ({
           schedule_id,
           due_date,

@@ -1,5 +1,8 @@
+import type { Actor } from '../audit/actor.ts';
+import { recordAudit } from '../audit/log.ts';
 import { hasFeature, type Integrator } from '../integrators/service.ts';
 import type { Clock } from '../platform/clock/clock.ts';
+import { Col, sqlStatement } from '../platform/db/checked-sql.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { firstRow, qb, rows } from '../platform/db/query-builder.ts';
 import { FieldValidationError, ServiceError } from '../platform/errors.ts';
@@ -385,7 +388,13 @@ export class ScheduleService {
    * the move is not allowed from its state). Resuming continues with the first due date after today: the ones that
    * passed while it was paused, today's included, are skipped.
    */
-  async change(owner: ScheduleOwner, scheduleId: string, action: ScheduleAction): Promise<ScheduleDetail> {
+  /** Pauses, resumes or cancels a schedule of the owner; audited as the actor's. */
+  async change(
+    owner: ScheduleOwner,
+    scheduleId: string,
+    action: ScheduleAction,
+    actor: Actor,
+  ): Promise<ScheduleDetail> {
     return this.db.transaction(async (tx) => {
       const current = await scheduleDetail(tx, scheduleId, true);
       if (
@@ -445,10 +454,26 @@ export class ScheduleService {
         );
         await withdrawPendingCharges(tx, scheduleId, now);
       }
-      return recordScheduleEvent(tx, this.clock, EVENT_OF[action], scheduleId);
+      const changed = await recordScheduleEvent(tx, this.clock, EVENT_OF[action], scheduleId);
+      await recordAudit(tx, this.clock, actor, {
+        scope: current.integrator_id,
+        action: `schedule.${action}`,
+        target: { type: 'schedule', id: scheduleId },
+        before: { status, next_due_date: current.next_due_date },
+        after: { status: changed.status, next_due_date: changed.next_due_date },
+      });
+      return changed;
     });
   }
 }
+
+const PAUSE_INACTIVE_TENANCY_SCHEDULES = sqlStatement(
+  Col.row({ id: Col.text }),
+  `UPDATE schedules s SET status = 'paused', updated_at = $2
+     FROM tenancies t
+    WHERE t.id = s.tenancy_id AND s.tenancy_id IN (SELECT jsonb_array_elements_text($1::jsonb)) AND s.status = 'active' AND NOT t.is_active
+    RETURNING s.id`,
+);
 
 /**
  * After onboarding changed tenancies (end_rent_date, amount, frequency), in its transaction: a live schedule whose
@@ -465,13 +490,7 @@ export async function applyTenancyChanges(tx: Queryable, clock: Clock, tenancyId
         AND s.next_due_date > t.end_rent_date`,
     [tenancyIds, now],
   );
-  const paused = await tx.query<{ id: string }>(
-    `UPDATE schedules s SET status = 'paused', updated_at = $2
-       FROM tenancies t
-      WHERE t.id = s.tenancy_id AND s.tenancy_id IN (SELECT jsonb_array_elements_text($1::jsonb)) AND s.status = 'active' AND NOT t.is_active
-      RETURNING s.id`,
-    [tenancyIds, now],
-  );
+  const paused = await PAUSE_INACTIVE_TENANCY_SCHEDULES.rows(tx, [tenancyIds, now]);
   for (const { id } of paused) {
     await withdrawPendingCharges(tx, id, now);
     await recordScheduleEvent(tx, clock, 'schedule_paused', id);

@@ -1,3 +1,4 @@
+import { type Static, Type } from 'typebox';
 import type { Integrator } from '../integrators/service.ts';
 import {
   hashToken,
@@ -7,6 +8,7 @@ import {
 } from '../integrators/tokens.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import { StatementBatcher } from '../platform/db/batcher.ts';
+import { Col, sqlStatement } from '../platform/db/checked-sql.ts';
 import type { Db } from '../platform/db/db.ts';
 import { firstRow, qb } from '../platform/db/query-builder.ts';
 import { isDatabaseUnavailable } from '../platform/db/unavailable.ts';
@@ -83,15 +85,16 @@ export function checkSessionAmount(session: AmountFields, purePence: number): vo
   }
 }
 
-export interface DocumentState {
-  kind: string;
+const DOCUMENT_STATE = Col.row({
+  kind: Col.text,
   /** Set once stored: GET /api/third-party/documents/{document_id}/ returns the bytes. */
-  document_id: string | null;
-  state: 'pending' | 'stored' | 'failed';
-  sha256: string | null;
-  size_bytes: number | null;
-  failure_reason: string | null;
-}
+  document_id: Col.nullable(Col.text),
+  state: Type.Enum(['pending', 'stored', 'failed']),
+  sha256: Col.nullable(Col.text),
+  size_bytes: Col.nullable(Col.int),
+  failure_reason: Col.nullable(Col.text),
+});
+export type DocumentState = Static<typeof DOCUMENT_STATE>;
 
 export interface SessionDetail {
   session: SessionRow;
@@ -149,12 +152,13 @@ interface LoginInput {
   amount_editable: boolean;
 }
 
-interface LoginFound {
-  user_id: string | null;
-  tenancy_id: string | null;
+const LOGIN_FOUND = Col.row({
+  user_id: Col.nullable(Col.text),
+  tenancy_id: Col.nullable(Col.text),
   /** The tenancy was active, so the session was inserted. */
-  created: boolean;
-}
+  created: Col.bool,
+});
+type LoginFound = Static<typeof LOGIN_FOUND>;
 
 /**
  * Each login ($1: a JSON array of LoginInput with its index n): the user by email, then the tenancy named by
@@ -162,7 +166,9 @@ interface LoginFound {
  * that tenancy is active. One row per login that found its user. The INSERT runs whether or not it is read, and the
  * statement is all or nothing, so an active tenancy means its session was inserted.
  */
-const LOGIN_SQL = `
+const LOGIN = sqlStatement(
+  Col.row({ n: Col.int, ...LOGIN_FOUND.properties }),
+  `
   WITH input AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(
       n int, integrator_id text, email_key text, payment_reference text, session_id text, token_hash text,
@@ -186,7 +192,50 @@ const LOGIN_SQL = `
            pure_amount_pence, amount_editable
       FROM found WHERE tenancy_active
   )
-  SELECT n, user_id, tenancy_id, tenancy_active IS TRUE AS created FROM found`;
+  SELECT n, user_id, tenancy_id, tenancy_active IS TRUE AS created FROM found`,
+  { prepare: 'user-login' },
+);
+
+const DETAIL = sqlStatement(
+  Col.row({
+    session: Col.json,
+    usr: Col.json,
+    tenancy: Col.json,
+    documents: Col.nullable(Type.Array(DOCUMENT_STATE)),
+  }),
+  `SELECT to_jsonb(s) AS session,
+          to_jsonb(u) || jsonb_build_object('date_of_birth', u.date_of_birth::text) AS usr,
+          to_jsonb(t) || jsonb_build_object('start_rent_date', t.start_rent_date::text,
+                                            'end_rent_date', t.end_rent_date::text) AS tenancy,
+          (SELECT jsonb_agg(jsonb_build_object('kind', d.kind, 'state', d.state, 'sha256', d.sha256,
+                                               'document_id', CASE WHEN d.state = 'stored' THEN d.id END,
+                                               'size_bytes', d.size_bytes, 'failure_reason', d.failure_reason))
+             FROM documents d
+            WHERE d.tenancy_id = t.id OR (d.user_id = u.id AND d.kind <> 'agreement')) AS documents
+     FROM sessions s
+     JOIN users u ON u.id = s.user_id
+     JOIN tenancies t ON t.id = s.tenancy_id
+    WHERE s.id = $1 AND s.integrator_id = $2`,
+);
+
+const CLIENT_CONTEXT = sqlStatement(
+  Col.row({
+    session: Col.json,
+    integrator: Col.json,
+    usr: Col.row({ external_id: Col.int, email: Col.text, first_name: Col.text, last_name: Col.text }),
+    tenancy: Col.json,
+  }),
+  `SELECT to_jsonb(s) AS session, to_jsonb(i) AS integrator,
+          jsonb_build_object('external_id', u.external_id, 'email', u.email, 'first_name', u.first_name,
+                             'last_name', u.last_name) AS usr,
+          to_jsonb(t) || jsonb_build_object('start_rent_date', t.start_rent_date::text,
+                                            'end_rent_date', t.end_rent_date::text) AS tenancy
+     FROM sessions s
+     JOIN integrators i ON i.id = s.integrator_id
+     JOIN users u ON u.id = s.user_id
+     JOIN tenancies t ON t.id = s.tenancy_id
+    WHERE s.token_hash = $1`,
+);
 
 export class SessionService {
   constructor(
@@ -254,11 +303,7 @@ export class SessionService {
   readonly #logins = new StatementBatcher<LoginInput, LoginFound>(
     async (inputs) => {
       loginMetrics.batchSize.observe(inputs.length);
-      const rows = await this.db.query<LoginFound & { n: number }>(
-        LOGIN_SQL,
-        [inputs.map((input, n) => ({ n, ...input }))],
-        { prepare: 'user-login' },
-      );
+      const rows = await LOGIN.rows(this.db, [inputs.map((input, n) => ({ n, ...input }))]);
       const byN = new Map(rows.map((row) => [row.n, row]));
       return inputs.map((_, n) => byN.get(n) ?? { user_id: null, tenancy_id: null, created: false });
     },
@@ -267,32 +312,12 @@ export class SessionService {
 
   /** The session with its user, tenancy and documents, if it belongs to this integrator. */
   async detail(integratorId: string, sessionId: string): Promise<SessionDetail | undefined> {
-    const [row] = await this.db.query<{
-      session: SessionRow;
-      usr: SessionDetail['user'];
-      tenancy: SessionDetail['tenancy'];
-      documents: DocumentState[] | null;
-    }>(
-      `SELECT to_jsonb(s) AS session,
-              to_jsonb(u) || jsonb_build_object('date_of_birth', u.date_of_birth::text) AS usr,
-              to_jsonb(t) || jsonb_build_object('start_rent_date', t.start_rent_date::text,
-                                                'end_rent_date', t.end_rent_date::text) AS tenancy,
-              (SELECT jsonb_agg(jsonb_build_object('kind', d.kind, 'state', d.state, 'sha256', d.sha256,
-                                                   'document_id', CASE WHEN d.state = 'stored' THEN d.id END,
-                                                   'size_bytes', d.size_bytes, 'failure_reason', d.failure_reason))
-                 FROM documents d
-                WHERE d.tenancy_id = t.id OR (d.user_id = u.id AND d.kind <> 'agreement')) AS documents
-         FROM sessions s
-         JOIN users u ON u.id = s.user_id
-         JOIN tenancies t ON t.id = s.tenancy_id
-        WHERE s.id = $1 AND s.integrator_id = $2`,
-      [sessionId, integratorId],
-    );
+    const row = await DETAIL.first(this.db, [sessionId, integratorId]);
     if (!row) return undefined;
     return {
-      session: row.session,
-      user: row.usr,
-      tenancy: row.tenancy,
+      session: row.session as SessionRow,
+      user: row.usr as SessionDetail['user'],
+      tenancy: row.tenancy as SessionDetail['tenancy'],
       documents: row.documents ?? [],
     };
   }
@@ -325,36 +350,25 @@ export class SessionService {
   async authenticateClient(token: string): Promise<ClientContext> {
     // A token no login could have issued is not looked up.
     if (!isUserSessionTokenShaped(token)) throw invalidSession();
-    const [row] = await this.db.query<{
-      session: SessionRow;
-      integrator: Integrator;
-      usr: ClientContext['user'];
-      tenancy: ClientContext['tenancy'];
-    }>(
-      `SELECT to_jsonb(s) AS session, to_jsonb(i) AS integrator,
-              jsonb_build_object('external_id', u.external_id, 'email', u.email, 'first_name', u.first_name,
-                                 'last_name', u.last_name) AS usr,
-              to_jsonb(t) || jsonb_build_object('start_rent_date', t.start_rent_date::text,
-                                                'end_rent_date', t.end_rent_date::text) AS tenancy
-         FROM sessions s
-         JOIN integrators i ON i.id = s.integrator_id
-         JOIN users u ON u.id = s.user_id
-         JOIN tenancies t ON t.id = s.tenancy_id
-        WHERE s.token_hash = $1`,
-      [hashToken(token)],
-    );
+    const row = await CLIENT_CONTEXT.first(this.db, [hashToken(token)]);
     if (!row) throw invalidSession();
+    const session = row.session as SessionRow;
     const now = this.clock.now().getTime();
     if (
-      new Date(row.session.token_expires_at).getTime() <= now ||
-      new Date(row.session.expires_at).getTime() <= now
+      new Date(session.token_expires_at).getTime() <= now ||
+      new Date(session.expires_at).getTime() <= now
     ) {
       throw new ServiceError(
         'session_expired',
         'This payment session has expired. Log in again (user-login).',
       );
     }
-    return { session: row.session, integrator: row.integrator, user: row.usr, tenancy: row.tenancy };
+    return {
+      session,
+      integrator: row.integrator as Integrator,
+      user: row.usr,
+      tenancy: row.tenancy as ClientContext['tenancy'],
+    };
   }
 }
 

@@ -49,3 +49,6 @@ export interface InstallmentPlan {
   total_amount_pence: number | null;
   installments: { installment_number: number; due_date: string; amount_pence: number }[];
 }
+
+/** The User-Agent the rentpay CLI sends to the Operator API, so the audit log can say a change came from the CLI. */
+export const CLI_USER_AGENT = 'rentpay-cli/1';

@@ -1,4 +1,5 @@
 import type { Clock } from '../platform/clock/clock.ts';
+import { Col, sqlStatement } from '../platform/db/checked-sql.ts';
 import type { Queryable } from '../platform/db/db.ts';
 import { newId } from '../platform/ids.ts';
 import { insertJobsSql, wakeWorkers } from '../platform/jobs/queue.ts';
@@ -30,6 +31,25 @@ export interface EventRecord {
   data: Record<string, unknown>;
 }
 
+const RECORD_EVENTS = sqlStatement(
+  Col.row({ jobs: Col.int }),
+  `WITH x AS (
+     SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id text, integrator_id text, type text, data jsonb, job_id text)),
+   e AS (
+     INSERT INTO events (id, integrator_id, type, data, created_at)
+     SELECT x.id, x.integrator_id, x.type, x.data, $2 FROM x
+     RETURNING id, integrator_id),
+   d AS (
+     INSERT INTO webhook_deliveries (event_id, integrator_id, status, next_attempt_at, pending_since, job_id,
+                                     created_at, updated_at)
+     SELECT e.id, e.integrator_id, 'pending', $2, $2, x.job_id, $2, $2
+       FROM e JOIN x ON x.id = e.id JOIN integrators i ON i.id = e.integrator_id
+      WHERE i.webhook_url IS NOT NULL
+     RETURNING event_id, integrator_id, job_id),
+   j AS (${insertJobsSql({ from: 'd', id: 'd.job_id', kind: '$3', payload: "jsonb_build_object('event_id', d.event_id, 'integrator_id', d.integrator_id)", now: '$2', fairKey: 'd.integrator_id' })})
+   SELECT count(*)::int AS jobs FROM j`,
+);
+
 /**
  * Records an event in the caller's transaction, beside the state change that causes it: the
  * change and its event commit together or not at all. If the integrator has a webhook URL, the same statement
@@ -58,24 +78,7 @@ export async function recordEvents(tx: Queryable, clock: Clock, events: EventRec
     job_id: newId('job'),
   }));
   // One statement, so events cost their transaction one round trip with or without a webhook.
-  const [queued] = await tx.query<{ jobs: number }>(
-    `WITH x AS (
-       SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id text, integrator_id text, type text, data jsonb, job_id text)),
-     e AS (
-       INSERT INTO events (id, integrator_id, type, data, created_at)
-       SELECT x.id, x.integrator_id, x.type, x.data, $2 FROM x
-       RETURNING id, integrator_id),
-     d AS (
-       INSERT INTO webhook_deliveries (event_id, integrator_id, status, next_attempt_at, pending_since, job_id,
-                                       created_at, updated_at)
-       SELECT e.id, e.integrator_id, 'pending', $2, $2, x.job_id, $2, $2
-         FROM e JOIN x ON x.id = e.id JOIN integrators i ON i.id = e.integrator_id
-        WHERE i.webhook_url IS NOT NULL
-       RETURNING event_id, integrator_id, job_id),
-     j AS (${insertJobsSql({ from: 'd', id: 'd.job_id', kind: '$3', payload: "jsonb_build_object('event_id', d.event_id, 'integrator_id', d.integrator_id)", now: '$2', fairKey: 'd.integrator_id' })})
-     SELECT count(*)::int AS jobs FROM j`,
-    [rows, clock.now(), webhookDeliverJob.kind],
-  );
+  const queued = await RECORD_EVENTS.first(tx, [rows, clock.now(), webhookDeliverJob.kind]);
   if ((queued?.jobs ?? 0) > 0) await wakeWorkers(tx);
   return rows.map((row) => row.id);
 }

@@ -1,4 +1,6 @@
 import { type InferResult, type NotNull, type Selectable, sql } from 'kysely';
+import type { Actor } from '../audit/actor.ts';
+import { recordAudit } from '../audit/log.ts';
 import { generateWebhookSecret, replaceWebhookSecret } from '../integrators/service.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db } from '../platform/db/db.ts';
@@ -214,24 +216,40 @@ export class WebhookService {
     );
   }
 
-  /** Lifts a 410's disabling: deliveries to the URL are attempted again (failed ones only once redelivered). */
-  async enableEndpoint(integratorId: string): Promise<EndpointRow> {
+  /**
+   * Lifts a 410's disabling: deliveries to the URL are attempted again (failed ones only once redelivered). Audited
+   * as the actor's when the endpoint was disabled.
+   */
+  async enableEndpoint(integratorId: string, actor: Actor): Promise<EndpointRow> {
     await this.endpoint(integratorId);
-    await this.db.query(
-      `UPDATE webhook_endpoints SET disabled_url = NULL, disabled_at = NULL, disabled_reason = NULL, updated_at = $2
-        WHERE integrator_id = $1`,
-      [integratorId, this.clock.now()],
-    );
+    await this.db.transaction(async (tx) => {
+      const [lifted] = await tx.query(
+        `UPDATE webhook_endpoints SET disabled_url = NULL, disabled_at = NULL, disabled_reason = NULL, updated_at = $2
+          WHERE integrator_id = $1 AND disabled_url IS NOT NULL
+          RETURNING integrator_id`,
+        [integratorId, this.clock.now()],
+      );
+      if (lifted) {
+        await recordAudit(tx, this.clock, actor, {
+          scope: integratorId,
+          action: 'webhook_endpoint.enable',
+          target: { type: 'integrator', id: integratorId },
+          before: { disabled: true },
+          after: { disabled: false },
+        });
+      }
+    });
     return this.endpoint(integratorId);
   }
 
   /**
    * A new webhook secret. The one it replaces keeps signing beside it for `overlapMs` (SECRET_OVERLAP_MS unless
-   * given; each delivery carries both signatures) and is then erased; a secret replaced earlier stops (and is overwritten) at once, so at most
-   * two ever sign.
+   * given; each delivery carries both signatures) and is then erased; a secret replaced earlier stops (and is
+   * overwritten) at once, so at most two ever sign. Audited as the actor's.
    */
   async rotateSecret(
     integratorId: string,
+    actor: Actor,
     overlapMs = SECRET_OVERLAP_MS,
   ): Promise<{ secret: string; previousSecretExpiresAt: Date }> {
     const now = this.clock.now();
@@ -256,6 +274,12 @@ export class WebhookService {
         { integrator_id: integratorId, expires_at: expires.toISOString() },
         { runAt: expires },
       );
+      await recordAudit(tx, this.clock, actor, {
+        scope: integratorId,
+        action: 'webhook_secret.rotate',
+        target: { type: 'integrator', id: integratorId },
+        after: { previous_secret_expires_at: expires.toISOString() },
+      });
       return { secret, previousSecretExpiresAt: expires };
     });
   }

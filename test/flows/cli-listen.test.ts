@@ -1,3 +1,4 @@
+import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 /**
  * `rentpay listen` as a child process against `rentpay serve` (another child process, started without any
  * private-address setting): a sandbox payment's `payment_success` reaches a loopback URL signed with the secret
@@ -117,7 +118,10 @@ before(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rentpay-listen-'));
   const setup = await openDatabase({ databaseUrl: database.databaseUrl, dataDir });
   await migrate(setup);
-  const created = await new IntegratorService(setup, systemClock, 'sandbox').create({ name: 'Listen test' });
+  const created = await new IntegratorService(setup, systemClock, 'sandbox').create(
+    { name: 'Listen test' },
+    SYSTEM_ACTOR,
+  );
   serverToken = created.serverToken;
   await setup.close();
   port = await freePort();

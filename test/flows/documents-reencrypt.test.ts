@@ -14,16 +14,14 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DocumentCipher, documentKey } from '../../src/documents/cipher.ts';
 import { DatabaseDocumentStore } from '../../src/documents/storage.ts';
-import { openDatabase } from '../../src/platform/db/db.ts';
 import { SAMPLE_AGREEMENT_PATH } from '../../src/sandbox/sample-documents.ts';
 import { integrationApi, UNLIMITED } from '../support/api-client.ts';
 import { tenancyBody, userBody } from '../support/fixtures.ts';
 import {
-  createTestDatabase,
+  databaseForCli,
   runJobs,
   runRentpay,
   startTestApp,
-  TEST_DATABASE_URL,
   type TestApp,
   type TestDatabase,
 } from '../support/helpers.ts';
@@ -132,14 +130,7 @@ describe('rentpay documents reencrypt', { timeout: 900_000 }, () => {
 
   before(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rentpay-reencrypt-'));
-    database = TEST_DATABASE_URL
-      ? await createTestDatabase()
-      : {
-          databaseUrl: undefined,
-          dataDir,
-          open: () => openDatabase({ databaseUrl: undefined, dataDir }),
-          drop: async () => undefined,
-        };
+    database = await databaseForCli(dataDir);
   });
   after(async () => {
     await database?.drop();

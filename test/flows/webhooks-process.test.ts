@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, it } from 'node:test';
+import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 import { IntegratorService } from '../../src/integrators/service.ts';
 import { systemClock } from '../../src/platform/clock/clock.ts';
 import { type DatabaseOptions, openDatabase } from '../../src/platform/db/db.ts';
@@ -103,10 +104,13 @@ describe('webhooks with real worker processes', () => {
     try {
       const setup = await openDatabase(options);
       await migrate(setup);
-      const { integrator } = await new IntegratorService(setup, systemClock, 'sandbox').create({
-        name: 'Killed worker',
-        webhook_url: receiver.url,
-      });
+      const { integrator } = await new IntegratorService(setup, systemClock, 'sandbox').create(
+        {
+          name: 'Killed worker',
+          webhook_url: receiver.url,
+        },
+        SYSTEM_ACTOR,
+      );
       const eventId = await setup.transaction((tx) =>
         recordEvent(tx, systemClock, integrator.id, 'payment_success', { payment: { payment_id: 'pay_1' } }),
       );
@@ -180,10 +184,13 @@ describe('webhooks with real worker processes', () => {
     try {
       const setup = await openDatabase(options);
       await migrate(setup);
-      const { integrator } = await new IntegratorService(setup, systemClock, 'sandbox').create({
-        name: 'Two workers',
-        webhook_url: receiver.url,
-      });
+      const { integrator } = await new IntegratorService(setup, systemClock, 'sandbox').create(
+        {
+          name: 'Two workers',
+          webhook_url: receiver.url,
+        },
+        SYSTEM_ACTOR,
+      );
       const ids: string[] = [];
       for (let i = 0; i < events; i++) {
         await setup.transaction(async (tx) => {

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 import { IntegratorService } from '../../src/integrators/service.ts';
 import { systemClock } from '../../src/platform/clock/clock.ts';
 import { openDatabase } from '../../src/platform/db/db.ts';
@@ -20,12 +21,12 @@ describe('rentpay worker (a real process)', () => {
       const setup = await openDatabase(options);
       await migrate(setup);
       const integrators = new IntegratorService(setup, systemClock, 'sandbox');
-      const { integrator } = await integrators.create({ name: 'Worker test' });
+      const { integrator } = await integrators.create({ name: 'Worker test' }, SYSTEM_ACTOR);
       const [first] = await setup.query<{ id: string }>(
         'SELECT id FROM server_tokens WHERE integrator_id = $1',
         [integrator.id],
       );
-      await integrators.rotate(integrator.id, first!.id, 0);
+      await integrators.rotate(integrator.id, first!.id, 0, SYSTEM_ACTOR);
       await setup.close();
 
       const env: Record<string, string> = {

@@ -198,6 +198,21 @@ export function runJobs(t: Pick<TestApp, 'app' | 'db' | 'clock' | 'config'>): Pr
   }).drain();
 }
 
+/**
+ * A database a CLI process can open once the test has closed its own: a DATA_DIR folder on PGlite (which one process
+ * opens at a time), a schema of its own on PostgreSQL.
+ */
+export async function databaseForCli(dataDir: string): Promise<TestDatabase> {
+  return TEST_DATABASE_URL
+    ? createTestDatabase()
+    : {
+        databaseUrl: undefined,
+        dataDir,
+        open: () => openDatabase({ databaseUrl: undefined, dataDir }),
+        drop: async () => undefined,
+      };
+}
+
 export const RENTPAY_BIN = path.resolve('bin/rentpay.mjs');
 const execFileAsync = promisify(execFile);
 

@@ -15,6 +15,7 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 
 /** The domains: the rules of rent and money, each behind its service functions. */
 export const DOMAINS = [
+  'audit',
   'cards',
   'documents',
   'integrators',
@@ -268,7 +269,7 @@ describe('dependency direction', () => {
     // Built queries (qb, rows, firstRow) are typed by the generated tables; each hand-written query asserts its row
     // type. This ceiling is lowered as queries move over, never raised: a new query uses the builder, or hand-written
     // SQL behind a typed function in platform/db.
-    const CEILING = 32;
+    const CEILING = 0;
     const asserted = sourceFiles('src')
       .filter((file) => partOf(file) !== 'platform' || !file.startsWith(path.join('src', 'platform', 'db')))
       .reduce(

@@ -72,6 +72,26 @@ export function registerDocumentCommands(program: Command): void {
           shouldStop: () => signal !== undefined,
           onBatch: ({ reencrypted, total }) => out(`  ${reencrypted} of ${total} re-encrypted`),
         });
+        if (result.reencrypted > 0) {
+          const [{ recordAudit, OPERATOR_SCOPE }, { systemClock }, os] = await Promise.all([
+            import('../../audit/log.ts'),
+            import('../../platform/clock/clock.ts'),
+            import('node:os'),
+          ]);
+          await db.transaction((tx) =>
+            recordAudit(
+              tx,
+              systemClock,
+              { kind: 'cli', osUser: os.userInfo().username },
+              {
+                scope: OPERATOR_SCOPE,
+                action: 'document_files.reencrypt',
+                target: { type: 'document_key', id: current },
+                after: { reencrypted: result.reencrypted, stopped: result.stopped },
+              },
+            ),
+          );
+        }
         const leftTotal = result.left.reduce((sum, row) => sum + row.files, 0);
         out(`Re-encrypted ${result.reencrypted} document file(s); ${leftTotal} left under other keys.`);
         if (result.stopped) {

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { Clock } from '../../platform/clock/clock.ts';
+import { Col, sqlStatement } from '../../platform/db/checked-sql.ts';
 import type { Db } from '../../platform/db/db.ts';
 import { defineJob, jobHandler, STANDARD_RETRY } from '../../platform/jobs/define.ts';
 import type { JobContext, JobHandler } from '../../platform/jobs/queue.ts';
 import { type AddressPolicy, type SafeFetchSuccess, safeFetch } from '../../platform/net/safe-fetch.ts';
 import { recordEvent } from '../../webhooks/record-event.ts';
-import { checkDocumentContent, type DocumentKind } from '../content-type.ts';
+import { checkDocumentContent, DOCUMENT_KINDS } from '../content-type.ts';
 import type { DocumentEventData } from '../events.ts';
 import { type DocumentStore, documentStorageKey } from '../storage.ts';
 
@@ -22,24 +23,28 @@ export interface DocumentFetchOptions {
   ownDocument?: (url: string) => Buffer | undefined;
 }
 
-interface DocumentToFetch {
-  id: string;
-  integrator_id: string;
-  kind: DocumentKind;
-  source_url: string;
-  generation: number;
-  state: string;
-  external_user_id: number;
-  payment_reference: string | null;
-}
+const DOCUMENT_TO_FETCH = Col.row({
+  id: Col.text,
+  integrator_id: Col.text,
+  kind: Type.Enum(DOCUMENT_KINDS),
+  source_url: Col.text,
+  generation: Col.int,
+  state: Col.text,
+  external_user_id: Col.int,
+  payment_reference: Col.nullable(Col.text),
+});
+type DocumentToFetch = Static<typeof DOCUMENT_TO_FETCH>;
 
-const LOAD_DOCUMENT = `
+const LOAD_DOCUMENT = sqlStatement(
+  DOCUMENT_TO_FETCH,
+  `
   SELECT d.id, d.integrator_id, d.kind, d.source_url, d.generation, d.state,
          u.external_id AS external_user_id, t.payment_reference
     FROM documents d
     JOIN users u ON u.id = d.user_id
     LEFT JOIN tenancies t ON t.id = d.tenancy_id
-   WHERE d.id = $1`;
+   WHERE d.id = $1`,
+);
 
 /** Every write is guarded so a job for an older URL, or one that already finished, changes nothing. */
 const STILL_PENDING = 'WHERE id = $1 AND generation = $2 AND state = $3';
@@ -104,7 +109,7 @@ async function fetchDocument(
   { document_id, generation }: { document_id: string; generation: number },
   { job, db, clock, log }: JobContext,
 ): Promise<void> {
-  const [document] = await db.query<DocumentToFetch>(LOAD_DOCUMENT, [document_id]);
+  const document = await LOAD_DOCUMENT.first(db, [document_id]);
   if (!document || document.generation !== generation || document.state !== 'pending') {
     log.info(
       { document_id, generation, state: document?.state },

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ServiceError } from '../../platform/errors.ts';
 import { ErrorResponse, IdString, integrationErrors } from '../../platform/http/schemas.ts';
+import { serverTokenActor } from '../actor.ts';
 
 export const getDocumentRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -32,7 +33,11 @@ export const getDocumentRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { document_id: documentId } = request.params;
-      const stored = await app.ctx.documents.read(request.integrator.id, documentId);
+      const stored = await app.ctx.documents.read(
+        request.integrator.id,
+        documentId,
+        serverTokenActor(request),
+      );
       // Another integrator's document answers exactly as an unknown one.
       if (!stored) {
         throw new ServiceError(

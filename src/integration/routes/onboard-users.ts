@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OnboardingBody, OnboardingResponse } from '../../onboarding/schemas.ts';
 import { validateOnboardingBody } from '../../onboarding/validate.ts';
 import { ErrorResponse, integrationErrors } from '../../platform/http/schemas.ts';
+import { serverTokenActor } from '../actor.ts';
 
 export const onboardUsersRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -31,6 +32,7 @@ export const onboardUsersRoute: FastifyPluginAsyncTypebox = async (app) => {
         request.integrator.id,
         users,
         Array.isArray(request.body),
+        serverTokenActor(request),
       );
       request.log.info(
         { integrator_id: request.integrator.id, created, updated, ignored: ignored.length },

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { RefundBody, RefundHeaders, RefundView, refundPayment } from '../../payments/refund-request.ts';
 import { ServiceError } from '../../platform/errors.ts';
 import { ErrorResponse, IdString, integrationErrors, optionalBody } from '../../platform/http/schemas.ts';
+import { serverTokenActor } from '../actor.ts';
 
 const PaymentParams = Type.Object({ payment_id: IdString('pay', 'a payment') });
 
@@ -48,7 +49,7 @@ export const refundPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
         request.body,
         request.headers['idempotency-key'],
         request.log,
-        'integrator',
+        serverTokenActor(request),
       );
       return reply.code(refunded.code).send(refunded.body);
     },

@@ -4,6 +4,7 @@ import { INVALID_SERVER_TOKEN } from '../../integrators/auth.ts';
 import { DEFAULT_GRACE_PERIOD_SECONDS, MAX_GRACE_PERIOD_SECONDS } from '../../integrators/service.ts';
 import { unauthorized } from '../../platform/http/auth.ts';
 import { integrationErrors, optionalBody, Timestamp } from '../../platform/http/schemas.ts';
+import { serverTokenActor } from '../actor.ts';
 
 export const rotateTokenRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -42,7 +43,12 @@ export const rotateTokenRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const grace = request.body.grace_period_seconds ?? DEFAULT_GRACE_PERIOD_SECONDS;
-      const rotated = await app.ctx.integrators.rotate(request.integrator.id, request.serverTokenId, grace);
+      const rotated = await app.ctx.integrators.rotate(
+        request.integrator.id,
+        request.serverTokenId,
+        grace,
+        serverTokenActor(request),
+      );
       if (!rotated) throw unauthorized(INVALID_SERVER_TOKEN);
       const { token, previousTokenExpiresAt } = rotated;
       request.log.info(

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { integrationErrors, optionalBody, Timestamp } from '../../platform/http/schemas.ts';
 import { SECRET_OVERLAP_MS } from '../../webhooks/service.ts';
+import { serverTokenActor } from '../actor.ts';
 import { newestTokenOnly } from '../webhook-endpoint.ts';
 
 const MAX_OVERLAP_SECONDS = 7 * 24 * 3600;
@@ -49,7 +50,11 @@ export const rotateWebhookSecretRoute: FastifyPluginAsyncTypebox = async (app) =
     async (request, reply) => {
       const integratorId = request.integrator.id;
       const overlapSeconds = request.body.overlap_seconds ?? SECRET_OVERLAP_MS / 1000;
-      const rotated = await webhooks.rotateSecret(integratorId, overlapSeconds * 1000);
+      const rotated = await webhooks.rotateSecret(
+        integratorId,
+        serverTokenActor(request),
+        overlapSeconds * 1000,
+      );
       request.log.info(
         { integrator_id: integratorId, overlap_seconds: overlapSeconds },
         'webhook secret rotated by its integrator',

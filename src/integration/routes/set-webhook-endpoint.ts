@@ -4,6 +4,7 @@ import { generateWebhookSecret } from '../../integrators/service.ts';
 import { FieldValidationError } from '../../platform/errors.ts';
 import { integrationErrors } from '../../platform/http/schemas.ts';
 import { checkWebhookUrl } from '../../webhooks/address.ts';
+import { serverTokenActor } from '../actor.ts';
 import { endpointView, Nullable, newestTokenOnly, WebhookEndpoint } from '../webhook-endpoint.ts';
 
 const WithSecret = Type.Object(
@@ -61,9 +62,10 @@ export const setWebhookEndpointRoute: FastifyPluginAsyncTypebox = async (app) =>
       const updated = await app.ctx.integrators.update(
         integratorId,
         { webhook_url: url },
+        serverTokenActor(request),
         { firstWebhookSecret: firstSecret },
       );
-      if (url !== null) await webhooks.enableEndpoint(integratorId);
+      if (url !== null) await webhooks.enableEndpoint(integratorId, serverTokenActor(request));
       request.log.info(
         { integrator_id: integratorId, webhook_url: url },
         'webhook endpoint set by its integrator',

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { operatorTokenActor } from '../actor.ts';
 import { BadRequest, operatorErrors } from '../schemas.ts';
 
 export const approvePayeeRoute: FastifyPluginAsyncTypebox = async (app) => {
@@ -26,6 +27,14 @@ export const approvePayeeRoute: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await payouts.approve(request.body.sort_code, request.body.account_number)),
+      reply
+        .code(201)
+        .send(
+          await payouts.approve(
+            request.body.sort_code,
+            request.body.account_number,
+            operatorTokenActor(request),
+          ),
+        ),
   );
 };

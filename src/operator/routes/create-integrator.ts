@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { CreateIntegratorBody, IntegratorView, integratorView } from '../../integrators/schemas.ts';
 import { settingsFromBody } from '../../integrators/settings.ts';
 import { checkWebhookUrl } from '../../webhooks/address.ts';
+import { operatorTokenActor } from '../actor.ts';
 import { BadRequest, operatorErrors } from '../schemas.ts';
 
 export const createIntegratorRoute: FastifyPluginAsyncTypebox = async (app) => {
@@ -51,10 +52,10 @@ export const createIntegratorRoute: FastifyPluginAsyncTypebox = async (app) => {
         allowPrivate: app.ctx.config.allowPrivateWebhookHosts,
         sandbox: app.ctx.config.serviceEnv === 'sandbox',
       });
-      const { integrator, serverToken } = await app.ctx.integrators.create({
-        ...settings,
-        name: settings.name ?? request.body.name,
-      });
+      const { integrator, serverToken } = await app.ctx.integrators.create(
+        { ...settings, name: settings.name ?? request.body.name },
+        operatorTokenActor(request),
+      );
       request.log.info({ integrator_id: integrator.id }, 'integrator created');
       return reply.code(201).send({
         ...integratorView(integrator),

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { PayoutRunView, payoutRunView } from '../../payouts/view.ts';
 import { optionalBody } from '../../platform/http/schemas.ts';
+import { operatorTokenActor } from '../actor.ts';
 import { BadRequest, operatorErrors } from '../schemas.ts';
 
 export const createPayoutRunRoute: FastifyPluginAsyncTypebox = async (app) => {
@@ -35,7 +36,7 @@ export const createPayoutRunRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const asOf = request.body.as_of;
-      const run = await payouts.createRun(asOf);
+      const run = await payouts.createRun(operatorTokenActor(request), asOf);
       request.log.info({ payout_run_id: run.run.id, items: run.items.length }, 'payout run created');
       return reply.code(201).send(payoutRunView(run.run, run.items));
     },

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { WebhookEndpointView, webhookEndpointView } from '../../webhooks/schemas.ts';
+import { operatorTokenActor } from '../actor.ts';
 import { BadRequest, IntegratorParams, NotFound, operatorErrors } from '../schemas.ts';
 
 /** Lifts the disabling of an endpoint that answered 410 Gone. */
@@ -22,7 +23,7 @@ export const enableWebhookEndpointRoute: FastifyPluginAsyncTypebox = async (app)
     },
     async (request) => {
       const { integrator_id } = request.params;
-      const endpoint = await webhooks.enableEndpoint(integrator_id);
+      const endpoint = await webhooks.enableEndpoint(integrator_id, operatorTokenActor(request));
       request.log.info({ integrator_id }, 'webhook endpoint enabled');
       return webhookEndpointView(endpoint, app.ctx.clock.now());
     },

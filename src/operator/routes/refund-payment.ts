@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { RefundBody, RefundHeaders, RefundView, refundPayment } from '../../payments/refund-request.ts';
 import { ErrorResponse, IdString, optionalBody } from '../../platform/http/schemas.ts';
+import { operatorTokenActor } from '../actor.ts';
 import { BadRequest, NotFound, operatorErrors } from '../schemas.ts';
 
 export const refundPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
@@ -51,7 +52,7 @@ export const refundPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
         request.body,
         request.headers['idempotency-key'],
         request.log,
-        'operator',
+        operatorTokenActor(request),
       );
       return reply.code(refunded.code).send(refunded.body);
     },

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { operatorTokenActor } from '../actor.ts';
 import { BadRequest, NotFound, operatorErrors, IntegratorParams as Params } from '../schemas.ts';
 
 /** Recovery after a leaked or lost token: every server token of the integrator ends, and a new one is issued. */
@@ -26,7 +27,10 @@ export const reissueServerTokenRoute: FastifyPluginAsyncTypebox = async (app) =>
       },
     },
     async (request, reply) => {
-      const serverToken = await app.ctx.integrators.reissueServerToken(request.params.integrator_id);
+      const serverToken = await app.ctx.integrators.reissueServerToken(
+        request.params.integrator_id,
+        operatorTokenActor(request),
+      );
       request.log.info({ integrator_id: request.params.integrator_id }, 'server tokens reissued');
       return reply.code(201).send({ server_token: serverToken });
     },

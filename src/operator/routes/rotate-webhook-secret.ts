@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Timestamp } from '../../platform/http/schemas.ts';
+import { operatorTokenActor } from '../actor.ts';
 import { BadRequest, IntegratorParams, NotFound, operatorErrors } from '../schemas.ts';
 
 export const rotateWebhookSecretRoute: FastifyPluginAsyncTypebox = async (app) => {
@@ -28,7 +29,7 @@ export const rotateWebhookSecretRoute: FastifyPluginAsyncTypebox = async (app) =
     },
     async (request, reply) => {
       const { integrator_id } = request.params;
-      const rotated = await webhooks.rotateSecret(integrator_id);
+      const rotated = await webhooks.rotateSecret(integrator_id, operatorTokenActor(request));
       request.log.info({ integrator_id }, 'webhook secret rotated');
       return reply.code(201).send({
         webhook_secret: rotated.secret,

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { IntegratorView, integratorView, UpdateIntegratorBody } from '../../integrators/schemas.ts';
 import { settingsFromBody } from '../../integrators/settings.ts';
 import { checkWebhookUrl } from '../../webhooks/address.ts';
+import { operatorTokenActor } from '../actor.ts';
 import { BadRequest, IntegratorParams, NotFound, operatorErrors } from '../schemas.ts';
 
 export const updateIntegratorRoute: FastifyPluginAsyncTypebox = async (app) => {
@@ -40,7 +41,11 @@ export const updateIntegratorRoute: FastifyPluginAsyncTypebox = async (app) => {
         allowPrivate: app.ctx.config.allowPrivateWebhookHosts,
         sandbox: app.ctx.config.serviceEnv === 'sandbox',
       });
-      const integrator = await app.ctx.integrators.update(request.params.integrator_id, settings);
+      const integrator = await app.ctx.integrators.update(
+        request.params.integrator_id,
+        settings,
+        operatorTokenActor(request),
+      );
       request.log.info(
         { integrator_id: integrator.id, changed: Object.keys(settings) },
         'integrator updated',

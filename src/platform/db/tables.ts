@@ -13,6 +13,28 @@ export type JsonWithDefault = ColumnType<
   string | Record<string, unknown> | unknown[]
 >;
 
+export interface AuditHeadsTable {
+  scope: string;
+  seq: number;
+  hash: string;
+}
+
+export interface AuditLogTable {
+  id: string;
+  scope: string;
+  seq: number;
+  created_at: Date;
+  actor: Json;
+  action: string;
+  target_type: string;
+  target_id: string;
+  summary: Json;
+  address: string | null;
+  request_id: string | null;
+  prev_hash: string;
+  hash: string;
+}
+
 export interface CardDeclinesTable {
   id: string;
   integrator_id: string;
@@ -433,6 +455,8 @@ export interface WebhookEndpointsTable {
 }
 
 export interface Tables {
+  audit_heads: AuditHeadsTable;
+  audit_log: AuditLogTable;
   card_declines: CardDeclinesTable;
   deployment_state: DeploymentStateTable;
   document_files: DocumentFilesTable;

@@ -58,13 +58,19 @@ export function integrationErrors(extra: Record<number, TSchema> = {}): Record<n
 }
 
 /** Cursor paging for a list of `resource`s, newest first: `limit` and `starting_after` (the last id of a page). */
-export function pageQuery(resource: 'payment' | 'event') {
+const PAGED = {
+  payment: { prefix: 'pay', name: 'a payment' },
+  event: { prefix: 'evt', name: 'an event' },
+  audit_entry: { prefix: 'aud', name: 'an audit entry' },
+} as const;
+
+export function pageQuery(resource: keyof typeof PAGED) {
   return {
     limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
     starting_after: Type.Optional(
-      IdString(resource === 'payment' ? 'pay' : 'evt', resource === 'payment' ? 'a payment' : 'an event', {
-        description: `A ${resource}_id: the page starts with the ${resource} listed right after it.`,
-        // No example: an example id names no payment or event, and a cursor must name one.
+      IdString(PAGED[resource].prefix, PAGED[resource].name, {
+        description: `A ${resource}_id: the page starts with the ${resource.replace('_', ' ')} listed right after it.`,
+        // No example: an example id names no row, and a cursor must name one.
         example: false,
       }),
     ),

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { type Static, Type } from 'typebox';
 import type { Clock } from '../clock/clock.ts';
 import { Col, sqlStatement } from '../db/checked-sql.ts';
 import type { Db, Queryable } from '../db/db.ts';
@@ -16,13 +17,14 @@ export interface EnqueueOptions {
   fairKey?: string;
 }
 
-export interface JobRow {
-  id: string;
-  kind: string;
-  payload: Record<string, unknown>;
-  attempts: number;
-  max_attempts: number;
-}
+export const JOB_ROW = Col.row({
+  id: Col.text,
+  kind: Col.text,
+  payload: Type.Record(Type.String(), Type.Unknown()),
+  attempts: Col.int,
+  max_attempts: Col.int,
+});
+export type JobRow = Static<typeof JOB_ROW>;
 
 export interface JobContext {
   job: JobRow;

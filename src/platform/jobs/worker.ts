@@ -1,13 +1,73 @@
 import os from 'node:os';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock/clock.ts';
+import { Col, sqlStatement } from '../db/checked-sql.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { randomBase62 } from '../ids.ts';
 import { InvalidJobPayload } from './define.ts';
-import { type JobHandler, type JobRow, retryDelayMs, succeedJobStatement } from './queue.ts';
+import { JOB_ROW, type JobHandler, type JobRow, retryDelayMs, succeedJobStatement } from './queue.ts';
 
 const SUCCEED_JOB = succeedJobStatement('$1', '$2', '$3');
+
+// Index scans that stop after $4 rows each: one scan with an OR would read and sort every due job, which costs as
+// much as the backlog is long.
+const CLAIM = sqlStatement(
+  JOB_ROW,
+  `WITH RECURSIVE keys (fair_key) AS (
+     (SELECT fair_key FROM jobs WHERE status = 'pending' AND fair_key IS NOT NULL ORDER BY fair_key LIMIT 1)
+     UNION ALL
+     SELECT (SELECT j.fair_key FROM jobs j
+              WHERE j.status = 'pending' AND j.fair_key IS NOT NULL AND j.fair_key > keys.fair_key
+              ORDER BY j.fair_key LIMIT 1)
+       FROM keys WHERE keys.fair_key IS NOT NULL),
+   running AS (
+     SELECT fair_key, count(*)::int AS n FROM jobs
+      WHERE status = 'running' AND fair_key IS NOT NULL AND locked_by = $1 GROUP BY fair_key),
+   expired AS (
+     SELECT id, locked_until AS at FROM jobs
+      WHERE status = 'running' AND locked_until < $3 AND kind = ANY($5::text[])
+      ORDER BY locked_until
+      LIMIT $4
+      FOR UPDATE SKIP LOCKED),
+   keyed AS (
+     SELECT picked.id, picked.run_at AS at FROM keys
+      CROSS JOIN LATERAL (
+        SELECT j.id, j.run_at FROM jobs j
+         WHERE j.status = 'pending' AND j.fair_key = keys.fair_key AND j.run_at <= $3 AND j.kind = ANY($5::text[])
+         ORDER BY j.run_at
+         LIMIT LEAST($4, GREATEST(0, $6 - COALESCE((SELECT n FROM running r WHERE r.fair_key = keys.fair_key), 0)))
+         FOR UPDATE SKIP LOCKED) picked
+      WHERE keys.fair_key IS NOT NULL),
+   unkeyed AS (
+     SELECT id, run_at AS at FROM jobs
+      WHERE status = 'pending' AND fair_key IS NULL AND run_at <= $3 AND kind = ANY($5::text[])
+      ORDER BY run_at
+      LIMIT $4
+      FOR UPDATE SKIP LOCKED),
+   picked AS (
+     SELECT id FROM expired
+     UNION ALL
+     (SELECT id FROM (SELECT id, at FROM keyed UNION ALL SELECT id, at FROM unkeyed) due ORDER BY at LIMIT $4)
+     LIMIT $4)
+   UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_by = $1,
+          locked_until = $2, updated_at = $3
+    WHERE id IN (SELECT id FROM picked)
+    RETURNING id, kind, payload, attempts, max_attempts`,
+);
+
+const RENEW_LEASES = sqlStatement(
+  Col.row({ id: Col.text }),
+  `UPDATE jobs SET locked_until = $3, updated_at = $4
+    WHERE id IN (SELECT jsonb_array_elements_text($1::jsonb)) AND locked_by = $2 AND status = 'running'
+    RETURNING id`,
+);
+
+const ANYTHING_DUE = sqlStatement(
+  Col.row({ due: Col.bool }),
+  `SELECT EXISTS (SELECT 1 FROM jobs WHERE status = 'pending' AND run_at <= $1)
+          OR EXISTS (SELECT 1 FROM jobs WHERE status = 'running' AND locked_until < $1) AS due`,
+);
 
 /**
  * How long a claimed job stays locked to its worker before another may take it over, unless the worker renews it:
@@ -94,51 +154,14 @@ export class Worker {
    */
   async claim(limit = this.#concurrency): Promise<JobRow[]> {
     const now = this.#clock.now();
-    return this.#db.query<JobRow>(
-      // Index scans that stop after $4 rows each: one scan with an OR would read and sort every due job, which costs
-      // as much as the backlog is long.
-      `WITH RECURSIVE keys (fair_key) AS (
-         (SELECT fair_key FROM jobs WHERE status = 'pending' AND fair_key IS NOT NULL ORDER BY fair_key LIMIT 1)
-         UNION ALL
-         SELECT (SELECT j.fair_key FROM jobs j
-                  WHERE j.status = 'pending' AND j.fair_key IS NOT NULL AND j.fair_key > keys.fair_key
-                  ORDER BY j.fair_key LIMIT 1)
-           FROM keys WHERE keys.fair_key IS NOT NULL),
-       running AS (
-         SELECT fair_key, count(*)::int AS n FROM jobs
-          WHERE status = 'running' AND fair_key IS NOT NULL AND locked_by = $1 GROUP BY fair_key),
-       expired AS (
-         SELECT id, locked_until AS at FROM jobs
-          WHERE status = 'running' AND locked_until < $3 AND kind = ANY($5::text[])
-          ORDER BY locked_until
-          LIMIT $4
-          FOR UPDATE SKIP LOCKED),
-       keyed AS (
-         SELECT picked.id, picked.run_at AS at FROM keys
-          CROSS JOIN LATERAL (
-            SELECT j.id, j.run_at FROM jobs j
-             WHERE j.status = 'pending' AND j.fair_key = keys.fair_key AND j.run_at <= $3 AND j.kind = ANY($5::text[])
-             ORDER BY j.run_at
-             LIMIT LEAST($4, GREATEST(0, $6 - COALESCE((SELECT n FROM running r WHERE r.fair_key = keys.fair_key), 0)))
-             FOR UPDATE SKIP LOCKED) picked
-          WHERE keys.fair_key IS NOT NULL),
-       unkeyed AS (
-         SELECT id, run_at AS at FROM jobs
-          WHERE status = 'pending' AND fair_key IS NULL AND run_at <= $3 AND kind = ANY($5::text[])
-          ORDER BY run_at
-          LIMIT $4
-          FOR UPDATE SKIP LOCKED),
-       picked AS (
-         SELECT id FROM expired
-         UNION ALL
-         (SELECT id FROM (SELECT id, at FROM keyed UNION ALL SELECT id, at FROM unkeyed) due ORDER BY at LIMIT $4)
-         LIMIT $4)
-       UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_by = $1,
-              locked_until = $2, updated_at = $3
-        WHERE id IN (SELECT id FROM picked)
-        RETURNING id, kind, payload, attempts, max_attempts`,
-      [this.name, new Date(now.getTime() + this.#leaseMs), now, limit, this.#kinds, this.#perKey],
-    );
+    return CLAIM.rows(this.#db, [
+      this.name,
+      new Date(now.getTime() + this.#leaseMs),
+      now,
+      limit,
+      this.#kinds,
+      this.#perKey,
+    ]);
   }
 
   async #execute(job: JobRow): Promise<void> {
@@ -214,12 +237,12 @@ export class Worker {
     if (ids.length === 0) return;
     const now = this.#clock.now();
     try {
-      const renewed = await this.#db.query<{ id: string }>(
-        `UPDATE jobs SET locked_until = $3, updated_at = $4
-          WHERE id IN (SELECT jsonb_array_elements_text($1::jsonb)) AND locked_by = $2 AND status = 'running'
-          RETURNING id`,
-        [ids, this.name, new Date(now.getTime() + this.#leaseMs), now],
-      );
+      const renewed = await RENEW_LEASES.rows(this.#db, [
+        ids,
+        this.name,
+        new Date(now.getTime() + this.#leaseMs),
+        now,
+      ]);
       this.#beatAt = performance.now();
       const ours = new Set(renewed.map((row) => row.id));
       for (const id of ids) if (!ours.has(id)) this.#held.delete(id);
@@ -324,11 +347,7 @@ export class Worker {
    */
   async #anythingDue(): Promise<boolean> {
     const now = this.#clock.now();
-    const [row] = await this.#db.query<{ due: boolean }>(
-      `SELECT EXISTS (SELECT 1 FROM jobs WHERE status = 'pending' AND run_at <= $1)
-              OR EXISTS (SELECT 1 FROM jobs WHERE status = 'running' AND locked_until < $1) AS due`,
-      [now],
-    );
+    const row = await ANYTHING_DUE.first(this.#db, [now]);
     this.#beatAt = performance.now();
     return row?.due === true;
   }

@@ -1,5 +1,6 @@
 import type { InferResult } from 'kysely';
 import { Type } from 'typebox';
+import { Col, sqlStatement } from '../../platform/db/checked-sql.ts';
 import { firstRow, qb } from '../../platform/db/query-builder.ts';
 import { defineJob, enqueue, jobHandler, STANDARD_RETRY } from '../../platform/jobs/define.ts';
 import { type JobContext, type JobHandler, succeedJobStatement } from '../../platform/jobs/queue.ts';
@@ -109,21 +110,24 @@ async function failWithoutAttempt(ctx: JobContext, eventId: string, error: strin
   });
 }
 
-const UPDATE_DELIVERY = `
+const UPDATE_DELIVERY = sqlStatement(
+  Col.row({ attempts: Col.int }),
+  `
   UPDATE webhook_deliveries SET status = $3, round_attempts = round_attempts + 1, attempts = attempts + 1,
          next_attempt_at = $4, job_id = $9, last_attempt_at = $5, last_status_code = $6, last_error = $7,
          pending_since = CASE WHEN $3 = 'pending' THEN pending_since END,
          delivered_at = CASE WHEN $3 = 'delivered' THEN $8 ELSE delivered_at END,
          failed_at = CASE WHEN $3 = 'failed' THEN $8 END, retry_requested_at = NULL, updated_at = $8
    WHERE event_id = $1 AND job_id = $2
-   RETURNING attempts`;
+   RETURNING attempts`,
+);
 
 /**
  * The common case, an attempt that ends the delivery (delivered, or failed for good), in one statement: the
  * delivery, its log row and the job's success commit together in one round trip.
  */
 const RECORD_FINAL_ATTEMPT = `
-  WITH d AS (${UPDATE_DELIVERY}),
+  WITH d AS (${UPDATE_DELIVERY.text}),
   a AS (
     INSERT INTO webhook_attempts (event_id, number, url, attempted_at, latency_ms, status_code, outcome, error,
                                   response_body)
@@ -192,7 +196,7 @@ async function recordAttempt(
           { runAt: settled.nextAttemptAt },
         )
       : null;
-    const [row] = await tx.query<{ attempts: number }>(UPDATE_DELIVERY, [...deliveryParams, nextJob]);
+    const row = await UPDATE_DELIVERY.first(tx, [...deliveryParams, nextJob]);
     if (!row) throw new DeliveryMovedOn();
     await tx.query(
       `INSERT INTO webhook_attempts (event_id, number, url, attempted_at, latency_ms, status_code, outcome, error,

@@ -91,6 +91,32 @@ describe('GET /api/third-party/documents/{document_id}/ (getDocument)', () => {
     }
   });
 
+  it('opening a KYC document is in the audit log, naming the token and the request; an agreement is not', async () => {
+    const audited = async () =>
+      (
+        await send(t, {
+          method: 'GET',
+          url: '/api/third-party/audit-log/',
+          headers: tokenHeader(api.serverToken),
+        })
+      ).body.data.filter((entry: { action: string }) => entry.action === 'kyc_document.view');
+    const before = (await audited()).length;
+    assert.equal((await download(agreementId)).status, 200);
+    assert.equal((await audited()).length, before, 'an agreement is not audited');
+    const photo = await t.app.inject({
+      method: 'GET',
+      url: `/api/third-party/documents/${photoId}/`,
+      headers: tokenHeader(api.serverToken),
+    });
+    assert.equal(photo.statusCode, 200);
+    const [entry, ...rest] = await audited();
+    assert.equal(rest.length, before);
+    assert.deepEqual(entry.target, { type: 'document', id: photoId });
+    assert.equal(entry.after.kind, 'photo');
+    assert.equal(entry.actor.type, 'server_token');
+    assert.equal(entry.request_id, photo.headers['x-request-id']);
+  });
+
   it('404 for a document that failed or is not fetched yet', async () => {
     const failed = await idOf(`${origin}/missing.png`);
     assert.equal((await api.view('docs@example.com')).user.kyc_documents.pii_front.state, 'failed');

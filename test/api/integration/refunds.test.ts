@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { Actor } from '../../../src/audit/actor.ts';
 import { PaymentService } from '../../../src/payments/service.ts';
 import { type Answer, type Api, assertError, send } from '../../support/api-client.ts';
 import { CONTRACT_PAYMENT_KEYS } from '../../support/fixtures.ts';
@@ -13,6 +14,8 @@ import {
   startPaymentApp,
   withPaymentsOver,
 } from '../../support/payment-client.ts';
+
+const OPERATOR: Actor = { kind: 'operator_token', via: 'api' };
 
 /** A payment of £1,217.40 (£1,200 and the 1.45 % card fee) that succeeded. */
 async function paidPayment(t: TestApp, api: Api): Promise<string> {
@@ -250,11 +253,11 @@ describe('operator refunds: pending first, idempotent by key, finished by a job'
       },
     });
     const service = new PaymentService(t.db, t.clock, unreachable);
-    const first = await service.refunds.refund(paymentId, 20_000, 'unreached', 'operator');
+    const first = await service.refunds.refund(paymentId, 20_000, 'unreached', OPERATOR);
     assert.equal(first.refund.status, 'pending');
     assert.equal(first.replayed, false);
     assert.equal((await ledger(t, paymentId)).sandboxRefunds, 0, 'the processor never had it');
-    const retry = await service.refunds.refund(paymentId, 20_000, 'unreached', 'operator');
+    const retry = await service.refunds.refund(paymentId, 20_000, 'unreached', OPERATOR);
     assert.equal(retry.replayed, true);
     assert.equal(retry.refund.id, first.refund.id);
     assert.equal(retry.refund.status, 'succeeded');
@@ -270,7 +273,7 @@ describe('operator refunds: pending first, idempotent by key, finished by a job'
       paymentId,
       undefined,
       'crash-key',
-      'operator',
+      OPERATOR,
     );
     assert.equal(pending.status, 'pending');
     assert.equal(Number(pending.amount_pence), 121_740);

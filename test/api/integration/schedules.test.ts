@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import Fastify from 'fastify';
+import { SYSTEM_ACTOR } from '../../../src/audit/actor.ts';
 import { IntegratorService } from '../../../src/integrators/service.ts';
 import { installErrorHandling } from '../../../src/platform/http/errors.ts';
 import { installValidation } from '../../../src/platform/http/validation.ts';
@@ -1099,7 +1100,10 @@ describe('the sandbox test clock in production', () => {
   it('does not exist: POST /api/third-party/sandbox/run-schedules/ answers 404, the schedule routes are there', async () => {
     const { t } = await startPaymentApp();
     try {
-      const live = await new IntegratorService(t.db, t.clock, 'production').create({ name: 'Live platform' });
+      const live = await new IntegratorService(t.db, t.clock, 'production').create(
+        { name: 'Live platform' },
+        SYSTEM_ACTOR,
+      );
       const app = Fastify();
       app.decorate('ctx', { ...t.app.ctx, config: { ...t.config, serviceEnv: 'production' } });
       installValidation(app);
