@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Selectable } from 'kysely';
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { Actor } from '../audit/actor.ts';
 import { canonicalJson } from '../audit/chain.ts';
 import { recordAudit } from '../audit/log.ts';
@@ -118,6 +118,34 @@ const INTEGRATOR_ROW = Col.row({
   updated_at: Col.date,
   webhook_secret: Col.text,
 });
+
+/** An integrator as to_jsonb(i) gives it (timestamps as ISO text), for statements that read it whole as JSON. */
+export const INTEGRATOR_JSON = Type.Object({
+  ...INTEGRATOR_ROW.properties,
+  created_at: Col.text,
+  updated_at: Col.text,
+});
+
+/** The integrator of an INTEGRATOR_JSON column, timestamps as Dates. */
+export function integratorFromJson(json: Static<typeof INTEGRATOR_JSON>): Integrator {
+  return {
+    id: json.id,
+    name: json.name,
+    environment: json.environment,
+    status: json.status,
+    webhook_url: json.webhook_url,
+    allowed_origins: json.allowed_origins,
+    fees: json.fees,
+    business_lets: json.business_lets,
+    features: json.features,
+    rate_limit_per_second: json.rate_limit_per_second,
+    rate_limit_burst: json.rate_limit_burst,
+    reminder_days_before: json.reminder_days_before,
+    webhook_secret: json.webhook_secret,
+    created_at: new Date(json.created_at),
+    updated_at: new Date(json.updated_at),
+  };
+}
 
 const UPDATE_SETTINGS = sqlStatement(
   INTEGRATOR_ROW,

@@ -3,7 +3,8 @@ import type { Clock } from '../platform/clock/clock.ts';
 import { Col, sqlStatement } from '../platform/db/checked-sql.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { utcDate } from '../shared/dates.ts';
-import { FREQUENCIES, type InstallmentPlan } from '../shared/vocabulary.ts';
+import { INSTALLMENT_PLAN_COLUMN } from '../shared/installment-plan-schema.ts';
+import { FREQUENCIES } from '../shared/vocabulary.ts';
 import { buildLedger, type Ledger, type LedgerPayment, type LedgerPayout } from './balance.ts';
 import { dueSeries, dueThrough, type TenancyDueTerms } from './due-dates.ts';
 import { firstUnpaid, type RentPosition, rentPosition } from './position.ts';
@@ -27,7 +28,7 @@ export const INPUT_ROW = Col.row({
   start_rent_date: Col.text,
   end_rent_date: Col.text,
   rent_due_day: Col.int,
-  installment_plan: Col.json,
+  installment_plan: INSTALLMENT_PLAN_COLUMN,
   terms: Type.Array(
     Type.Object({ effective_on: Col.text, amount_pence: Col.int, frequency: Type.Enum(FREQUENCIES) }),
   ),
@@ -82,7 +83,7 @@ const LEDGER_INPUT_BY_ID = sqlStatement(
 );
 
 export function toInput(row: InputRow): TenancyLedgerInput {
-  const plan = row.installment_plan as InstallmentPlan | null;
+  const plan = row.installment_plan;
   const installments = plan?.installments.length
     ? [...plan.installments].sort((a, b) => a.due_date.localeCompare(b.due_date))
     : null;

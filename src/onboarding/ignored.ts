@@ -1,5 +1,6 @@
 import type { Static } from 'typebox';
 import { Col } from '../platform/db/checked-sql.ts';
+import { INSTALLMENT_PLAN_COLUMN } from '../shared/installment-plan-schema.ts';
 import { numberToPence } from '../shared/money.ts';
 import type { InstallmentPlan } from '../shared/vocabulary.ts';
 import type { Installment, InstallmentPayment, TenancyInput } from './schemas.ts';
@@ -19,7 +20,7 @@ export const STORED_TENANCY = Col.row({
   recipient_bank_account_number: Col.text,
   recipient_bank_account_name: Col.text,
   agreement_url: Col.text,
-  installment_plan: Col.json,
+  installment_plan: INSTALLMENT_PLAN_COLUMN,
 });
 export type StoredTenancy = Static<typeof STORED_TENANCY>;
 
@@ -142,7 +143,7 @@ export function ignoredTenancyFields(sent: TenancyInput, stored: StoredTenancy, 
   for (const [field, value] of Object.entries(sent)) {
     if (field === 'installment_payment') {
       if (value !== null && typeof value === 'object') {
-        comparePlan(value, stored.installment_plan as InstallmentPlan | null, `${path}.${field}`, ignored);
+        comparePlan(value, stored.installment_plan, `${path}.${field}`, ignored);
       }
     } else {
       compareLeaf(FIXED_FIELDS, field, value, stored, path, ignored);

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import type { Integrator } from '../integrators/service.ts';
+import { INTEGRATOR_JSON, type Integrator, integratorFromJson } from '../integrators/service.ts';
 import {
   hashToken,
   isUserSessionTokenShaped,
@@ -15,6 +15,7 @@ import { isDatabaseUnavailable } from '../platform/db/unavailable.ts';
 import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { textProblem } from '../platform/http/input-checks.ts';
 import { newId, randomBase62 } from '../platform/ids.ts';
+import { INSTALLMENT_PLAN_COLUMN } from '../shared/installment-plan-schema.ts';
 import { amountInRange, formatPence, PURE_AMOUNT_LIMITS } from '../shared/money.ts';
 import type { InstallmentPlan } from '../shared/vocabulary.ts';
 import { loginMetrics } from './metrics.ts';
@@ -39,6 +40,35 @@ export interface SessionRow {
   pure_amount_pence: number | null;
   /** false: the amount is fixed (the Client API refuses any other); true: it only pre-fills, or there is none. */
   amount_editable: boolean;
+}
+
+/** A session as to_jsonb(s) gives it (timestamps as ISO text). */
+const SESSION_JSON = Col.row({
+  id: Col.text,
+  integrator_id: Col.text,
+  user_id: Col.text,
+  tenancy_id: Col.text,
+  token_expires_at: Col.text,
+  expires_at: Col.text,
+  completed_at: Col.nullable(Col.text),
+  created_at: Col.text,
+  pure_amount_pence: Col.nullable(Col.int),
+  amount_editable: Col.bool,
+});
+
+function sessionFromJson(json: Static<typeof SESSION_JSON>): SessionRow {
+  return {
+    id: json.id,
+    integrator_id: json.integrator_id,
+    user_id: json.user_id,
+    tenancy_id: json.tenancy_id,
+    token_expires_at: new Date(json.token_expires_at),
+    expires_at: new Date(json.expires_at),
+    completed_at: json.completed_at === null ? null : new Date(json.completed_at),
+    created_at: new Date(json.created_at),
+    pure_amount_pence: json.pure_amount_pence,
+    amount_editable: json.amount_editable,
+  };
 }
 
 /** How user-login sets the session's amount: fixed, a pre-filled suggestion, or none (the tenant chooses). */
@@ -198,9 +228,14 @@ const LOGIN = sqlStatement(
 
 const DETAIL = sqlStatement(
   Col.row({
-    session: Col.json,
-    usr: Col.json,
-    tenancy: Col.json,
+    session: SESSION_JSON,
+    usr: Type.Object({ external_id: Col.int, date_of_birth: Col.text }),
+    tenancy: Type.Object({
+      amount_pence: Col.int,
+      start_rent_date: Col.text,
+      end_rent_date: Col.text,
+      installment_plan: INSTALLMENT_PLAN_COLUMN,
+    }),
     documents: Col.nullable(Type.Array(DOCUMENT_STATE)),
   }),
   `SELECT to_jsonb(s) AS session,
@@ -220,10 +255,23 @@ const DETAIL = sqlStatement(
 
 const CLIENT_CONTEXT = sqlStatement(
   Col.row({
-    session: Col.json,
-    integrator: Col.json,
+    session: SESSION_JSON,
+    integrator: INTEGRATOR_JSON,
     usr: Col.row({ external_id: Col.int, email: Col.text, first_name: Col.text, last_name: Col.text }),
-    tenancy: Col.json,
+    tenancy: Col.row({
+      payment_reference: Col.text,
+      address_1: Col.text,
+      city: Col.text,
+      post_code: Col.text,
+      country: Col.text,
+      amount_pence: Col.int,
+      frequency: Col.text,
+      rent_due_day: Col.int,
+      start_rent_date: Col.text,
+      end_rent_date: Col.text,
+      installment_plan: INSTALLMENT_PLAN_COLUMN,
+      recipient_bank_account_name: Col.text,
+    }),
   }),
   `SELECT to_jsonb(s) AS session, to_jsonb(i) AS integrator,
           jsonb_build_object('external_id', u.external_id, 'email', u.email, 'first_name', u.first_name,
@@ -315,9 +363,9 @@ export class SessionService {
     const row = await DETAIL.first(this.db, [sessionId, integratorId]);
     if (!row) return undefined;
     return {
-      session: row.session as SessionRow,
-      user: row.usr as SessionDetail['user'],
-      tenancy: row.tenancy as SessionDetail['tenancy'],
+      session: sessionFromJson(row.session),
+      user: row.usr,
+      tenancy: row.tenancy,
       documents: row.documents ?? [],
     };
   }
@@ -352,12 +400,9 @@ export class SessionService {
     if (!isUserSessionTokenShaped(token)) throw invalidSession();
     const row = await CLIENT_CONTEXT.first(this.db, [hashToken(token)]);
     if (!row) throw invalidSession();
-    const session = row.session as SessionRow;
+    const session = sessionFromJson(row.session);
     const now = this.clock.now().getTime();
-    if (
-      new Date(session.token_expires_at).getTime() <= now ||
-      new Date(session.expires_at).getTime() <= now
-    ) {
+    if (session.token_expires_at.getTime() <= now || session.expires_at.getTime() <= now) {
       throw new ServiceError(
         'session_expired',
         'This payment session has expired. Log in again (user-login).',
@@ -365,9 +410,9 @@ export class SessionService {
     }
     return {
       session,
-      integrator: row.integrator as Integrator,
+      integrator: integratorFromJson(row.integrator),
       user: row.usr,
-      tenancy: row.tenancy as ClientContext['tenancy'],
+      tenancy: row.tenancy,
     };
   }
 }

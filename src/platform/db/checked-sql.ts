@@ -4,7 +4,8 @@ import type { Queryable, QueryOptions, SqlParam } from './db.ts';
 
 /**
  * Column types for the row schemas of hand-written SQL. A timestamptz or date column reads as a Date on both
- * databases; count(*) and other bigints must be cast (::int) in the SQL, since the drivers read them as strings.
+ * databases, and a bigint as a number. A jsonb column gets the schema of what it holds (there is no "any JSON"
+ * column: a cast of one would be a hand-asserted type again); to_jsonb of a row gives its timestamps as ISO text.
  */
 export const Col = {
   text: Type.String(),
@@ -16,7 +17,6 @@ export const Col = {
     (value) => value instanceof Date,
     () => 'Expected a Date',
   ),
-  json: Type.Unknown(),
   nullable<T extends TSchema>(type: T) {
     return Type.Union([type, Type.Null()]);
   },
