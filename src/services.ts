@@ -9,6 +9,7 @@ import { LedgerService } from './ledger/service.ts';
 import { OnboardingService } from './onboarding/service.ts';
 import { PaymentService } from './payments/service.ts';
 import { PayoutService } from './payouts/service.ts';
+import { PeopleService } from './people/service.ts';
 import type { Clock } from './platform/clock/clock.ts';
 import type { Config } from './platform/config/config.ts';
 import type { Db } from './platform/db/db.ts';
@@ -31,6 +32,7 @@ export interface Services {
   processor: PaymentProcessor;
   reminders: ReminderService;
   payments: PaymentService;
+  people: PeopleService;
   payouts: PayoutService;
   schedules: ScheduleService;
   scheduler: Scheduler;
@@ -65,6 +67,7 @@ export function createServices(
     processor: paymentProcessor,
     reminders: new ReminderService(db, clock),
     payments,
+    people: new PeopleService(db, clock, config.publicUrl),
     payouts: new PayoutService(db, clock, config.serviceEnv),
     schedules: new ScheduleService(db, clock, (q, tenancyId) => ledger.rentPaidThrough(q, tenancyId)),
     scheduler: new Scheduler(db, clock, paymentProcessor, (id) => payments.expireWaiting(id)),

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { ConfigError } from '../platform/config/config.ts';
+import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { registerAuditCommands } from './commands/audit.ts';
 import { registerDocumentCommands } from './commands/documents.ts';
 import { registerIntegratorCommands } from './commands/integrator.ts';
@@ -9,6 +10,7 @@ import { registerPaymentCommands } from './commands/payments.ts';
 import { registerPayoutCommands } from './commands/payouts.ts';
 import { registerServeCommands } from './commands/serve.ts';
 import { registerSmokeCommand } from './commands/smoke.ts';
+import { registerUserCommands } from './commands/users.ts';
 import { registerWebhookCommands } from './commands/webhooks.ts';
 import { CliError } from './operator-client.ts';
 import { printableLines } from './output.ts';
@@ -30,6 +32,7 @@ program
 // Registration order is the order `rentpay --help` lists the commands in.
 registerServeCommands(program);
 registerAuditCommands(program);
+registerUserCommands(program);
 registerMigrateCommand(program);
 registerDocumentCommands(program);
 registerIntegratorCommands(program);
@@ -47,8 +50,14 @@ try {
     for (const line of error.message.split('\n')) process.stderr.write(`rentpay: ${printableLines(line)}\n`);
     process.exit(2);
   }
-  if (error instanceof CliError) {
+  if (error instanceof CliError || error instanceof ServiceError) {
     process.stderr.write(`rentpay: ${printableLines(error.message)}\n`);
+    process.exit(2);
+  }
+  if (error instanceof FieldValidationError) {
+    for (const [field, messages] of Object.entries(error.fields)) {
+      process.stderr.write(`rentpay: --${field.replace(/_/g, '-')}: ${printableLines(messages.join(' '))}\n`);
+    }
     process.exit(2);
   }
   process.stderr.write(

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Actor } from '../audit/actor.ts';
+import { type Actor, requirePermission } from '../audit/actor.ts';
 import { recordAudit } from '../audit/log.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db } from '../platform/db/db.ts';
@@ -40,6 +40,7 @@ export class DocumentService {
     const bytes = await this.store.get(row.storage_key);
     if (!bytes) return undefined;
     if (row.kind !== 'agreement') {
+      requirePermission(actor, 'kyc.read');
       await this.db.transaction((tx) =>
         recordAudit(tx, this.clock, actor, {
           scope: integratorId,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import { type Static, Type } from 'typebox';
-import type { Actor } from '../audit/actor.ts';
+import { type Actor, requirePermission } from '../audit/actor.ts';
 import { canonicalJson } from '../audit/chain.ts';
 import { recordAudit } from '../audit/log.ts';
 import type { Clock } from '../platform/clock/clock.ts';
@@ -240,6 +240,7 @@ export class IntegratorService {
 
   /** A new integrator with its first server token; audited as the actor's, in its own chain. */
   async create(settings: IntegratorSettings & { name: string }, actor: Actor): Promise<CreatedIntegrator> {
+    requirePermission(actor, 'integrators.manage');
     const now = this.clock.now();
     const id = newId('int');
     const serverToken = generateServerToken(this.env);
@@ -308,6 +309,10 @@ export class IntegratorService {
     actor: Actor,
     options: { firstWebhookSecret?: string } = {},
   ): Promise<Integrator> {
+    requirePermission(
+      actor,
+      Object.keys(settings).every((key) => key === 'webhook_url') ? 'webhooks.manage' : 'settings.manage',
+    );
     const updated = await this.db.transaction(async (tx) => {
       const current = await firstRow(tx, integrators().where('id', '=', id).forUpdate());
       if (!current) throw new ServiceError('not_found', `No integrator ${id}.`);
@@ -469,6 +474,7 @@ export class IntegratorService {
     gracePeriodSeconds: number,
     actor: Actor,
   ): Promise<{ token: string; previousTokenExpiresAt: Date } | undefined> {
+    requirePermission(actor, 'credentials.manage');
     const now = this.clock.now();
     const graceEnd = new Date(now.getTime() + gracePeriodSeconds * 1000);
     const token = generateServerToken(this.env);
@@ -508,6 +514,7 @@ export class IntegratorService {
    * the operator's reissue: every token of the integrator ends now.
    */
   async issueServerToken(integratorId: string, gracePeriodSeconds: number, actor: Actor): Promise<string> {
+    requirePermission(actor, 'credentials.manage');
     const now = this.clock.now();
     const token = generateServerToken(this.env);
     await this.db.transaction(async (tx) => {
@@ -543,6 +550,7 @@ export class IntegratorService {
    * audited as the actor's.
    */
   async setStatus(integratorId: string, status: IntegratorStatus, actor: Actor): Promise<Integrator> {
+    requirePermission(actor, 'integrators.manage');
     const row = await this.db.transaction(async (tx) => {
       const current = await firstRow(tx, integrators().where('id', '=', integratorId).forUpdate());
       if (!current) throw new ServiceError('not_found', `No integrator ${integratorId}.`);

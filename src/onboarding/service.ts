@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { Actor } from '../audit/actor.ts';
+import { type Actor, requirePermission } from '../audit/actor.ts';
 import { recordAudit } from '../audit/log.ts';
 import { documentFetchJob } from '../documents/jobs/document-fetch.ts';
 import { documentPurgeJob } from '../documents/jobs/document-purge.ts';
@@ -100,6 +100,7 @@ export class OnboardingService {
     isArray: boolean,
     actor: Actor,
   ): Promise<OnboardingResult> {
+    requirePermission(actor, 'tenants.manage');
     return this.db.transaction(async (tx) => {
       // One onboarding at a time per integrator: uniqueness checks below then hold until commit.
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [integratorId]);

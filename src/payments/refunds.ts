@@ -1,6 +1,6 @@
 import type { NotNull, Selectable } from 'kysely';
 import type { Static } from 'typebox';
-import { type Actor, actsForOperator } from '../audit/actor.ts';
+import { type Actor, actsForOperator, requirePermission } from '../audit/actor.ts';
 import { recordAudit } from '../audit/log.ts';
 import { paidOutHeld } from '../payouts/paid-out.ts';
 import type { Clock } from '../platform/clock/clock.ts';
@@ -72,6 +72,7 @@ export class RefundService {
     idempotencyKey: string | undefined,
     actor: Actor,
   ): Promise<{ refund: RefundRow; replayed: boolean }> {
+    requirePermission(actor, 'refunds.create');
     return this.db.transaction(async (tx) => {
       const paidOut = !actsForOperator(actor) && (await paidOutHeld(tx, paymentId));
       // Refunds of one payment queue on its row, so each sees every refund committed before it.

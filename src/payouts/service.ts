@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { type Static, Type } from 'typebox';
-import type { Actor } from '../audit/actor.ts';
+import { type Actor, requirePermission } from '../audit/actor.ts';
 import { OPERATOR_SCOPE, recordAudit } from '../audit/log.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { ServiceEnv } from '../platform/config/config.ts';
@@ -182,6 +182,7 @@ export class PayoutService {
    * the actor's, in the operator's chain.
    */
   async createRun(actor: Actor, asOf = utcDate(this.clock.now())): Promise<PayoutRun> {
+    requirePermission(actor, 'payouts.manage');
     const now = this.clock.now();
     const runId = newId('prun');
     await this.db.transaction(async (tx) => {
@@ -258,6 +259,7 @@ export class PayoutService {
 
   /** The run is paid (the bank file was sent): its payouts are paid, with a payout_paid event each. */
   async confirm(id: string, actor: Actor): Promise<PayoutRun> {
+    requirePermission(actor, 'payouts.manage');
     return this.#transition(id, 'confirmed', actor, async (tx, now) => {
       await tx.query(
         "UPDATE payout_runs SET status = 'confirmed', confirmed_at = $2, updated_at = $2 WHERE id = $1",
@@ -279,6 +281,7 @@ export class PayoutService {
 
   /** An unconfirmed run is dropped: its lines are payable again. */
   async cancel(id: string, actor: Actor): Promise<PayoutRun> {
+    requirePermission(actor, 'payouts.manage');
     return this.#transition(id, 'canceled', actor, async (tx, now) => {
       await tx.query(
         "UPDATE payout_runs SET status = 'canceled', canceled_at = $2, updated_at = $2 WHERE id = $1",
@@ -331,6 +334,7 @@ export class PayoutService {
     accountNumber: string,
     actor: Actor,
   ): Promise<{ sort_code: string; account_number: string }> {
+    requirePermission(actor, 'payouts.manage');
     const readiness = payoutReadiness(sortCode, accountNumber, 'approved');
     if (!readiness.ready) throw new ServiceError('invalid_request', readiness.reason);
     const { sort_code, account_number } = readiness.account;

@@ -41,7 +41,9 @@ export type IdPrefix =
   | 'dcl'
   | 'prun'
   | 'po'
-  | 'aud';
+  | 'aud'
+  | 'dus'
+  | 'inv';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBase62(22)}`;

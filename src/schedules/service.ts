@@ -1,4 +1,4 @@
-import type { Actor } from '../audit/actor.ts';
+import { type Actor, requirePermission } from '../audit/actor.ts';
 import { recordAudit } from '../audit/log.ts';
 import { hasFeature, type Integrator } from '../integrators/service.ts';
 import type { Clock } from '../platform/clock/clock.ts';
@@ -395,6 +395,7 @@ export class ScheduleService {
     action: ScheduleAction,
     actor: Actor,
   ): Promise<ScheduleDetail> {
+    requirePermission(actor, 'schedules.manage');
     return this.db.transaction(async (tx) => {
       const current = await scheduleDetail(tx, scheduleId, true);
       if (

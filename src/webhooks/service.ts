@@ -1,5 +1,5 @@
 import { type InferResult, type NotNull, type Selectable, sql } from 'kysely';
-import type { Actor } from '../audit/actor.ts';
+import { type Actor, requirePermission } from '../audit/actor.ts';
 import { recordAudit } from '../audit/log.ts';
 import { generateWebhookSecret, replaceWebhookSecret } from '../integrators/service.ts';
 import type { Clock } from '../platform/clock/clock.ts';
@@ -221,6 +221,7 @@ export class WebhookService {
    * as the actor's when the endpoint was disabled.
    */
   async enableEndpoint(integratorId: string, actor: Actor): Promise<EndpointRow> {
+    requirePermission(actor, 'webhooks.manage');
     await this.endpoint(integratorId);
     await this.db.transaction(async (tx) => {
       const [lifted] = await tx.query(
@@ -252,6 +253,7 @@ export class WebhookService {
     actor: Actor,
     overlapMs = SECRET_OVERLAP_MS,
   ): Promise<{ secret: string; previousSecretExpiresAt: Date }> {
+    requirePermission(actor, 'webhooks.manage');
     const now = this.clock.now();
     const expires = new Date(now.getTime() + overlapMs);
     const secret = generateWebhookSecret();

@@ -23,6 +23,7 @@ export const DOMAINS = [
   'onboarding',
   'payments',
   'payouts',
+  'people',
   'processors',
   'schedules',
   'sessions',

@@ -45,6 +45,28 @@ export interface CardDeclinesTable {
   pending: Generated<boolean>;
 }
 
+export interface DashboardInvitesTable {
+  id: string;
+  user_id: string;
+  token_hash: string;
+  expires_at: Date;
+  used_at: Date | null;
+  created_at: Date;
+}
+
+export interface DashboardUsersTable {
+  id: string;
+  integrator_id: string | null;
+  email: string;
+  email_key: string;
+  role: 'admin' | 'developer' | 'finance' | 'support' | 'operator_admin' | 'operator_support';
+  password_hash: string | null;
+  totp_secret: string | null;
+  created_at: Date;
+  updated_at: Date;
+  removed_at: Date | null;
+}
+
 export interface DeploymentStateTable {
   key: string;
   value: Json;
@@ -458,6 +480,8 @@ export interface Tables {
   audit_heads: AuditHeadsTable;
   audit_log: AuditLogTable;
   card_declines: CardDeclinesTable;
+  dashboard_invites: DashboardInvitesTable;
+  dashboard_users: DashboardUsersTable;
   deployment_state: DeploymentStateTable;
   document_files: DocumentFilesTable;
   documents: DocumentsTable;
