@@ -158,12 +158,12 @@ export async function verifyAudit(
       .union(qb.selectFrom('audit_heads').select('scope'))
       .orderBy('scope'),
   );
+  const heads = new Map(
+    (await rows(db, qb.selectFrom('audit_heads').select(['scope', 'seq', 'hash']))).map((h) => [h.scope, h]),
+  );
   const chains: ChainReport[] = [];
   for (const { scope } of scopes) {
-    const head = await firstRow(
-      db,
-      qb.selectFrom('audit_heads').select(['seq', 'hash']).where('scope', '=', scope),
-    );
+    const head = heads.get(scope);
     const walk = new ChainWalk();
     let after = 0;
     for (;;) {

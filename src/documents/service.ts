@@ -37,10 +37,11 @@ export class DocumentService {
         .$narrowType<{ storage_key: string; content_type: string; sha256: string }>(),
     );
     if (!row) return undefined;
+    // Refused before the file is read: a role without kyc.read costs no storage read.
+    if (row.kind !== 'agreement') requirePermission(actor, 'kyc.read');
     const bytes = await this.store.get(row.storage_key);
     if (!bytes) return undefined;
     if (row.kind !== 'agreement') {
-      requirePermission(actor, 'kyc.read');
       await this.db.transaction((tx) =>
         recordAudit(tx, this.clock, actor, {
           scope: integratorId,

@@ -19,5 +19,6 @@ export const INSTALLMENT_PLAN = Type.Object({
 /** A stored plan column: a plan, or null for a tenancy without one. */
 export const INSTALLMENT_PLAN_COLUMN = Type.Union([INSTALLMENT_PLAN, Type.Null()]);
 
-/** The schema's type is the vocabulary's (checked by the compiler on this assignment). */
-export const asInstallmentPlan = (plan: Static<typeof INSTALLMENT_PLAN>): InstallmentPlan => plan;
+// Compiles only while the schema's type and the vocabulary's are the same shape.
+type SameShape = Static<typeof INSTALLMENT_PLAN> extends InstallmentPlan ? true : never;
+export const INSTALLMENT_PLAN_MATCHES_VOCABULARY: SameShape = true;

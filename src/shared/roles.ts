@@ -75,10 +75,3 @@ export function can(role: Role, permission: Permission): boolean {
 export function movesMoney(role: Role): boolean {
   return (['refunds.create', 'payouts.manage', 'credentials.manage'] as const).some((p) => can(role, p));
 }
-
-export function isRole(value: string): value is Role {
-  return (
-    (INTEGRATOR_ROLES as readonly string[]).includes(value) ||
-    (OPERATOR_ROLES as readonly string[]).includes(value)
-  );
-}
