@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { SessionCookie } from './dashboard/session-auth.ts';
 import type { Clock } from './platform/clock/clock.ts';
 import type { Config } from './platform/config/config.ts';
 import type { Db } from './platform/db/db.ts';
@@ -13,6 +14,8 @@ export interface AppContext extends Services {
   log: FastifyBaseLogger;
   /** Failed authentications per client address: checked before any token is looked up. */
   authFailures: AuthFailureLimiter;
+  /** The dashboard's session cookie: its name and whether it is Secure. */
+  dashboardCookie: SessionCookie;
 }
 
 declare module 'fastify' {

@@ -5,6 +5,8 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import secureJson from 'secure-json-parse';
 import { clientApi } from './client/plugin.ts';
+import { dashboardApi } from './dashboard/plugin.ts';
+import { sessionCookieFor } from './dashboard/session-auth.ts';
 import { healthRoutes } from './health/routes.ts';
 import { installOpenApi } from './integration/openapi.ts';
 import { integrationApi } from './integration/plugin.ts';
@@ -97,7 +99,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       })
     : undefined;
   const authFailures = new AuthFailureLimiter(clock, config.authFailureLimit, redis);
-  app.decorate('ctx', { ...services, config, db, clock, log: app.log, authFailures });
+  app.decorate('ctx', {
+    ...services,
+    config,
+    db,
+    clock,
+    log: app.log,
+    authFailures,
+    dashboardCookie: sessionCookieFor(config),
+  });
 
   installValidation(app);
   installInputHygiene(app);
@@ -143,6 +153,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(integrationApi, { prefix: '/api/third-party' });
   await app.register(operatorApi, { prefix: '/api/operator' });
   await app.register(clientApi, { prefix: '/api/client' });
+  await app.register(dashboardApi, { prefix: '/api/dashboard' });
   await app.register(
     hostedPage({
       processorOrigin: new URL(config.publicUrl).origin,

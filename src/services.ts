@@ -10,6 +10,8 @@ import { OnboardingService } from './onboarding/service.ts';
 import { PaymentService } from './payments/service.ts';
 import { PayoutService } from './payouts/service.ts';
 import { PeopleService } from './people/service.ts';
+import { DashboardSessions } from './people/sessions.ts';
+import { SignInService } from './people/sign-in.ts';
 import type { Clock } from './platform/clock/clock.ts';
 import type { Config } from './platform/config/config.ts';
 import type { Db } from './platform/db/db.ts';
@@ -33,6 +35,8 @@ export interface Services {
   reminders: ReminderService;
   payments: PaymentService;
   people: PeopleService;
+  dashboardSessions: DashboardSessions;
+  signIn: SignInService;
   payouts: PayoutService;
   schedules: ScheduleService;
   scheduler: Scheduler;
@@ -53,6 +57,7 @@ export function createServices(
   const paymentProcessor = processor ?? createPaymentProcessor(config, db, clock, log);
   const payments = new PaymentService(db, clock, paymentProcessor, settleWaitingCharge);
   const ledger = new LedgerService(db, clock);
+  const dashboardSessions = new DashboardSessions(db, clock);
   return {
     audit: new AuditService(db),
     documents: new DocumentService(
@@ -67,7 +72,9 @@ export function createServices(
     processor: paymentProcessor,
     reminders: new ReminderService(db, clock),
     payments,
-    people: new PeopleService(db, clock, config.publicUrl),
+    people: new PeopleService(db, clock, config.publicUrl, dashboardSessions),
+    dashboardSessions,
+    signIn: new SignInService(db, clock, dashboardSessions, config.publicUrl),
     payouts: new PayoutService(db, clock, config.serviceEnv),
     schedules: new ScheduleService(db, clock, (q, tenancyId) => ledger.rentPaidThrough(q, tenancyId)),
     scheduler: new Scheduler(db, clock, paymentProcessor, (id) => payments.expireWaiting(id)),

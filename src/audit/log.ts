@@ -4,7 +4,7 @@ import type { Db, Queryable } from '../platform/db/db.ts';
 import { firstRow, qb, rows } from '../platform/db/query-builder.ts';
 import { ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { type Actor, actorRecord } from './actor.ts';
+import { type Actor, actorRecord, requirePermission } from './actor.ts';
 import { type ChainBreak, type ChainedEntry, ChainWalk, entryHash, GENESIS_HASH } from './chain.ts';
 
 /** The chain of the operator's own actions (payout runs, …); every integrator has its own, named by its id. */
@@ -185,7 +185,9 @@ export async function verifyAudit(
 export class AuditService {
   constructor(private readonly db: Db) {}
 
-  list(scope: string, page: { limit: number; startingAfter?: string | undefined }) {
+  /** A chain's entries, newest first, for an actor who may read the audit log. */
+  list(actor: Actor, scope: string, page: { limit: number; startingAfter?: string | undefined }) {
+    requirePermission(actor, 'audit.read');
     return listAudit(this.db, scope, page);
   }
 

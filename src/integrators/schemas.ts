@@ -144,3 +144,9 @@ export function integratorView(integrator: AuthenticatedIntegrator): IntegratorV
     updated_at: new Date(integrator.updated_at).toISOString(),
   };
 }
+
+/** A server token rotation's answer: the new token, shown once. */
+export const RotatedToken = Type.Object({
+  token: Type.String({ description: 'The new server token. Store it now: it is not shown again.' }),
+  previous_token_expires_at: Timestamp,
+});

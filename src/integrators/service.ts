@@ -514,10 +514,32 @@ export class IntegratorService {
    * the operator's reissue: every token of the integrator ends now.
    */
   async issueServerToken(integratorId: string, gracePeriodSeconds: number, actor: Actor): Promise<string> {
+    const action = gracePeriodSeconds === 0 ? 'server_token.reissue' : 'server_token.issue';
+    return (await this.#issue(integratorId, gracePeriodSeconds, actor, action)).token;
+  }
+
+  /**
+   * A rotation by a person of the platform (who holds no token): a new token, the newest one before it keeps the
+   * grace period, older ones end now. Audited as `server_token.rotate`.
+   */
+  rotateNewest(
+    integratorId: string,
+    gracePeriodSeconds: number,
+    actor: Actor,
+  ): Promise<{ token: string; previousTokenExpiresAt: Date }> {
+    return this.#issue(integratorId, gracePeriodSeconds, actor, 'server_token.rotate');
+  }
+
+  async #issue(
+    integratorId: string,
+    gracePeriodSeconds: number,
+    actor: Actor,
+    action: string,
+  ): Promise<{ token: string; previousTokenExpiresAt: Date }> {
     requirePermission(actor, 'credentials.manage');
     const now = this.clock.now();
     const token = generateServerToken(this.env);
-    await this.db.transaction(async (tx) => {
+    const previousTokenExpiresAt = await this.db.transaction(async (tx) => {
       const valid = await lockValidTokens(tx, integratorId, now);
       const kept = await this.#replaceTokens(
         tx,
@@ -530,14 +552,15 @@ export class IntegratorService {
       await tx.notifyOnCommit(AUTH_CHANGES_CHANNEL, '');
       await recordAudit(tx, this.clock, actor, {
         scope: integratorId,
-        action: gracePeriodSeconds === 0 ? 'server_token.reissue' : 'server_token.issue',
+        action,
         target: { type: 'integrator', id: integratorId },
         before: { valid_tokens: valid.map((t) => t.id) },
         after: { token_id: kept?.newTokenId ?? null },
       });
+      return kept?.expiresAt ?? now;
     });
     this.#forgetTokens();
-    return token;
+    return { token, previousTokenExpiresAt };
   }
 
   /** The operator's reissue after a leak: every server token of the integrator ends now; the new one is returned. */

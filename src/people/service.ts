@@ -8,6 +8,7 @@ import type { DashboardUsersTable } from '../platform/db/tables.ts';
 import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { newId, randomBase62, sha256Hex } from '../platform/ids.ts';
 import { INTEGRATOR_ROLES, OPERATOR_ROLES, type Role } from '../shared/roles.ts';
+import type { DashboardSessions } from './sessions.ts';
 
 /** How long an invite's set-up link works. */
 export const INVITE_TTL_MS = 72 * 3_600_000;
@@ -52,6 +53,7 @@ export class PeopleService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly publicUrl: string,
+    private readonly sessions: DashboardSessions,
   ) {}
 
   /**
@@ -195,6 +197,7 @@ export class PeopleService {
           .returningAll(),
       );
       await endInvites(tx, userId, now);
+      await this.sessions.endAll(userId, tx);
       await recordAudit(tx, this.clock, actor, {
         scope: current.integrator_id ?? OPERATOR_SCOPE,
         action: 'team.remove',

@@ -43,7 +43,10 @@ export type IdPrefix =
   | 'po'
   | 'aud'
   | 'dus'
-  | 'inv';
+  | 'inv'
+  | 'pky'
+  | 'dss'
+  | 'wch';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBase62(22)}`;

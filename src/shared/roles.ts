@@ -8,6 +8,9 @@ export const INTEGRATOR_ROLES = ['admin', 'developer', 'finance', 'support'] as 
 /** A person of the operator's staff. */
 export const OPERATOR_ROLES = ['operator_admin', 'operator_support'] as const;
 
+/** Every role. */
+export const ROLES = [...INTEGRATOR_ROLES, ...OPERATOR_ROLES] as const;
+
 export type IntegratorRole = (typeof INTEGRATOR_ROLES)[number];
 export type OperatorRole = (typeof OPERATOR_ROLES)[number];
 export type Role = IntegratorRole | OperatorRole;

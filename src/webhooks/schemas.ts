@@ -134,3 +134,9 @@ export function webhookEndpointView(row: EndpointRow, now: Date): WebhookEndpoin
     failed: row.failed,
   };
 }
+
+/** A webhook secret rotation's answer: the new secret, shown once. */
+export const RotatedSecret = Type.Object({
+  secret: Type.String({ description: 'The new secret (whsec_…), shown once.' }),
+  previous_secret_expires_at: Timestamp,
+});

@@ -33,6 +33,7 @@ export const DOMAINS = [
 export const SURFACES = [
   'cli',
   'client',
+  'dashboard',
   'demo',
   'health',
   'integration',
@@ -58,7 +59,7 @@ export function unclassified(entries: readonly { name: string; isDirectory(): bo
 }
 
 /** The surfaces that are APIs: each route file in src/<surface>/routes/ holds one operation. */
-const API_SURFACES = ['integration', 'client', 'operator'];
+const API_SURFACES = ['integration', 'client', 'operator', 'dashboard'];
 
 /**
  * What is wrong with a route file of an API, by its text: it must hold exactly one `operationId:`, a string literal

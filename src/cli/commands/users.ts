@@ -94,16 +94,18 @@ async function withPeople<T>(
     actor: import('../../audit/actor.ts').Actor,
   ) => Promise<T>,
 ): Promise<T> {
-  const [{ withDatabase }, { PeopleService }, { loadConfig }, { systemClock }, os] = await Promise.all([
-    import('../database.ts'),
-    import('../../people/service.ts'),
-    import('../../platform/config/config.ts'),
-    import('../../platform/clock/clock.ts'),
-    import('node:os'),
-  ]);
+  const [{ withDatabase }, { PeopleService }, { DashboardSessions }, { loadConfig }, { systemClock }, os] =
+    await Promise.all([
+      import('../database.ts'),
+      import('../../people/service.ts'),
+      import('../../people/sessions.ts'),
+      import('../../platform/config/config.ts'),
+      import('../../platform/clock/clock.ts'),
+      import('node:os'),
+    ]);
   const config = loadConfig(process.env);
   return withDatabase((db) =>
-    work(new PeopleService(db, systemClock, config.publicUrl), {
+    work(new PeopleService(db, systemClock, config.publicUrl, new DashboardSessions(db, systemClock)), {
       kind: 'cli',
       osUser: os.userInfo().username,
     }),

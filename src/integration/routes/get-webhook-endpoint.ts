@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { integrationErrors } from '../../platform/http/schemas.ts';
-import { endpointView, WebhookEndpoint } from '../webhook-endpoint.ts';
+import { endpointView, WebhookEndpoint } from '../../webhooks/endpoint-view.ts';
 
 /** Your webhook endpoint: its URL, its state and a secret rotation under way. */
 export const getWebhookEndpointRoute: FastifyPluginAsyncTypebox = async (app) => {

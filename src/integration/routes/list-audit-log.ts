@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { AuditEntrySchema } from '../../audit/schemas.ts';
 import { auditEntryView } from '../../audit/view.ts';
 import { integrationErrors, pageQuery } from '../../platform/http/schemas.ts';
+import { serverTokenActor } from '../actor.ts';
 
 const ListQuery = Type.Object({ ...pageQuery('audit_entry') }, { additionalProperties: false });
 
@@ -31,7 +32,10 @@ export const listAuditLogRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { limit, starting_after } = request.query;
-      const page = await audit.list(request.integrator.id, { limit, startingAfter: starting_after });
+      const page = await audit.list(serverTokenActor(request), request.integrator.id, {
+        limit,
+        startingAfter: starting_after,
+      });
       return { data: page.data.map(auditEntryView), has_more: page.has_more };
     },
   );

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { integrationErrors, pageQuery } from '../../platform/http/schemas.ts';
-import { eventView, IntegratorEvent } from '../event-view.ts';
+import { eventView, IntegratorEvent } from '../../webhooks/event-view.ts';
 
 const ListQuery = Type.Object(
   {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ServiceError } from '../../platform/errors.ts';
 import { ErrorResponse, IdString, integrationErrors } from '../../platform/http/schemas.ts';
-import { eventView, IntegratorEvent } from '../event-view.ts';
+import { eventView, IntegratorEvent } from '../../webhooks/event-view.ts';
 
 /** Sending one of your events again. */
 export const redeliverEventRoute: FastifyPluginAsyncTypebox = async (app) => {

@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { INVALID_SERVER_TOKEN } from '../../integrators/auth.ts';
+import { RotatedToken } from '../../integrators/schemas.ts';
 import { DEFAULT_GRACE_PERIOD_SECONDS, MAX_GRACE_PERIOD_SECONDS } from '../../integrators/service.ts';
 import { unauthorized } from '../../platform/http/auth.ts';
-import { integrationErrors, optionalBody, Timestamp } from '../../platform/http/schemas.ts';
+import { integrationErrors, optionalBody } from '../../platform/http/schemas.ts';
 import { serverTokenActor } from '../actor.ts';
 
 export const rotateTokenRoute: FastifyPluginAsyncTypebox = async (app) => {
@@ -33,10 +34,7 @@ export const rotateTokenRoute: FastifyPluginAsyncTypebox = async (app) => {
           }),
         ),
         response: {
-          201: Type.Object({
-            token: Type.String({ description: 'The new server token. Store it now: it is not shown again.' }),
-            previous_token_expires_at: Timestamp,
-          }),
+          201: RotatedToken,
           ...integrationErrors(),
         },
       },

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { integrationErrors, optionalBody, Timestamp } from '../../platform/http/schemas.ts';
+import { integrationErrors, optionalBody } from '../../platform/http/schemas.ts';
+import { RotatedSecret } from '../../webhooks/schemas.ts';
 import { SECRET_OVERLAP_MS } from '../../webhooks/service.ts';
 import { serverTokenActor } from '../actor.ts';
 import { newestTokenOnly } from '../webhook-endpoint.ts';
@@ -39,10 +40,7 @@ export const rotateWebhookSecretRoute: FastifyPluginAsyncTypebox = async (app) =
           { additionalProperties: false },
         ),
         response: {
-          201: Type.Object({
-            secret: Type.String({ description: 'The new secret (whsec_…), shown once.' }),
-            previous_secret_expires_at: Timestamp,
-          }),
+          201: RotatedSecret,
           ...integrationErrors(),
         },
       },

@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { generateWebhookSecret } from '../../integrators/service.ts';
-import { FieldValidationError } from '../../platform/errors.ts';
 import { integrationErrors } from '../../platform/http/schemas.ts';
-import { checkWebhookUrl } from '../../webhooks/address.ts';
+import { Nullable, WebhookEndpoint } from '../../webhooks/endpoint-view.ts';
+import { setWebhookEndpoint } from '../../webhooks/set-endpoint.ts';
 import { serverTokenActor } from '../actor.ts';
-import { endpointView, Nullable, newestTokenOnly, WebhookEndpoint } from '../webhook-endpoint.ts';
+import { newestTokenOnly } from '../webhook-endpoint.ts';
 
 const WithSecret = Type.Object(
   {
@@ -22,8 +21,6 @@ const WithSecret = Type.Object(
 
 /** Setting (or removing) your webhook URL. */
 export const setWebhookEndpointRoute: FastifyPluginAsyncTypebox = async (app) => {
-  const { webhooks } = app.ctx;
-
   app.put(
     '/webhook-endpoint/',
     {
@@ -48,31 +45,18 @@ export const setWebhookEndpointRoute: FastifyPluginAsyncTypebox = async (app) =>
     async (request) => {
       const { url } = request.body;
       const integratorId = request.integrator.id;
-      if (url !== null && !/^https?:\/\//i.test(url)) {
-        throw new FieldValidationError({
-          url: ['Enter an http or https URL, e.g. https://example.com/webhooks.'],
-        });
-      }
-      await checkWebhookUrl(url, {
-        allowPrivate: app.ctx.config.allowPrivateWebhookHosts,
-        sandbox: app.ctx.config.serviceEnv === 'sandbox',
-        field: 'url',
-      });
-      const firstSecret = generateWebhookSecret();
-      const updated = await app.ctx.integrators.update(
+      const answer = await setWebhookEndpoint(
+        app.ctx,
+        app.ctx.config,
         integratorId,
-        { webhook_url: url },
+        url,
         serverTokenActor(request),
-        { firstWebhookSecret: firstSecret },
       );
-      if (url !== null) await webhooks.enableEndpoint(integratorId, serverTokenActor(request));
       request.log.info(
         { integrator_id: integratorId, webhook_url: url },
         'webhook endpoint set by its integrator',
       );
-      const view = endpointView(await webhooks.integratorEndpoint(integratorId));
-      // Only a secret minted by this very request is shown: an existing one never is (rotate-secret/ gives a new one).
-      return updated.webhook_secret === firstSecret ? { ...view, secret: firstSecret } : view;
+      return answer;
     },
   );
 };

@@ -45,12 +45,53 @@ export interface CardDeclinesTable {
   pending: Generated<boolean>;
 }
 
+export interface DashboardChallengesTable {
+  id: string;
+  purpose: 'register' | 'sign_in';
+  challenge: string;
+  user_id: string | null;
+  expires_at: Date;
+  used_at: Date | null;
+  created_at: Date;
+}
+
 export interface DashboardInvitesTable {
   id: string;
   user_id: string;
   token_hash: string;
   expires_at: Date;
   used_at: Date | null;
+  created_at: Date;
+}
+
+export interface DashboardPasskeysTable {
+  id: string;
+  user_id: string;
+  credential_id: string;
+  public_key: string;
+  counter: number;
+  transports: string;
+  created_at: Date;
+  last_used_at: Date | null;
+}
+
+export interface DashboardSessionsTable {
+  id: string;
+  user_id: string;
+  token_hash: string;
+  csrf_token: string;
+  second_factor: 'totp' | 'passkey';
+  address: string | null;
+  created_at: Date;
+  last_seen_at: Date;
+  expires_at: Date;
+  ended_at: Date | null;
+}
+
+export interface DashboardSignInFailuresTable {
+  id: Generated<number>;
+  email_key: string;
+  address: string;
   created_at: Date;
 }
 
@@ -65,6 +106,7 @@ export interface DashboardUsersTable {
   created_at: Date;
   updated_at: Date;
   removed_at: Date | null;
+  totp_last_step: number | null;
 }
 
 export interface DeploymentStateTable {
@@ -480,7 +522,11 @@ export interface Tables {
   audit_heads: AuditHeadsTable;
   audit_log: AuditLogTable;
   card_declines: CardDeclinesTable;
+  dashboard_challenges: DashboardChallengesTable;
   dashboard_invites: DashboardInvitesTable;
+  dashboard_passkeys: DashboardPasskeysTable;
+  dashboard_sessions: DashboardSessionsTable;
+  dashboard_sign_in_failures: DashboardSignInFailuresTable;
   dashboard_users: DashboardUsersTable;
   deployment_state: DeploymentStateTable;
   document_files: DocumentFilesTable;

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { Timestamp } from '../platform/http/schemas.ts';
-import { EVENT_DELIVERY_STATUSES, type EventRow } from '../webhooks/service.ts';
+import { EVENT_DELIVERY_STATUSES, type EventRow } from './service.ts';
 
 /** An event as its integrator sees it, with its delivery. */
 export const IntegratorEvent = Type.Object(

@@ -1,0 +1,87 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { installApiDocument } from '../platform/http/openapi.ts';
+import { completeSetUpRoute } from './routes/complete-set-up.ts';
+import { getEventRoute } from './routes/get-event.ts';
+import { getMeRoute } from './routes/get-me.ts';
+import { getWebhookEndpointRoute } from './routes/get-webhook-endpoint.ts';
+import { invitePersonRoute } from './routes/invite-person.ts';
+import { listAuditLogRoute } from './routes/list-audit-log.ts';
+import { listEventsRoute } from './routes/list-events.ts';
+import { listTeamRoute } from './routes/list-team.ts';
+import { lookUpInviteRoute } from './routes/look-up-invite.ts';
+import { redeliverEventRoute } from './routes/redeliver-event.ts';
+import { removePersonRoute } from './routes/remove-person.ts';
+import { rotateApiTokenRoute } from './routes/rotate-api-token.ts';
+import { rotateWebhookSecretRoute } from './routes/rotate-webhook-secret.ts';
+import { sendTestWebhookRoute } from './routes/send-test-webhook.ts';
+import { setPersonRoleRoute } from './routes/set-person-role.ts';
+import { setWebhookEndpointRoute } from './routes/set-webhook-endpoint.ts';
+import { signInRoute } from './routes/sign-in.ts';
+import { signInWithPasskeyRoute } from './routes/sign-in-with-passkey.ts';
+import { signOutRoute } from './routes/sign-out.ts';
+import { startPasskeySetUpRoute } from './routes/start-passkey-set-up.ts';
+import { startPasskeySignInRoute } from './routes/start-passkey-sign-in.ts';
+import { dashboardGuard } from './session-auth.ts';
+
+/**
+ * The dashboard's API under /api/dashboard, for its own pages: a person signs in (password and authenticator-app
+ * code, or a passkey) and their browser holds a session cookie. Its OpenAPI document (GET
+ * /api/dashboard/openapi.json) is public; every other route is guarded (dashboardGuard).
+ */
+export const dashboardApi: FastifyPluginAsync = async (app) => {
+  await installApiDocument(app, {
+    decorator: 'dashboardApiDocument',
+    title: 'rentpay Dashboard API',
+    description:
+      'The API behind the dashboard’s pages, for a person signed in to it: their session is a cookie (HttpOnly, ' +
+      'SameSite=Strict), and every request that changes something must come from the dashboard’s own origin ' +
+      '(Origin header) with the session’s CSRF token in `X-CSRF-Token`. Each person has one role; a request ' +
+      'their role does not allow gets 403 `forbidden`. Programs use the Integration API with a server token ' +
+      'instead.\n\nErrors are JSON: `{"error", "detail"}`, or for invalid fields an object of dotted paths to messages.',
+    publicUrl: app.ctx.config.publicUrl,
+    security: [
+      'DashboardSession',
+      {
+        type: 'apiKey',
+        in: 'cookie',
+        name: app.ctx.dashboardCookie.name,
+        description: 'The session cookie set by signing in.',
+      },
+    ],
+    tags: [
+      { name: 'Signing in', description: 'Setting up a sign-in from an invite, signing in and out.' },
+      {
+        name: 'Developers',
+        description: 'The server token, the webhook endpoint, events and their deliveries.',
+      },
+      { name: 'Team', description: 'The people of the team, their roles, and the audit log.' },
+    ],
+  });
+  await app.register(async (guarded) => {
+    guarded.addHook(
+      'onRequest',
+      dashboardGuard(app.ctx.dashboardSessions, app.ctx.dashboardCookie, app.ctx.config.publicUrl),
+    );
+    await guarded.register(completeSetUpRoute);
+    await guarded.register(getEventRoute);
+    await guarded.register(getMeRoute);
+    await guarded.register(getWebhookEndpointRoute);
+    await guarded.register(invitePersonRoute);
+    await guarded.register(listAuditLogRoute);
+    await guarded.register(listEventsRoute);
+    await guarded.register(listTeamRoute);
+    await guarded.register(lookUpInviteRoute);
+    await guarded.register(redeliverEventRoute);
+    await guarded.register(removePersonRoute);
+    await guarded.register(rotateApiTokenRoute);
+    await guarded.register(rotateWebhookSecretRoute);
+    await guarded.register(sendTestWebhookRoute);
+    await guarded.register(setPersonRoleRoute);
+    await guarded.register(setWebhookEndpointRoute);
+    await guarded.register(signInRoute);
+    await guarded.register(signInWithPasskeyRoute);
+    await guarded.register(signOutRoute);
+    await guarded.register(startPasskeySetUpRoute);
+    await guarded.register(startPasskeySignInRoute);
+  });
+};
