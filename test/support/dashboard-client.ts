@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
 import type { InjectOptions } from 'fastify';
 import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 import { totpCode, totpStep } from '../../src/people/totp.ts';
 import type { Role } from '../../src/shared/roles.ts';
-import { type Answer, send } from './api-client.ts';
-import type { TestApp } from './helpers.ts';
+import { type Answer, assertError, send } from './api-client.ts';
+import { startTestApp, type TestApp } from './helpers.ts';
+import { Receiver } from './webhook-receiver.ts';
 
 export const DASHBOARD = '/api/dashboard';
 export const PASSWORD = 'correct horse battery staple';
@@ -66,6 +68,19 @@ export class DashboardPerson {
   post(path: string, payload?: unknown): Promise<Answer> {
     return this.request('POST', path, payload);
   }
+
+  /** Another session of the same person (signing in again, as from another browser). */
+  async signInAgain(): Promise<DashboardPerson> {
+    const answer = await signIn(this.t, this);
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    return new DashboardPerson(
+      this.t,
+      this.email,
+      this.totpSecret,
+      sessionCookie(answer),
+      answer.body.csrf_token,
+    );
+  }
 }
 
 /** Invites a person, sets up their sign-in with an authenticator app through the API, and returns them signed in. */
@@ -110,4 +125,105 @@ export async function signIn(
       ...overrides,
     },
   });
+}
+
+/** An app with a platform and one signed-in person of each of its roles. */
+export interface DashboardApp {
+  t: TestApp;
+  integrator: { id: string; token: string; webhookSecret: string };
+  admin: DashboardPerson;
+  developer: DashboardPerson;
+  finance: DashboardPerson;
+  support: DashboardPerson;
+}
+
+export async function startDashboardApp(
+  options: Parameters<typeof startTestApp>[0] = {},
+): Promise<DashboardApp> {
+  const t = await startTestApp(options);
+  const integrator = await t.createIntegrator();
+  // A second apart, so the team lists them in this order.
+  const person = (role: Role) => {
+    t.clock.advance(1000);
+    return signedInPerson(t, { team: integrator.id, email: `${role}@platform.example`, role });
+  };
+  return {
+    t,
+    integrator,
+    admin: await person('admin'),
+    developer: await person('developer'),
+    finance: await person('finance'),
+    support: await person('support'),
+  };
+}
+
+/**
+ * The refusals every signed-in route shares: 401 without a session cookie; for a change, 403 without the CSRF token
+ * and 403 from another origin.
+ */
+export function itRefusesWithoutASession(
+  d: () => DashboardApp,
+  method: NonNullable<InjectOptions['method']>,
+  path: string,
+  payload?: unknown,
+): void {
+  const unsafe = method !== 'GET';
+  it(`401 without a session${unsafe ? '; 403 without the CSRF token or from another origin' : ''}`, async () => {
+    const { t, admin } = d();
+    const body = payload === undefined ? {} : { payload: payload as Record<string, unknown> };
+    const anonymous = await send(t, {
+      method,
+      url: `${DASHBOARD}${path}`,
+      headers: fromDashboard(t),
+      ...body,
+    });
+    assertError(anonymous, 401, 'unauthorized', /Sign in to the dashboard first/);
+    const unknown = await send(t, {
+      method,
+      url: `${DASHBOARD}${path}`,
+      headers: fromDashboard(t, { cookie: 'rentpay_session=rds_made_up', 'x-csrf-token': admin.csrfToken }),
+      ...body,
+    });
+    assertError(unknown, 401, 'unauthorized');
+    if (!unsafe) return;
+    const noCsrf = await send(t, {
+      method,
+      url: `${DASHBOARD}${path}`,
+      headers: fromDashboard(t, { cookie: admin.cookie }),
+      ...body,
+    });
+    assertError(noCsrf, 403, 'forbidden', /CSRF token/);
+    const crossSite = await send(t, {
+      method,
+      url: `${DASHBOARD}${path}`,
+      headers: { origin: 'https://evil.example', cookie: admin.cookie, 'x-csrf-token': admin.csrfToken },
+      ...body,
+    });
+    assertError(crossSite, 403, 'forbidden', /cannot change anything here/);
+  });
+}
+
+/**
+ * A dashboard app whose platform may set a webhook URL on this machine, and a receiver for it; started before the
+ * suite's tests and closed after them.
+ */
+export function dashboardWithReceiver(): () => { d: DashboardApp; receiver: Receiver; url: string } {
+  let d: DashboardApp;
+  let receiver: Receiver;
+  before(async () => {
+    receiver = await Receiver.start();
+    d = await startDashboardApp({ config: { allowPrivateWebhookHosts: true } });
+  });
+  after(async () => {
+    await d.t.close();
+    await receiver.close();
+  });
+  return () => ({ d, receiver, url: `http://127.0.0.1:${receiver.port}/hooks` });
+}
+
+/** The ids of the team's people, by role (one person per role, as startDashboardApp makes them). */
+export async function teamIdsByRole(d: DashboardApp): Promise<Record<string, string>> {
+  const ids: Record<string, string> = {};
+  for (const person of (await d.admin.get('/team/')).body.data) ids[person.role] = person.id;
+  return ids;
 }

@@ -27,9 +27,9 @@ it('each tier the package scripts run has its two queue workers', () => {
   assert.match(scripts['test:browser']!, /test\/tiers\/browser-\*\.test\.ts/);
 });
 
-it('every operation of the three APIs has its test file, named like its route file', () => {
+it('every operation of the four APIs has its test file, named like its route file', () => {
   const missing: string[] = [];
-  for (const surface of ['integration', 'client', 'operator']) {
+  for (const surface of ['integration', 'client', 'operator', 'dashboard']) {
     for (const route of fs.readdirSync(`src/${surface}/routes`)) {
       const test = `test/api/${surface}/${route.replace(/\.ts$/, '.test.ts')}`;
       if (!fs.existsSync(test)) missing.push(test);
