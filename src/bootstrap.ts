@@ -3,14 +3,16 @@ import { SYSTEM_ACTOR } from './audit/actor.ts';
 import { ensureOperatorToken } from './operator/credentials.ts';
 import { claimDeploymentState, recordDeploymentState } from './platform/db/deployment-state.ts';
 
+export const DEMO_ADMIN_EMAIL = 'admin@demo-platform.example';
+
 export interface BootstrapSecrets {
   operatorToken?: string;
-  demo?: { integratorId: string; serverToken: string };
+  demo?: { integratorId: string; serverToken: string; adminInvite: { email: string; link: string } };
 }
 
 /**
  * First start of a deployment: generates the operator token when none is configured and, in sandbox, a demo
- * integrator. Each is created by exactly one process, which alone receives the secret to print.
+ * integrator and an invite for its first dashboard admin. Each is created by exactly one process, which alone receives the secret to print.
  */
 export async function bootstrapDeployment(app: FastifyInstance): Promise<BootstrapSecrets> {
   const { db, clock, config, integrators } = app.ctx;
@@ -27,6 +29,16 @@ export async function bootstrapDeployment(app: FastifyInstance): Promise<Bootstr
     SYSTEM_ACTOR,
   );
   await recordDeploymentState(db, 'demo_integrator', { integrator_id: integrator.id }, clock.now());
-  secrets.demo = { integratorId: integrator.id, serverToken };
+  // The demo platform's first admin, so the dashboard can be tried at once: their one-time set-up link is printed.
+  const invited = await app.ctx.people.invite(SYSTEM_ACTOR, {
+    team: integrator.id,
+    email: DEMO_ADMIN_EMAIL,
+    role: 'admin',
+  });
+  secrets.demo = {
+    integratorId: integrator.id,
+    serverToken,
+    adminInvite: { email: DEMO_ADMIN_EMAIL, link: invited.link },
+  };
   return secrets;
 }

@@ -220,6 +220,19 @@ describe('rentpay serve (the quick start)', () => {
       )?.[1];
       assert.ok(operatorToken && serverToken, first.banner);
       assert.match(first.banner, /curl -H "Authorization: Token rp_sandbox_/);
+      assert.match(first.banner, /Dashboard: http:\/\/127\.0\.0\.1:\d+\/dashboard /);
+      const link =
+        /dashboard admin \(admin@demo-platform\.example\): set up a sign-in within 72 hours, once:\n\s+(\S+\/dashboard\/setup#invite=rpi_[A-Za-z0-9]{40})\n/.exec(
+          first.banner,
+        )?.[1];
+      assert.ok(link, first.banner);
+      const invite = await fetch(`http://127.0.0.1:${port}/api/dashboard/setup/invite/`, {
+        method: 'POST',
+        headers: { origin: new URL(link).origin, 'content-type': 'application/json' },
+        body: JSON.stringify({ invite: link.split('#invite=')[1] }),
+      });
+      assert.equal(invite.status, 200);
+      assert.deepEqual([(await invite.json()).role], ['admin']);
       const whoami = await fetch(`http://127.0.0.1:${port}/api/third-party/integrator/`, {
         headers: tokenHeader(serverToken),
       });
@@ -238,7 +251,11 @@ describe('rentpay serve (the quick start)', () => {
       assert.equal(await stop(first.child), 0);
 
       const second = await startServe(env);
-      assert.doesNotMatch(second.banner, /rpo_|rp_sandbox_/, 'secrets are printed only on the first start');
+      assert.doesNotMatch(
+        second.banner,
+        /rpo_|rp_sandbox_|rpi_/,
+        'secrets are printed only on the first start',
+      );
       const port2 = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(second.banner)?.[1]);
       const again = await fetch(`http://127.0.0.1:${port2}/api/third-party/integrator/`, {
         headers: tokenHeader(serverToken),

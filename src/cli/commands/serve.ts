@@ -55,6 +55,7 @@ export function registerServeCommands(program: Command): void {
       if (cfg.serviceEnv === 'sandbox') {
         lines.push(
           `  Demo platform: ${baseUrl}/demo (the hosted page and the SDK side by side, and the webhooks it receives${cfg.allowPrivateWebhookHosts ? '' : '; on a local address those need ALLOW_PRIVATE_WEBHOOK_HOSTS=1'})`,
+          `  Dashboard: ${baseUrl}/dashboard (the platform's people sign in; the first start prints an admin's set-up link)`,
           `  Your webhooks on this machine: npx rentpay listen --forward-to http://localhost:3000/webhooks --url ${baseUrl} --token <server token>`,
         );
       }
@@ -73,6 +74,9 @@ export function registerServeCommands(program: Command): void {
           '',
           'Try it:',
           `  curl -H "Authorization: Token ${running.secrets.demo.serverToken}" ${baseUrl}/api/third-party/integrator/`,
+          '',
+          `The demo platform's dashboard admin (${running.secrets.demo.adminInvite.email}): set up a sign-in within 72 hours, once:`,
+          `  ${running.secrets.demo.adminInvite.link}`,
         );
       }
       process.stdout.write(`${lines.join('\n')}\n\n`);
