@@ -58,6 +58,9 @@ export const dashboardApi: FastifyPluginAsync = async (app) => {
     ],
   });
   await app.register(async (guarded) => {
+    guarded.addHook('onRoute', (route) => {
+      route.config = { ...route.config, ownAuthFailureLimit: true };
+    });
     guarded.addHook(
       'onRequest',
       dashboardGuard(app.ctx.dashboardSessions, app.ctx.dashboardCookie, app.ctx.config.publicUrl),

@@ -2,7 +2,7 @@
  * Hostile input on every route of every surface: NUL and the other C0 and C1 controls, lone surrogates, numbers
  * past int64 and float range, dates at and beyond the calendar's ends, 10,000-character values, percent-encoding,
  * path traversal, SQL, JSON, bidi overrides and emoji, in every path parameter, query value, declared header and
- * body field (strings where ids, integers and dates are expected too). The Integration, Client and Operator APIs
+ * body field (strings where ids, integers and dates are expected too). The Integration, Client, Operator and Dashboard APIs
  * are enumerated from their OpenAPI documents as the running app serves them; the routes those documents leave
  * out (hosted page, sandbox processor, demo, docs, SDK, health, metrics, and on a Stripe app its event endpoint)
  * from the router itself. No request may answer 5xx, and an API route's 4xx is `{error, detail}` or field errors.
@@ -16,7 +16,9 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 import Stripe from 'stripe';
 import { buildApp } from '../../src/app.ts';
+import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 import { DEMO_INTEGRATOR_NAME } from '../../src/demo/plugin.ts';
+import { totpCode, totpStep } from '../../src/people/totp.ts';
 import { createLogger } from '../../src/platform/log/logger.ts';
 import { UNLIMITED } from '../support/api-client.ts';
 import { userBody } from '../support/fixtures.ts';
@@ -64,6 +66,17 @@ describe('hostile input on every route never gets a 5xx', () => {
     call('POST', '/api/third-party/user-login/', integrationAuth(), { email: 'tenant@example.com' });
   const clientAuth = () => ({ authorization: `Bearer ${clientToken}` });
   const operatorAuth = () => ({ authorization: `Bearer ${OPERATOR_TOKEN}` });
+  let dashboardUserId = '';
+  let dashboardAuth: Record<string, string> = {};
+  /** A session of the dashboard's fuzzing person, opened directly: sign-in itself is among the routes fuzzed. */
+  const newDashboardSession = async () => {
+    const opened = await t.app.ctx.dashboardSessions.open(t.db, dashboardUserId, 'totp', '127.0.0.1');
+    dashboardAuth = {
+      origin: new URL(t.config.publicUrl).origin,
+      cookie: `${t.app.ctx.dashboardCookie.name}=${opened.token}`,
+      'x-csrf-token': opened.csrfToken,
+    };
+  };
 
   before(async () => {
     t = await startTestApp({ config: { clientRateLimit: { burst: 1_000_000, windowMs: 1_000 } } });
@@ -120,7 +133,30 @@ describe('hostile input on every route never gets a 5xx', () => {
       DEMO_INTEGRATOR_NAME,
     ]);
     await call('PATCH', `/api/operator/integrators/${demo!.id}`, operatorAuth(), UNLIMITED);
-    for (const surface of ['third-party', 'client', 'operator']) {
+    // A person of a platform of their own in the dashboard (its token rotations must not end serverToken).
+    const team = (await t.createIntegrator({ name: 'Dashboard fuzz' })).id;
+    const invited = await t.app.ctx.people.invite(SYSTEM_ACTOR, {
+      team,
+      email: 'fuzz@example.com',
+      role: 'admin',
+    });
+    const invite = invited.link.split('#invite=')[1]!;
+    const origin = new URL(t.config.publicUrl).origin;
+    const offered = await call('POST', '/api/dashboard/setup/invite/', { origin }, { invite });
+    const secret = String((offered.totp as { secret: string }).secret);
+    await call(
+      'POST',
+      '/api/dashboard/setup/',
+      { origin },
+      {
+        invite,
+        password: 'fuzz password 123',
+        totp: { secret, code: totpCode(secret, totpStep(t.clock.now())) },
+      },
+    );
+    dashboardUserId = invited.user.id;
+    await newDashboardSession();
+    for (const surface of ['third-party', 'client', 'operator', 'dashboard']) {
       const response = await t.app.inject({ method: 'GET', url: `/api/${surface}/openapi.json` });
       assert.equal(response.statusCode, 200);
       docs[surface] = response.json();
@@ -190,6 +226,20 @@ describe('hostile input on every route never gets a 5xx', () => {
 
   it('the Operator API (every operation of /api/operator/openapi.json)', async (ctx) => {
     const ops = documentedOperations(docs.operator!, operatorAuth, ids);
+    assert.ok(ops.length >= 20, `only ${ops.length} operations in the document`);
+    await fuzzAll(ctx, main(), ops);
+  });
+
+  it('the Dashboard API (every operation of /api/dashboard/openapi.json)', async (ctx) => {
+    const ops = documentedOperations(docs.dashboard!, () => dashboardAuth, ids);
+    for (const op of ops) {
+      // Signing out (here or everywhere) ends the session the other requests use: open another.
+      if (op.route.endsWith('/sign-out/')) {
+        op.answered = async (status) => {
+          if (status === 204) await newDashboardSession();
+        };
+      }
+    }
     assert.ok(ops.length >= 20, `only ${ops.length} operations in the document`);
     await fuzzAll(ctx, main(), ops);
   });

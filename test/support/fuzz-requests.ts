@@ -51,7 +51,7 @@ export interface Operation {
   /** Last look at a request before it is sent (e.g. a signature over the final body). */
   finish?: (headers: Record<string, string>, body: string | undefined, slot: Slot) => void;
   /** After each answer (e.g. adopting a rotated token). */
-  answered?: (status: number, body: string) => void;
+  answered?: (status: number, body: string) => void | Promise<void>;
 }
 
 const PARAM = /\{([^}]+)\}|:([A-Za-z0-9_]+)|\*/g;
@@ -325,7 +325,7 @@ async function probe(
     headers,
     ...(payload !== undefined ? { payload } : {}),
   });
-  op.answered?.(response.statusCode, response.body);
+  await op.answered?.(response.statusCode, response.body);
   const status = response.statusCode;
   const failure = { op, slot, value, status, body: response.body.slice(0, 300) };
   if (status >= 500) return { ...failure, kind: '5xx', logged: loggedError(target.logs, requestId) };

@@ -13,6 +13,16 @@ import { ServiceError } from '../errors.ts';
  * in Redis when REDIS_URL is set: the count every node shares comes back with it, so a node learns of an address
  * over the limit at its first failure from it.
  */
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route limits its own failed sign-ins (the dashboard's, per account and address in the database): its 401s
+     * are not counted here, so a person's expired session never blocks the address's server tokens.
+     */
+    ownAuthFailureLimit?: boolean;
+  }
+}
+
 export interface AuthFailureLimit {
   max: number;
   windowMs: number;
@@ -130,7 +140,7 @@ function addressKey(address: string): string {
 export function installAuthFailureLimit(app: FastifyInstance, limiter: AuthFailureLimiter): void {
   // Counted as the answer is sent, so the next request from the address already sees the count.
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (reply.statusCode === 401) {
+    if (reply.statusCode === 401 && request.routeOptions.config?.ownAuthFailureLimit !== true) {
       limiter
         .recordFailure(request.ip)
         .catch((error) =>
