@@ -110,6 +110,8 @@ export class SignInService {
         });
       }
     }
+    // The link is checked before the costly hash, so a made-up link costs the server nothing.
+    await this.#openInvite(this.db, token);
     const passwordHash = await hashPassword(password);
     const now = this.clock.now();
     const outcome = await this.db.transaction(async (tx) => {
@@ -285,7 +287,7 @@ export class SignInService {
     throw new ServiceError(
       'too_many_attempts',
       `Too many failed sign-ins for this email or from your address. Try again in ${Math.ceil(seconds / 60)} ` +
-        'minutes (Retry-After), or ask an admin of your team to invite you again.',
+        'minutes (Retry-After).',
       { 'retry-after': String(seconds) },
     );
   }
