@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import secureJson from 'secure-json-parse';
 import { clientApi } from './client/plugin.ts';
+import { dashboardPages } from './dashboard/pages.ts';
 import { dashboardApi } from './dashboard/plugin.ts';
 import { sessionCookieFor } from './dashboard/session-auth.ts';
 import { healthRoutes } from './health/routes.ts';
@@ -161,6 +162,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     }),
   );
   await app.register(sdkFiles());
+  await app.register(dashboardPages());
   if (config.serviceEnv === 'sandbox') await app.register(sandboxDocuments);
   if (config.serviceEnv === 'sandbox') {
     // The example integrator (plain JavaScript beside the service, not part of it) is loaded only here.

@@ -1,0 +1,527 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import {
+  ApiError,
+  call,
+  type EventStatus,
+  type Page,
+  type WebhookEndpoint,
+  type WebhookEvent,
+  type WebhookEventDetail,
+} from './api.ts';
+import type { SectionProps } from './Shell.tsx';
+import {
+  Alert,
+  Field,
+  messageOf,
+  Notice,
+  OnceSecret,
+  Select,
+  TableWrap,
+  useFocusOnMount,
+  When,
+} from './ui.tsx';
+
+const OVERLAPS = [
+  ['86400', '24 hours'],
+  ['3600', '1 hour'],
+  ['604800', '7 days'],
+  ['0', 'No time: it stops now'],
+] as const;
+
+const STATUS_NAMES: Record<EventStatus, string> = {
+  pending: 'Pending',
+  delivered: 'Delivered',
+  failed: 'Failed',
+  not_sent: 'Not sent',
+};
+
+/** The developer pages: the server token, the webhook endpoint, and events with their delivery attempts. */
+export function Developers(props: SectionProps) {
+  const { me } = props;
+  const heading = useFocusOnMount<HTMLHeadingElement>(props.focusHeading);
+  const may = (permission: 'credentials.manage' | 'webhooks.manage') => me.permissions.includes(permission);
+  // A test event sent from the endpoint's card shows in the events at once.
+  const [sent, setSent] = useState(0);
+  return (
+    <>
+      <h1 ref={heading} tabIndex={-1}>
+        Developers
+      </h1>
+      {may('credentials.manage') ? <ServerToken /> : null}
+      <Endpoint manage={may('webhooks.manage')} onSent={() => setSent(sent + 1)} />
+      <Events manage={may('webhooks.manage')} sent={sent} />
+    </>
+  );
+}
+
+function ServerToken() {
+  const [grace, setGrace] = useState('86400');
+  const [busy, setBusy] = useState(false);
+  const [rotated, setRotated] = useState<{ token: string; previous_token_expires_at: string }>();
+  const [problem, setProblem] = useState<string>();
+  const rotate = async () => {
+    setBusy(true);
+    setProblem(undefined);
+    try {
+      setRotated(await call('POST', '/api-token/rotate/', { grace_period_seconds: Number(grace) }));
+    } catch (error) {
+      setProblem(messageOf(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section class="card" aria-labelledby="token-heading">
+      <h2 id="token-heading">Server token</h2>
+      <p>
+        Your servers send it to the Integration API. Rotating it issues a new token; the current one keeps
+        working for the time you choose, so you can deploy the new one first.
+      </p>
+      {problem ? <Alert focus>{problem}</Alert> : null}
+      {rotated ? (
+        <OnceSecret id="new-token" label="New server token" value={rotated.token}>
+          <p>
+            The previous token works until <When at={rotated.previous_token_expires_at} />.
+          </p>
+        </OnceSecret>
+      ) : null}
+      <div class="actions">
+        <Select
+          id="token-grace"
+          label="The current token keeps working for"
+          value={grace}
+          options={OVERLAPS}
+          onValue={setGrace}
+        />
+        <button type="button" onClick={rotate} disabled={busy}>
+          {busy ? 'Rotating…' : 'Rotate server token'}
+        </button>
+      </div>
+    </section>
+  );
+}
+
+function Endpoint(props: { manage: boolean; onSent(): void }) {
+  const [endpoint, setEndpoint] = useState<WebhookEndpoint>();
+  const [url, setUrl] = useState('');
+  const [urlError, setUrlError] = useState<string>();
+  const [overlap, setOverlap] = useState('86400');
+  const [busy, setBusy] = useState<'save' | 'remove' | 'rotate' | 'ping'>();
+  const [secret, setSecret] = useState<{ label: string; value: string; until?: string }>();
+  const [problem, setProblem] = useState<string>();
+  const [notice, setNotice] = useState<string>();
+  const urlRef = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    call<WebhookEndpoint>('GET', '/webhook-endpoint/').then(
+      (found) => {
+        setEndpoint(found);
+        setUrl(found.url ?? '');
+      },
+      (error) => setProblem(messageOf(error)),
+    );
+  }, []);
+
+  const act = async (kind: 'save' | 'remove' | 'rotate' | 'ping', work: () => Promise<void>) => {
+    setBusy(kind);
+    setProblem(undefined);
+    setNotice(undefined);
+    setUrlError(undefined);
+    try {
+      await work();
+    } catch (error) {
+      if (error instanceof ApiError && error.field('url')) {
+        setUrlError(error.field('url'));
+        urlRef.current?.focus();
+      } else setProblem(messageOf(error));
+    } finally {
+      setBusy(undefined);
+    }
+  };
+
+  const save = (event: Event) => {
+    event.preventDefault();
+    const typed = url.trim();
+    if (!typed) {
+      setUrlError('Enter the URL that should receive events, or remove the URL instead.');
+      urlRef.current?.focus();
+      return;
+    }
+    return act('save', async () => {
+      const saved = await call<WebhookEndpoint>('PUT', '/webhook-endpoint/', { url: typed });
+      setEndpoint(saved);
+      setUrl(saved.url ?? '');
+      if (saved.secret) setSecret({ label: 'Signing secret', value: saved.secret });
+      setNotice('Webhook URL saved.');
+    });
+  };
+
+  const remove = () =>
+    act('remove', async () => {
+      const saved = await call<WebhookEndpoint>('PUT', '/webhook-endpoint/', { url: null });
+      setEndpoint(saved);
+      setUrl('');
+      setNotice('Webhook URL removed: events are kept and listed, not sent.');
+    });
+
+  const rotate = () =>
+    act('rotate', async () => {
+      const rotated = await call<{ secret: string; previous_secret_expires_at: string }>(
+        'POST',
+        '/webhook-endpoint/rotate-secret/',
+        { overlap_seconds: Number(overlap) },
+      );
+      setSecret({
+        label: 'New signing secret',
+        value: rotated.secret,
+        until: rotated.previous_secret_expires_at,
+      });
+      setEndpoint((known) =>
+        known ? { ...known, previous_secret_expires_at: rotated.previous_secret_expires_at } : known,
+      );
+    });
+
+  const ping = () =>
+    act('ping', async () => {
+      const sent = await call<{ event_id: string }>('POST', '/webhook-endpoint/ping/');
+      setNotice(`Test event ${sent.event_id} sent: it is in the events below.`);
+      props.onSent();
+    });
+
+  return (
+    <section class="card" aria-labelledby="endpoint-heading">
+      <h2 id="endpoint-heading">Webhook endpoint</h2>
+      {problem ? <Alert focus>{problem}</Alert> : null}
+      {notice ? <Notice>{notice}</Notice> : null}
+      {!endpoint ? (
+        problem ? null : (
+          <p role="status">Loading…</p>
+        )
+      ) : (
+        <>
+          <dl class="facts">
+            <dt>URL</dt>
+            <dd class="break">{endpoint.url ?? 'None: events are kept and listed, not sent.'}</dd>
+            <dt>State</dt>
+            <dd>
+              {endpoint.state === 'enabled'
+                ? 'Enabled'
+                : 'Disabled: the URL answered 410 Gone. Save a URL again to send to it.'}
+            </dd>
+            {endpoint.previous_secret_expires_at ? (
+              <>
+                <dt>Previous secret signs until</dt>
+                <dd>
+                  <When at={endpoint.previous_secret_expires_at} />
+                </dd>
+              </>
+            ) : null}
+          </dl>
+          {secret ? (
+            <OnceSecret id="webhook-secret" label={secret.label} value={secret.value}>
+              {secret.until ? (
+                <p>
+                  The previous secret also signs each delivery until <When at={secret.until} />.
+                </p>
+              ) : null}
+            </OnceSecret>
+          ) : null}
+          {props.manage ? (
+            <>
+              <form class="inline-form" onSubmit={save} noValidate>
+                <Field
+                  id="webhook-url"
+                  label="Webhook URL"
+                  hint="An https URL of your servers; rentpay signs each event it sends there."
+                  type="url"
+                  inputMode="url"
+                  autocomplete="url"
+                  spellcheck={false}
+                  value={url}
+                  onValue={setUrl}
+                  error={urlError}
+                  inputRef={urlRef}
+                />
+                <div class="buttons">
+                  <button type="submit" disabled={busy !== undefined}>
+                    {busy === 'save' ? 'Saving…' : 'Save URL'}
+                  </button>
+                  {endpoint.url ? (
+                    <button type="button" class="danger" onClick={remove} disabled={busy !== undefined}>
+                      {busy === 'remove' ? 'Removing…' : 'Remove URL'}
+                    </button>
+                  ) : null}
+                  <button type="button" onClick={ping} disabled={busy !== undefined}>
+                    {busy === 'ping' ? 'Sending…' : 'Send test event'}
+                  </button>
+                </div>
+              </form>
+              <div class="actions">
+                <Select
+                  id="secret-overlap"
+                  label="The current secret keeps signing for"
+                  value={overlap}
+                  options={OVERLAPS}
+                  onValue={setOverlap}
+                />
+                <button type="button" onClick={rotate} disabled={busy !== undefined}>
+                  {busy === 'rotate' ? 'Rotating…' : 'Rotate signing secret'}
+                </button>
+              </div>
+            </>
+          ) : null}
+        </>
+      )}
+    </section>
+  );
+}
+
+function Events(props: { manage: boolean; sent: number }) {
+  const [status, setStatus] = useState('');
+  const [events, setEvents] = useState<WebhookEvent[]>();
+  const [hasMore, setHasMore] = useState(false);
+  const [loading, setLoading] = useState(false);
+  const [problem, setProblem] = useState<string>();
+  const [open, setOpen] = useState<string>();
+
+  const load = async (after?: string) => {
+    setLoading(true);
+    setProblem(undefined);
+    try {
+      const query = new URLSearchParams({ limit: '20' });
+      if (status) query.set('status', status);
+      if (after) query.set('starting_after', after);
+      const page = await call<Page<WebhookEvent>>('GET', `/events/?${query}`);
+      setEvents((known) => (after && known ? [...known, ...page.data] : page.data));
+      setHasMore(page.has_more);
+    } catch (error) {
+      setProblem(messageOf(error));
+    } finally {
+      setLoading(false);
+    }
+  };
+
+  useEffect(() => {
+    setOpen(undefined);
+    load();
+  }, [status]);
+  useEffect(() => {
+    if (props.sent > 0) load();
+  }, [props.sent]);
+
+  const updated = (event: WebhookEvent) =>
+    setEvents((known) => known?.map((each) => (each.event_id === event.event_id ? event : each)));
+
+  return (
+    <section class="card" aria-labelledby="events-heading">
+      <h2 id="events-heading">Events</h2>
+      <div class="actions">
+        <Select
+          id="event-status"
+          label="Show"
+          value={status}
+          options={[['', 'All events'], ...Object.entries(STATUS_NAMES)]}
+          onValue={setStatus}
+        />
+        <button type="button" onClick={() => load()} disabled={loading}>
+          Refresh
+        </button>
+      </div>
+      {problem ? <Alert focus>{problem}</Alert> : null}
+      {events === undefined ? (
+        problem ? null : (
+          <p role="status">Loading…</p>
+        )
+      ) : events.length === 0 ? (
+        <p>No events{status ? ' with this status' : ' yet'}.</p>
+      ) : (
+        <TableWrap label="Events">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Event</th>
+                <th scope="col">Created</th>
+                <th scope="col">Delivery</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">Last answer</th>
+              </tr>
+            </thead>
+            <tbody>
+              {events.map((event) => (
+                <tr key={event.event_id}>
+                  <th scope="row">
+                    <button
+                      type="button"
+                      class="link"
+                      aria-expanded={open === event.event_id}
+                      aria-controls="event-detail"
+                      onClick={() => setOpen(open === event.event_id ? undefined : event.event_id)}
+                    >
+                      {event.type}
+                    </button>
+                    <span class="mono hint block">{event.event_id}</span>
+                  </th>
+                  <td>
+                    <When at={event.created_at} />
+                  </td>
+                  <td>
+                    <span class={`status-${event.status}`}>{STATUS_NAMES[event.status]}</span>
+                  </td>
+                  <td>{event.attempt_count}</td>
+                  <td>{lastAnswer(event)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      )}
+      {hasMore && events ? (
+        <button type="button" onClick={() => load(events[events.length - 1]?.event_id)} disabled={loading}>
+          {loading ? 'Loading…' : 'Older events'}
+        </button>
+      ) : null}
+      <div id="event-detail">
+        {open ? (
+          <EventDetail
+            key={open}
+            eventId={open}
+            manage={props.manage}
+            onUpdated={updated}
+            onClose={() => setOpen(undefined)}
+          />
+        ) : null}
+      </div>
+    </section>
+  );
+}
+
+function lastAnswer(event: Pick<WebhookEvent, 'last_status_code' | 'last_error'>): string {
+  if (event.last_status_code !== null) return `HTTP ${event.last_status_code}`;
+  return event.last_error ?? '—';
+}
+
+const OUTCOMES: Record<string, string> = {
+  delivered: 'Delivered',
+  retry: 'Failed; retried',
+  failed: 'Failed; last of its round',
+  disabled: 'Gone (410): endpoint disabled',
+};
+
+function EventDetail(props: {
+  eventId: string;
+  manage: boolean;
+  onUpdated(event: WebhookEvent): void;
+  onClose(): void;
+}) {
+  const [detail, setDetail] = useState<WebhookEventDetail>();
+  const [problem, setProblem] = useState<string>();
+  const [notice, setNotice] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const heading = useRef<HTMLHeadingElement>(null);
+
+  const load = () =>
+    call<WebhookEventDetail>('GET', `/events/${encodeURIComponent(props.eventId)}/`).then(
+      (found) => setDetail(found),
+      (error) => setProblem(messageOf(error)),
+    );
+  useEffect(() => {
+    load();
+  }, []);
+  useEffect(() => {
+    if (detail && !notice) heading.current?.focus();
+  }, [detail === undefined]);
+
+  const redeliver = async () => {
+    setBusy(true);
+    setProblem(undefined);
+    setNotice(undefined);
+    try {
+      const event = await call<WebhookEvent>(
+        'POST',
+        `/events/${encodeURIComponent(props.eventId)}/redeliver/`,
+      );
+      props.onUpdated(event);
+      setNotice('Sent again: a new round of attempts starts now.');
+      await load();
+    } catch (error) {
+      setProblem(messageOf(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section class="detail" aria-labelledby="detail-heading">
+      <h3 id="detail-heading" ref={heading} tabIndex={-1}>
+        {detail ? detail.type : 'Event'} <span class="mono hint">{props.eventId}</span>
+      </h3>
+      {problem ? <Alert focus>{problem}</Alert> : null}
+      {notice ? <Notice>{notice}</Notice> : null}
+      {!detail ? (
+        problem ? null : (
+          <p role="status">Loading…</p>
+        )
+      ) : (
+        <>
+          <dl class="facts">
+            <dt>Delivery</dt>
+            <dd>{STATUS_NAMES[detail.status]}</dd>
+            <dt>Next attempt</dt>
+            <dd>
+              <When at={detail.next_attempt_at} empty="None due" />
+            </dd>
+            <dt>Delivered</dt>
+            <dd>
+              <When at={detail.delivered_at} empty="Not yet" />
+            </dd>
+          </dl>
+          {detail.attempts.length === 0 ? (
+            <p>No attempts yet.</p>
+          ) : (
+            <TableWrap label="Delivery attempts">
+              <table>
+                <caption>Delivery attempts</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">#</th>
+                    <th scope="col">When</th>
+                    <th scope="col">Outcome</th>
+                    <th scope="col">Answer</th>
+                    <th scope="col">Time taken</th>
+                    <th scope="col">URL</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {detail.attempts.map((attempt) => (
+                    <tr key={attempt.number}>
+                      <td>{attempt.number}</td>
+                      <td>
+                        <When at={attempt.attempted_at} />
+                      </td>
+                      <td>{OUTCOMES[attempt.outcome] ?? attempt.outcome}</td>
+                      <td>
+                        {lastAnswer({ last_status_code: attempt.status_code, last_error: attempt.error })}
+                      </td>
+                      <td>{attempt.latency_ms} ms</td>
+                      <td class="break">{attempt.url}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableWrap>
+          )}
+          <div class="buttons">
+            {props.manage ? (
+              <button type="button" onClick={redeliver} disabled={busy}>
+                {busy ? 'Sending…' : 'Redeliver'}
+              </button>
+            ) : null}
+            <button type="button" onClick={props.onClose}>
+              Close
+            </button>
+          </div>
+        </>
+      )}
+    </section>
+  );
+}
