@@ -8,9 +8,9 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { Api } from '../support/api-client.ts';
-import { CHROMIUM_PATH, UI_TIMEOUT_MS } from '../support/browser.ts';
+import { leaseBrowser, releaseBrowser, UI_TIMEOUT_MS } from '../support/browser.ts';
 import { runJobs, type TestApp } from '../support/helpers.ts';
 import { answerChallenge, cardToken, newTenant, PAN, startPaymentApp } from '../support/payment-client.ts';
 
@@ -33,10 +33,10 @@ describe('sandbox pages in a browser', () => {
     ({ t, api } = await startPaymentApp());
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox'] });
+    browser = await leaseBrowser();
   });
   after(async () => {
-    await browser?.close();
+    if (browser) await releaseBrowser(browser);
     await t.close();
     assert.deepEqual(cspErrors, [], 'no CSP violation on any sandbox page');
   });

@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { CHROMIUM_PATH, UI_TIMEOUT_MS } from '../support/browser.ts';
+import type { Browser, Page } from 'playwright-core';
+import { leaseBrowser, releaseBrowser, UI_TIMEOUT_MS } from '../support/browser.ts';
 import { StripeStandIn } from '../support/stripe-server.ts';
 
 const KEY = 'pk_test_rentpay_standin';
@@ -33,11 +33,11 @@ before(async () => {
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   // "localhost" against the stand-in's 127.0.0.1: Stripe's frames are of another site than the page.
   siteUrl = `http://localhost:${(site.address() as AddressInfo).port}/`;
-  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox'] });
+  browser = await leaseBrowser();
 });
 
 after(async () => {
-  await browser?.close();
+  if (browser) await releaseBrowser(browser);
   await new Promise<void>((resolve) => (site ? site.close(() => resolve()) : resolve()));
   await stand?.close();
 });

@@ -34,6 +34,131 @@ export const RESULTS_DIR = path.resolve(
 /** Long enough for a loaded CI machine; every wait ends as soon as its condition holds. */
 export const UI_TIMEOUT_MS = 20_000;
 
+/**
+ * Playwright's own `--disable-features` list (playwright-core 1.65), which a second `--disable-features` would
+ * replace rather than extend (Chromium keeps the last one): repeated here with ours. `leaseBrowser` checks, on each
+ * launch, that this still holds every feature Playwright disables, so an upgrade that changes its list fails loudly.
+ */
+const PLAYWRIGHT_DISABLED_FEATURES = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync',
+  'DestroyProfileOnBrowserClose',
+  'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay',
+  'MediaRouter',
+  'PaintHolding',
+  'ThirdPartyStoragePartitioning',
+  'AvoidCorsURLLoaderRestartOnRedirect',
+  'TcpPortRandomizationWin',
+  'OptimizationHints',
+  'NetworkTimeServiceQuerying',
+  'AimEnabled',
+  'PreconnectToSearch',
+  'msForceBrowserSignIn',
+  'msEdgeUpdateLaunchServicesPreferredVersion',
+];
+/**
+ * Headless Chromium (the full browser since Chromium 132) gives every window, so every browser context, the omnibox
+ * popup of its (invisible) address bar as two WebUI renderers of their own: a third of a browser file's CPU. The
+ * page never sees them.
+ */
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, 'WebUIOmniboxPopup', 'WebUIOmniboxAimPopup'].join(',')}`,
+];
+/** A browser no file uses for this long is closed (it would keep the test process from ending). */
+const BROWSER_IDLE_CLOSE_MS = 1_000;
+
+/** Chromium with the arguments above, for a file that manages its browser itself (close it when done). */
+export async function launchChromium(): Promise<Browser> {
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  try {
+    checkDisabledFeatures();
+  } catch (error) {
+    await browser.close();
+    throw error;
+  }
+  return browser;
+}
+
+/** The features Playwright disables must all be in ours: on Linux, read from the launched browsers' command lines. */
+function checkDisabledFeatures(): void {
+  const ours = new Set(PLAYWRIGHT_DISABLED_FEATURES);
+  let children: string[];
+  try {
+    children = fs.readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
+  } catch {
+    return;
+  }
+  for (const pid of children) {
+    let argv: string[];
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== process.pid) continue;
+      argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue;
+    }
+    const lists = argv.filter((arg) => arg.startsWith('--disable-features='));
+    if (lists.length < 2) continue;
+    const missing = lists[0]!
+      .slice('--disable-features='.length)
+      .split(',')
+      .filter((feature) => feature && !ours.has(feature));
+    if (missing.length)
+      throw new Error(
+        `Playwright now disables ${missing.join(', ')} too: add them to PLAYWRIGHT_DISABLED_FEATURES in test/support/browser.ts`,
+      );
+  }
+}
+
+/**
+ * One Chromium per test process, shared by the files it runs one after another (each in contexts of its own):
+ * launching one costs most of a second. Given back, every context a file left open is closed; a browser left
+ * unused is closed soon after.
+ */
+let shared: { browser: Promise<Browser>; users: number; idle?: NodeJS.Timeout } | undefined;
+
+export async function leaseBrowser(): Promise<Browser> {
+  if (shared) {
+    clearTimeout(shared.idle);
+    shared.users++;
+    try {
+      const browser = await shared.browser;
+      if (browser.isConnected()) return browser;
+    } catch {
+      // Launching failed or the browser went away: launch another below.
+    }
+    shared.users--;
+  }
+  const launching = launchChromium();
+  const lease = { browser: launching, users: 1 };
+  shared = lease;
+  const browser = await launching.catch((error) => {
+    if (shared === lease) shared = undefined;
+    throw error;
+  });
+  browser.on('disconnected', () => {
+    if (shared === lease) shared = undefined;
+  });
+  return browser;
+}
+
+export async function releaseBrowser(browser: Browser): Promise<void> {
+  for (const context of browser.contexts()) await context.close().catch(() => undefined);
+  const lease = shared;
+  if (!lease || (await lease.browser.catch(() => undefined)) !== browser) {
+    await browser.close();
+    return;
+  }
+  lease.users--;
+  if (lease.users > 0) return;
+  lease.idle = setTimeout(() => {
+    if (shared === lease) shared = undefined;
+    browser.close().catch(() => undefined);
+  }, BROWSER_IDLE_CLOSE_MS);
+}
+
 export interface PageEnvironment {
   t: TestApp;
   api: Api;
@@ -140,7 +265,7 @@ export async function startPageEnvironment(
     allowed_origins: [integratorOrigin],
     ...integratorSettings,
   });
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox'] });
+  const browser = await leaseBrowser();
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
   return {
     t,
@@ -150,7 +275,7 @@ export async function startPageEnvironment(
     strangerOrigin,
     browser,
     async close() {
-      await browser.close();
+      await releaseBrowser(browser);
       await worker.stop();
       integratorSite.server.close();
       strangerSite.server.close();
