@@ -10,6 +10,7 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { axeViolations } from '../support/axe.ts';
 import {
   CARD_FEES,
+  effectsRun,
   fillCard,
   newTenant,
   openInIntegratorPage,
@@ -179,6 +180,7 @@ async function endingStates(look: Look): Promise<string[]> {
   const found: string[] = [];
   const timed = await open(await newTenant(file.env), look, true);
   await timed.frame.getByRole('button', { name: 'Pay £1,217.40' }).waitFor();
+  await effectsRun(file.env, timed.page);
   await timed.page.clock.fastForward('14:01');
   await alert(timed.frame, 'Your session ends in about a minute.');
   found.push(...(await violations(timed.page, 'expiry warning')));

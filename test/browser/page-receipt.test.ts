@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   CARD_FEES,
+  effectsRun,
   fillCard,
   newTenant,
   openInIntegratorPage,
@@ -74,6 +75,7 @@ describe('hosted page: a session that lapses while it is open', () => {
     const warning = frame.getByRole('alert').filter({ hasText: 'Your session ends in about a minute' });
     assert.equal(await warning.count(), 0);
 
+    await effectsRun(file.env, page);
     await page.clock.fastForward('14:01');
     await warning.waitFor();
     assert.match(await warning.innerText(), /^Your session ends in about a minute\.\s+Keep me signed in$/);
@@ -99,8 +101,15 @@ describe('hosted page: a session that lapses while it is open', () => {
       // biome-ignore lint/suspicious/noExplicitAny: the page's globals
       const w = window as any;
       w.SVC.on('expired', (error: unknown) => w.events.push({ type: 'expired', error }));
+      w.SVC.on('change', () => w.events.push({ type: 'change' }));
     });
     assert.deepEqual(await sdkInit(file.env, page, tenant), { ok: true });
+    // init resolves on the frame's "ready", posted before the render that arms the session's timers; its first
+    // "change" comes from an effect of that render after the timers' own. Moving the clock earlier, a busy machine
+    // could arm them after the jump, 15 minutes from then.
+    await page.waitForFunction(() =>
+      (window as unknown as { events: { type: string }[] }).events.some((event) => event.type === 'change'),
+    );
     await page.clock.fastForward('15:00');
     await page.waitForFunction(() =>
       (window as unknown as { events: { type: string }[] }).events.some((event) => event.type === 'expired'),

@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
 import {
   CARD_FEES,
+  effectsRun,
   fillCard,
   newTenant,
   openInIntegratorPage,
@@ -218,6 +219,7 @@ describe('hosted page: while paying, and the session’s time', () => {
     const tenant = await newTenant(file.env, '1200.00');
     const { page, frame } = await open(tenant, { width: 375, fakeClock: true });
     await headline(frame).waitFor();
+    await effectsRun(file.env, page);
     const minutes = async (n: number) => {
       file.env.t.clock.advance(n * 60_000);
       await page.clock.fastForward(n * 60_000);
@@ -248,6 +250,7 @@ describe('hosted page: while paying, and the session’s time', () => {
       });
     });
     const seen = () => page.evaluate(() => (window as unknown as { rentpaySeen: string[] }).rentpaySeen);
+    await effectsRun(file.env, page);
     file.env.t.clock.advance(15 * 60_000);
     await page.clock.fastForward(15 * 60_000);
     await frame.getByRole('heading', { name: 'Session expired' }).waitFor();

@@ -385,6 +385,18 @@ export async function paymentFrame(env: Pick<PageEnvironment, 'baseUrl'>, page: 
   }
 }
 
+/**
+ * Resolves once the payment page's frame has run the effects of what it shows now: Preact runs a render's effects in
+ * a timer after the next animation frame, and this waits for a frame and a timer after those. Call it before moving a
+ * fake clock, so the page's own timers (the session's expiry) are armed before the jump, never after it.
+ */
+export async function effectsRun(env: Pick<PageEnvironment, 'baseUrl'>, page: Page): Promise<void> {
+  const frame = await paymentFrame(env, page);
+  await frame.evaluate(
+    () => new Promise<void>((resolve) => requestAnimationFrame(() => setTimeout(resolve))),
+  );
+}
+
 export async function fillCard(
   frame: FrameLocator,
   number: string,
