@@ -16,7 +16,7 @@ import { systemClock } from '../../src/platform/clock/clock.ts';
 import { openDatabase } from '../../src/platform/db/db.ts';
 import { migrate } from '../../src/platform/db/migrate.ts';
 import { tenancyBody, userBody } from '../support/fixtures.ts';
-import { createTestDatabase, RENTPAY_BIN, type TestDatabase } from '../support/helpers.ts';
+import { createTestDatabase, pgliteDataDir, RENTPAY_BIN, type TestDatabase } from '../support/helpers.ts';
 import { freePort } from '../support/pg-cluster.ts';
 import { Receiver, verify } from '../support/webhook-receiver.ts';
 
@@ -116,6 +116,7 @@ async function api(method: string, url: string, token: string, body?: unknown) {
 before(async () => {
   database = await createTestDatabase();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rentpay-listen-'));
+  await pgliteDataDir(dataDir);
   const setup = await openDatabase({ databaseUrl: database.databaseUrl, dataDir });
   await migrate(setup);
   const created = await new IntegratorService(setup, systemClock, 'sandbox').create(

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { type Db, openDatabase } from '../../src/platform/db/db.ts';
 import { MIGRATIONS_DIR, migrate } from '../../src/platform/db/migrate.ts';
-import { createTestDatabase } from '../support/helpers.ts';
+import { createTestDatabase, pgliteDataDir } from '../support/helpers.ts';
 
 const ALL = fs
   .readdirSync(MIGRATIONS_DIR)
@@ -297,6 +297,8 @@ describe('migrations', () => {
 
   it('PGlite on disk: a restart keeps the data and applies nothing again', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rentpay-pglite-'));
+    // A new cluster on disk, nothing migrated (copied: creating one on disk costs seconds of syncs).
+    await pgliteDataDir(dataDir, { migrated: false });
     try {
       const first = await openDatabase({ databaseUrl: undefined, dataDir });
       assert.deepEqual((await migrate(first)).applied, ALL);
@@ -320,6 +322,7 @@ describe('migrations', () => {
 describe('embedded database directory', () => {
   it('refuses a second opener while the first has it, and is free again once closed', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rentpay-lock-'));
+    await pgliteDataDir(dataDir, { migrated: false });
     try {
       const first = await openDatabase({ databaseUrl: undefined, dataDir });
       await assert.rejects(
@@ -337,7 +340,7 @@ describe('embedded database directory', () => {
   it('takes over a lock left by a process that no longer runs', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rentpay-lock-'));
     try {
-      fs.mkdirSync(path.join(dataDir, 'pglite'), { recursive: true });
+      await pgliteDataDir(dataDir, { migrated: false });
       // pid 2^22 + 1 is above Linux's pid_max ceiling, so no process can hold it.
       fs.writeFileSync(path.join(dataDir, 'pglite', 'rentpay.pid'), String(4_194_305));
       const db = await openHoldingLock(dataDir);
@@ -352,7 +355,7 @@ describe('embedded database directory after a restart with the same pid', () => 
   it('takes over a lock that carries this process’s pid when this process does not hold it', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rentpay-lock-'));
     try {
-      fs.mkdirSync(path.join(dataDir, 'pglite'), { recursive: true });
+      await pgliteDataDir(dataDir, { migrated: false });
       fs.writeFileSync(path.join(dataDir, 'pglite', 'rentpay.pid'), String(process.pid));
       const db = await openHoldingLock(dataDir);
       await closeReleasingLock(db, dataDir);

@@ -12,7 +12,7 @@ import { migrate } from '../../src/platform/db/migrate.ts';
 import { enqueueJob } from '../../src/platform/jobs/queue.ts';
 import { webhookDeliverJob } from '../../src/webhooks/jobs/webhook-deliver.ts';
 import { recordEvent } from '../../src/webhooks/record-event.ts';
-import { createTestDatabase, TEST_DATABASE_URL } from '../support/helpers.ts';
+import { createTestDatabase, pgliteDataDir, TEST_DATABASE_URL } from '../support/helpers.ts';
 import { Receiver, verify } from '../support/webhook-receiver.ts';
 
 interface WorkerProcess {
@@ -102,6 +102,7 @@ describe('webhooks with real worker processes', () => {
     const receiver = await Receiver.start();
     receiver.respond = (_request, index) => (index === 0 ? 'hang' : { status: 200, body: 'ok' });
     try {
+      await pgliteDataDir(dataDir);
       const setup = await openDatabase(options);
       await migrate(setup);
       const { integrator } = await new IntegratorService(setup, systemClock, 'sandbox').create(
@@ -182,6 +183,7 @@ describe('webhooks with real worker processes', () => {
     receiver.respond = () => ({ status: 200, delayMs: Math.floor(Math.random() * 10) });
     const events = 300;
     try {
+      await pgliteDataDir(dataDir);
       const setup = await openDatabase(options);
       await migrate(setup);
       const { integrator } = await new IntegratorService(setup, systemClock, 'sandbox').create(

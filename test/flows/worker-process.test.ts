@@ -9,7 +9,7 @@ import { IntegratorService } from '../../src/integrators/service.ts';
 import { systemClock } from '../../src/platform/clock/clock.ts';
 import { openDatabase } from '../../src/platform/db/db.ts';
 import { migrate } from '../../src/platform/db/migrate.ts';
-import { createTestDatabase } from '../support/helpers.ts';
+import { createTestDatabase, pgliteDataDir } from '../support/helpers.ts';
 
 describe('rentpay worker (a real process)', () => {
   it('runs due jobs from the database and stops cleanly on SIGTERM', async () => {
@@ -17,6 +17,7 @@ describe('rentpay worker (a real process)', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rentpay-worker-'));
     const options = { databaseUrl: database.databaseUrl, dataDir };
     try {
+      await pgliteDataDir(dataDir);
       // A rotation with no grace leaves one expired token and a due job to retire it.
       const setup = await openDatabase(options);
       await migrate(setup);

@@ -43,10 +43,14 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
     return {
       databaseUrl: undefined,
       dataDir: 'memory://',
-      open: () =>
+      open: async () =>
         migrated
           ? leasePglite(migratedPglite)
-          : openDatabase({ databaseUrl: undefined, dataDir: 'memory://' }),
+          : openDatabase({
+              databaseUrl: undefined,
+              dataDir: 'memory://',
+              pgliteTemplate: await emptyPglite(),
+            }),
       drop: async () => undefined,
     };
   }
@@ -69,38 +73,97 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
   };
 }
 
-let template: Promise<Blob> | undefined;
+/** Names a template by PGlite's version and the migrations, so a change to either makes a new one. */
+function templateKey(): string {
+  const hash = crypto.createHash('sha256');
+  hash.update(JSON.parse(fs.readFileSync('node_modules/@electric-sql/pglite/package.json', 'utf8')).version);
+  for (const file of fs.readdirSync(MIGRATIONS_DIR).sort()) {
+    hash.update(file).update(fs.readFileSync(path.join(MIGRATIONS_DIR, file)));
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+/**
+ * A PGlite data directory as a tar file (`dumpDataDir`), made once by `make` and kept in the temporary folder for the
+ * next test process (written by rename, so two processes making it at once cannot read half a file).
+ */
+async function pgliteTarTemplate(name: string, make: (db: Db) => Promise<unknown>): Promise<Blob> {
+  const file = path.join(os.tmpdir(), `rentpay-test-pglite-${name}-${templateKey()}.tar`);
+  if (fs.existsSync(file)) return new Blob([fs.readFileSync(file)]);
+  const db = await openDatabase({ databaseUrl: undefined, dataDir: 'memory://' });
+  try {
+    await make(db);
+    const dump = await dumpPglite(db);
+    const partial = `${file}.${process.pid}`;
+    fs.writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
+    fs.renameSync(partial, file);
+    return dump;
+  } finally {
+    await db.close();
+  }
+}
+
+let migratedTemplate: Promise<Blob> | undefined;
+let emptyTemplate: Promise<Blob> | undefined;
 
 /**
  * A migrated PGlite data directory every in-memory test database starts from: creating and migrating a cluster
- * takes seconds, loading this a fraction of one. Made once per set of migrations and kept in the temporary folder
- * for the next test process (named by a hash of the migrations and PGlite's version, written by rename so two
- * processes making it at once cannot read half a file).
+ * takes seconds, loading this a fraction of one.
  */
 function migratedPglite(): Promise<Blob> {
-  template ??= (async () => {
-    const hash = crypto.createHash('sha256');
-    hash.update(
-      JSON.parse(fs.readFileSync('node_modules/@electric-sql/pglite/package.json', 'utf8')).version,
-    );
-    for (const file of fs.readdirSync(MIGRATIONS_DIR).sort()) {
-      hash.update(file).update(fs.readFileSync(path.join(MIGRATIONS_DIR, file)));
-    }
-    const file = path.join(os.tmpdir(), `rentpay-test-pglite-${hash.digest('hex').slice(0, 16)}.tar`);
-    if (fs.existsSync(file)) return new Blob([fs.readFileSync(file)]);
-    const db = await openDatabase({ databaseUrl: undefined, dataDir: 'memory://' });
+  migratedTemplate ??= pgliteTarTemplate('migrated', migrate);
+  return migratedTemplate;
+}
+
+/**
+ * A new, empty PGlite cluster (nothing migrated), for tests of the migrations themselves: loading it costs a fraction
+ * of creating one (initdb).
+ */
+function emptyPglite(): Promise<Blob> {
+  emptyTemplate ??= pgliteTarTemplate('empty', async () => undefined);
+  return emptyTemplate;
+}
+
+const dataDirTemplates = new Map<string, Promise<string>>();
+
+/**
+ * Puts a PGlite cluster in `dataDir` (a DATA_DIR folder, as `rentpay` and openDatabase use it), migrated unless
+ * `migrated` is false: a copy of a template folder made once per PGlite version and set of migrations and kept in the
+ * temporary folder. Creating a cluster on disk (initdb) costs seconds of writes and syncs, copying one a fraction of a
+ * second; what it holds is the same. A no-op on PostgreSQL, whose test schema the app or test migrates itself.
+ */
+export async function pgliteDataDir(dataDir: string, options: { migrated?: boolean } = {}): Promise<void> {
+  if (TEST_DATABASE_URL) return;
+  const name = options.migrated === false ? 'empty' : 'migrated';
+  let template = dataDirTemplates.get(name);
+  if (!template) {
+    template = pgliteDirectoryTemplate(name);
+    dataDirTemplates.set(name, template);
+  }
+  fs.cpSync(await template, path.join(dataDir, 'pglite'), { recursive: true });
+}
+
+async function pgliteDirectoryTemplate(name: 'empty' | 'migrated'): Promise<string> {
+  const folder = path.join(os.tmpdir(), `rentpay-test-pglite-dir-${name}-${templateKey()}`);
+  if (fs.existsSync(folder)) return folder;
+  const staging = fs.mkdtempSync(`${folder}.${process.pid}-`);
+  try {
+    const db = await openDatabase({ databaseUrl: undefined, dataDir: staging });
     try {
-      await migrate(db);
-      const dump = await dumpPglite(db);
-      const partial = `${file}.${process.pid}`;
-      fs.writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
-      fs.renameSync(partial, file);
-      return dump;
+      if (name === 'migrated') await migrate(db);
     } finally {
       await db.close();
     }
-  })();
-  return template;
+    try {
+      fs.renameSync(path.join(staging, 'pglite'), folder);
+    } catch (error) {
+      // Another process made it first: theirs is as good.
+      if (!fs.existsSync(folder)) throw error;
+    }
+    return folder;
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
 }
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
@@ -200,17 +263,17 @@ export function runJobs(t: Pick<TestApp, 'app' | 'db' | 'clock' | 'config'>): Pr
 
 /**
  * A database a CLI process can open once the test has closed its own: a DATA_DIR folder on PGlite (which one process
- * opens at a time), a schema of its own on PostgreSQL.
+ * opens at a time; it starts migrated, see pgliteDataDir), a schema of its own on PostgreSQL.
  */
 export async function databaseForCli(dataDir: string): Promise<TestDatabase> {
-  return TEST_DATABASE_URL
-    ? createTestDatabase()
-    : {
-        databaseUrl: undefined,
-        dataDir,
-        open: () => openDatabase({ databaseUrl: undefined, dataDir }),
-        drop: async () => undefined,
-      };
+  if (TEST_DATABASE_URL) return createTestDatabase();
+  await pgliteDataDir(dataDir);
+  return {
+    databaseUrl: undefined,
+    dataDir,
+    open: () => openDatabase({ databaseUrl: undefined, dataDir }),
+    drop: async () => undefined,
+  };
 }
 
 export const RENTPAY_BIN = path.resolve('bin/rentpay.mjs');
