@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { after, before } from 'node:test';
+import { after, afterEach, before } from 'node:test';
 import {
   type Browser,
   type BrowserContext,
@@ -113,13 +113,15 @@ function checkDisabledFeatures(): void {
 }
 
 /**
- * One Chromium per test process, shared by the files it runs one after another (each in contexts of its own):
- * launching one costs most of a second. Given back, every context a file left open is closed; a browser left
- * unused is closed soon after.
+ * One Chromium per test process, shared by the files it runs one after another: launching one costs most of a
+ * second. Each lease is a view of it whose newContext/newPage remember what they open; given back, the lease's
+ * contexts are closed (never another lease's: a file may hold two environments), and a browser no lease uses is
+ * closed soon after.
  */
 let shared: { browser: Promise<Browser>; users: number; idle?: NodeJS.Timeout } | undefined;
+const leases = new WeakMap<Browser, { browser: Browser; contexts: Set<BrowserContext> }>();
 
-export async function leaseBrowser(): Promise<Browser> {
+async function sharedBrowser(): Promise<Browser> {
   if (shared) {
     clearTimeout(shared.idle);
     shared.users++;
@@ -144,18 +146,52 @@ export async function leaseBrowser(): Promise<Browser> {
   return browser;
 }
 
-export async function releaseBrowser(browser: Browser): Promise<void> {
-  for (const context of browser.contexts()) await context.close().catch(() => undefined);
-  const lease = shared;
-  if (!lease || (await lease.browser.catch(() => undefined)) !== browser) {
-    await browser.close();
+export async function leaseBrowser(): Promise<Browser> {
+  const browser = await sharedBrowser();
+  const contexts = new Set<BrowserContext>();
+  const remember = (context: BrowserContext) => {
+    contexts.add(context);
+    context.on('close', () => contexts.delete(context));
+    return context;
+  };
+  const view = new Proxy(browser, {
+    get(target, property) {
+      if (property === 'newContext')
+        return async (...args: Parameters<Browser['newContext']>) =>
+          remember(await target.newContext(...args));
+      if (property === 'newPage')
+        return async (...args: Parameters<Browser['newPage']>) => {
+          const page = await target.newPage(...args);
+          remember(page.context());
+          return page;
+        };
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  leases.set(view, { browser, contexts });
+  return view;
+}
+
+/** Gives back a leased browser (closing the contexts it opened); any other browser is closed. */
+export async function releaseBrowser(view: Browser): Promise<void> {
+  const lease = leases.get(view);
+  if (!lease) {
+    await view.close();
     return;
   }
-  lease.users--;
-  if (lease.users > 0) return;
-  lease.idle = setTimeout(() => {
-    if (shared === lease) shared = undefined;
-    browser.close().catch(() => undefined);
+  leases.delete(view);
+  for (const context of [...lease.contexts]) await context.close().catch(() => undefined);
+  const current = shared;
+  if (!current || (await current.browser.catch(() => undefined)) !== lease.browser) {
+    await lease.browser.close().catch(() => undefined);
+    return;
+  }
+  current.users--;
+  if (current.users > 0) return;
+  current.idle = setTimeout(() => {
+    if (shared === current) shared = undefined;
+    lease.browser.close().catch(() => undefined);
   }, BROWSER_IDLE_CLOSE_MS);
 }
 
@@ -543,8 +579,8 @@ export const CARD_FEES = { card: { percent: '1.45', fixed: '0.00' } };
 export const RAISED_CARD_FEES = { card: { percent: '2.00', fixed: '0.20' } };
 
 /**
- * One page environment for a whole test file: started before its tests, closed after them together with every
- * browser context the tests add to `contexts`. `env` is set once the file's `before` has run.
+ * One page environment for a whole test file: started before its tests, closed after them. Every browser context a
+ * test adds to `contexts` is closed when that test ends. `env` is set once the file's `before` has run.
  */
 /**
  * Waits for the page to say the payment succeeded. When it does not in time, the error says what the page showed and
@@ -582,6 +618,10 @@ export function pageEnvironmentPerFile(
   const file = { env: undefined as unknown as PageEnvironment, contexts: [] as BrowserContext[] };
   before(async () => {
     file.env = await startPageEnvironment(integratorSettings, options);
+  });
+  // A test's pages are closed when it ends, not kept open (timers, polls, memory) until the file does.
+  afterEach(async () => {
+    for (const context of file.contexts.splice(0)) await context.close();
   });
   after(async () => {
     for (const context of file.contexts) await context.close();
