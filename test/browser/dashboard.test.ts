@@ -8,12 +8,12 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 import { totpCode, totpStep } from '../../src/people/totp.ts';
 import type { Role } from '../../src/shared/roles.ts';
 import { axeViolations } from '../support/axe.ts';
-import { CHROMIUM_PATH, freePort, UI_TIMEOUT_MS } from '../support/browser.ts';
+import { freePort, leaseBrowser, releaseBrowser, UI_TIMEOUT_MS } from '../support/browser.ts';
 import { PASSWORD, signedInPerson } from '../support/dashboard-client.ts';
 import { runJobs, startTestApp, type TestApp } from '../support/helpers.ts';
 import { Receiver } from '../support/webhook-receiver.ts';
@@ -44,12 +44,12 @@ before(async () => {
   receiver = await Receiver.start();
   await t.app.listen({ port, host: 'localhost' });
   integratorId = (await t.createIntegrator({ name: 'Acme Lettings' })).id;
-  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox'] });
+  browser = await leaseBrowser();
 });
 
 after(async () => {
   for (const context of contexts) await context.close();
-  await browser?.close();
+  if (browser) await releaseBrowser(browser);
   await t?.close();
   await receiver?.close();
 });
