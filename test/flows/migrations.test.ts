@@ -298,7 +298,7 @@ describe('migrations', () => {
   it('PGlite on disk: a restart keeps the data and applies nothing again', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rentpay-pglite-'));
     // A new cluster on disk, nothing migrated (copied: creating one on disk costs seconds of syncs).
-    await pgliteDataDir(dataDir, { migrated: false });
+    await pgliteDataDir(dataDir, { migrated: false, evenOnPostgres: true });
     try {
       const first = await openDatabase({ databaseUrl: undefined, dataDir });
       assert.deepEqual((await migrate(first)).applied, ALL);
@@ -322,7 +322,7 @@ describe('migrations', () => {
 describe('embedded database directory', () => {
   it('refuses a second opener while the first has it, and is free again once closed', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rentpay-lock-'));
-    await pgliteDataDir(dataDir, { migrated: false });
+    await pgliteDataDir(dataDir, { migrated: false, evenOnPostgres: true });
     try {
       const first = await openDatabase({ databaseUrl: undefined, dataDir });
       await assert.rejects(
@@ -340,7 +340,7 @@ describe('embedded database directory', () => {
   it('takes over a lock left by a process that no longer runs', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rentpay-lock-'));
     try {
-      await pgliteDataDir(dataDir, { migrated: false });
+      await pgliteDataDir(dataDir, { migrated: false, evenOnPostgres: true });
       // pid 2^22 + 1 is above Linux's pid_max ceiling, so no process can hold it.
       fs.writeFileSync(path.join(dataDir, 'pglite', 'rentpay.pid'), String(4_194_305));
       const db = await openHoldingLock(dataDir);
@@ -355,7 +355,7 @@ describe('embedded database directory after a restart with the same pid', () => 
   it('takes over a lock that carries this process’s pid when this process does not hold it', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rentpay-lock-'));
     try {
-      await pgliteDataDir(dataDir, { migrated: false });
+      await pgliteDataDir(dataDir, { migrated: false, evenOnPostgres: true });
       fs.writeFileSync(path.join(dataDir, 'pglite', 'rentpay.pid'), String(process.pid));
       const db = await openHoldingLock(dataDir);
       await closeReleasingLock(db, dataDir);

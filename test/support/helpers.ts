@@ -132,8 +132,12 @@ const dataDirTemplates = new Map<string, Promise<string>>();
  * temporary folder. Creating a cluster on disk (initdb) costs seconds of writes and syncs, copying one a fraction of a
  * second; what it holds is the same. A no-op on PostgreSQL, whose test schema the app or test migrates itself.
  */
-export async function pgliteDataDir(dataDir: string, options: { migrated?: boolean } = {}): Promise<void> {
-  if (TEST_DATABASE_URL) return;
+export async function pgliteDataDir(
+  dataDir: string,
+  options: { migrated?: boolean; evenOnPostgres?: boolean } = {},
+): Promise<void> {
+  // On a PostgreSQL run the app uses TEST_DATABASE_URL, not a data directory, unless the test opens PGlite itself.
+  if (TEST_DATABASE_URL && !options.evenOnPostgres) return;
   const name = options.migrated === false ? 'empty' : 'migrated';
   let template = dataDirTemplates.get(name);
   if (!template) {
