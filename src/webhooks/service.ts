@@ -154,7 +154,28 @@ export class WebhookService {
   async getEvent(eventId: string): Promise<{ event: EventRow; attempts: AttemptRow[] }> {
     const event = await firstRow(this.db, eventsWithDelivery().where('e.id', '=', eventId));
     if (!event) throw new ServiceError('not_found', `No event ${eventId}.`);
-    const attempts = await rows(
+    return { event, attempts: await this.#attempts(eventId) };
+  }
+
+  /**
+   * One of the integrator's events with its attempts; another integrator's event is as unknown as one that does not
+   * exist (404 with `unknownDetail`).
+   */
+  async integratorEvent(
+    integratorId: string,
+    eventId: string,
+    unknownDetail = `No event ${eventId}.`,
+  ): Promise<{ event: EventRow; attempts: AttemptRow[] }> {
+    const event = await firstRow(
+      this.db,
+      eventsWithDelivery().where('e.id', '=', eventId).where('e.integrator_id', '=', integratorId),
+    );
+    if (!event) throw new ServiceError('not_found', unknownDetail);
+    return { event, attempts: await this.#attempts(eventId) };
+  }
+
+  #attempts(eventId: string): Promise<AttemptRow[]> {
+    return rows(
       this.db,
       qb
         .selectFrom('webhook_attempts')
@@ -172,7 +193,6 @@ export class WebhookService {
         .where('event_id', '=', eventId)
         .orderBy('number'),
     );
-    return { event, attempts };
   }
 
   /** See redeliverEvent. */

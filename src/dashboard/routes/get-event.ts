@@ -3,7 +3,6 @@ import { Type } from 'typebox';
 import { requirePermission } from '../../audit/actor.ts';
 import { ErrorResponse, IdString, integrationErrors } from '../../platform/http/schemas.ts';
 import { WebhookEventDetailView, webhookEventDetailView } from '../../webhooks/schemas.ts';
-import { ownEvent } from '../own-event.ts';
 import { dashboardActor, dashboardIntegrator } from '../session-auth.ts';
 
 /** One event with every delivery attempt. */
@@ -25,7 +24,10 @@ export const getEventRoute: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const integratorId = dashboardIntegrator(request);
       requirePermission(dashboardActor(request), 'events.read');
-      const { event, attempts } = await ownEvent(app.ctx.webhooks, integratorId, request.params.event_id);
+      const { event, attempts } = await app.ctx.webhooks.integratorEvent(
+        integratorId,
+        request.params.event_id,
+      );
       return webhookEventDetailView(event, attempts);
     },
   );

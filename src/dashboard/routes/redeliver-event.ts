@@ -3,7 +3,6 @@ import { Type } from 'typebox';
 import { requirePermission } from '../../audit/actor.ts';
 import { ErrorResponse, IdString, integrationErrors, optionalBody } from '../../platform/http/schemas.ts';
 import { WebhookEventView, webhookEventView } from '../../webhooks/schemas.ts';
-import { ownEvent } from '../own-event.ts';
 import { dashboardActor, dashboardIntegrator } from '../session-auth.ts';
 
 /** Sends one of the platform's events again, with the same webhook-id. */
@@ -27,7 +26,7 @@ export const redeliverEventRoute: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const integratorId = dashboardIntegrator(request);
       requirePermission(dashboardActor(request), 'webhooks.manage');
-      await ownEvent(app.ctx.webhooks, integratorId, request.params.event_id);
+      await app.ctx.webhooks.integratorEvent(integratorId, request.params.event_id);
       await app.ctx.webhooks.redeliver(request.params.event_id);
       const { event } = await app.ctx.webhooks.getEvent(request.params.event_id);
       return reply.code(202).send(webhookEventView(event));

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { ServiceError } from '../../platform/errors.ts';
 import { ErrorResponse, IdString, integrationErrors } from '../../platform/http/schemas.ts';
 import { eventView, IntegratorEvent } from '../../webhooks/event-view.ts';
 
@@ -24,13 +23,11 @@ export const redeliverEventRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { event_id } = request.params;
-      const unknown = new ServiceError(
-        'not_found',
+      await webhooks.integratorEvent(
+        request.integrator.id,
+        event_id,
         `No event ${event_id}. List yours with GET /api/third-party/events/.`,
       );
-      const owned = await webhooks.getEvent(event_id).catch(() => undefined);
-      // Another integrator's event is as unknown as one that does not exist.
-      if (owned?.event.integrator_id !== request.integrator.id) throw unknown;
       await webhooks.redeliver(event_id);
       request.log.info(
         { event_id, integrator_id: request.integrator.id },
