@@ -31,10 +31,11 @@ export const SignedInResponse = Type.Object(
     }),
     session: Type.Object({
       second_factor: Type.Enum(['totp', 'passkey']),
-      expires_at: Type.Union([Timestamp], { description: 'The session ends then at the latest (12 hours).' }),
-      idle_expires_at: Type.Union([Timestamp], {
+      expires_at: { ...Timestamp, description: 'The session ends then at the latest (12 hours).' },
+      idle_expires_at: {
+        ...Timestamp,
         description: 'It ends then unless used again (30 minutes after its last request).',
-      }),
+      },
     }),
   },
   { title: 'SignedIn' },
