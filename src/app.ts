@@ -22,6 +22,7 @@ import { AuthFailureLimiter, installAuthFailureLimit } from './platform/http/aut
 import { clockedRateLimitStore } from './platform/http/clocked-rate-limit-store.ts';
 import { installErrorHandling } from './platform/http/errors.ts';
 import { installInputHygiene } from './platform/http/input-hygiene.ts';
+import { installSerialization } from './platform/http/serialization.ts';
 import { installValidation } from './platform/http/validation.ts';
 import { randomBase62 } from './platform/ids.ts';
 import { createLogger } from './platform/log/logger.ts';
@@ -111,6 +112,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
 
   installValidation(app);
+  installSerialization(app);
   installInputHygiene(app);
   installErrorHandling(app);
   // JSON only: any other content type (text/plain, forms) is refused with 400 unsupported_content_type.

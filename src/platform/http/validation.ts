@@ -77,10 +77,23 @@ export function compileBodyValidator(schema: object): ValidateFunction {
   return withSchemaMessages(bodyAjv.compile(schema));
 }
 
+/**
+ * Compiled validators, shared by every app of this process and keyed by the schema's JSON text: a process that builds
+ * many apps (the tests, the benches) compiles each distinct schema once, even one a route writes inline.
+ */
+const validators = new Map<string, ValidateFunction>();
+
 export function installValidation(app: FastifyInstance): void {
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    withSchemaMessages((httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object)),
-  );
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const strict = httpPart === 'body';
+    const key = `${strict ? 'body' : 'text'} ${JSON.stringify(schema)}`;
+    let validate = validators.get(key);
+    if (!validate) {
+      validate = withSchemaMessages((strict ? bodyAjv : textAjv).compile(schema as object));
+      validators.set(key, validate);
+    }
+    return validate;
+  });
   // Which part of a request its route's schema refused (never the values): the answer alone does not tell a
   // schema's field errors from a handler's.
   app.addHook('onError', async (request, _reply, error) => {
