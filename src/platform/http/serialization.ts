@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
 import fastJson from 'fast-json-stringify';
+import type { FastifyInstance } from 'fastify';
 
 type Serialize = (data: unknown) => string;
 
