@@ -5,6 +5,7 @@ import { ServiceError } from '../platform/errors.ts';
 import { parseAuthorization } from '../platform/http/auth.ts';
 import { ERROR_STATUS } from '../platform/http/errors.ts';
 import { installApiDocument } from '../platform/http/openapi.ts';
+import { registerRoutes } from '../platform/http/routes.ts';
 import type { ClientContext } from '../sessions/service.ts';
 import { cancelPaymentRoute } from './routes/cancel-payment.ts';
 import { cancelScheduleRoute } from './routes/cancel-schedule.ts';
@@ -80,23 +81,25 @@ const authenticatedClientRoutes: FastifyPluginAsync = async (app) => {
       },
     }),
   );
-  await app.register(getSessionRoute);
-  await app.register(extendSessionRoute);
-  await app.register(createPaymentRoute);
-  await app.register(getPaymentRoute);
-  await app.register(cancelPaymentRoute);
-  await app.register(confirmPaymentRoute);
-  await app.register(listSavedCardsRoute);
-  await app.register(getSavedCardRoute);
-  await app.register(saveCardRoute);
-  await app.register(deleteSavedCardRoute);
-  await app.register(setDefaultSavedCardRoute);
-  await app.register(listSchedulesRoute);
-  await app.register(previewScheduleRoute);
-  await app.register(createScheduleRoute);
-  await app.register(pauseScheduleRoute);
-  await app.register(resumeScheduleRoute);
-  await app.register(cancelScheduleRoute);
+  await registerRoutes(app, [
+    getSessionRoute,
+    extendSessionRoute,
+    createPaymentRoute,
+    getPaymentRoute,
+    cancelPaymentRoute,
+    confirmPaymentRoute,
+    listSavedCardsRoute,
+    getSavedCardRoute,
+    saveCardRoute,
+    deleteSavedCardRoute,
+    setDefaultSavedCardRoute,
+    listSchedulesRoute,
+    previewScheduleRoute,
+    createScheduleRoute,
+    pauseScheduleRoute,
+    resumeScheduleRoute,
+    cancelScheduleRoute,
+  ]);
 };
 
 /**

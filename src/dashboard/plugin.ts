@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { installApiDocument } from '../platform/http/openapi.ts';
+import { registerRoutes } from '../platform/http/routes.ts';
 import { completeSetUpRoute } from './routes/complete-set-up.ts';
 import { getEventRoute } from './routes/get-event.ts';
 import { getMeRoute } from './routes/get-me.ts';
@@ -65,26 +66,28 @@ export const dashboardApi: FastifyPluginAsync = async (app) => {
       'onRequest',
       dashboardGuard(app.ctx.dashboardSessions, app.ctx.dashboardCookie, app.ctx.config.publicUrl),
     );
-    await guarded.register(completeSetUpRoute);
-    await guarded.register(getEventRoute);
-    await guarded.register(getMeRoute);
-    await guarded.register(getWebhookEndpointRoute);
-    await guarded.register(invitePersonRoute);
-    await guarded.register(listAuditLogRoute);
-    await guarded.register(listEventsRoute);
-    await guarded.register(listTeamRoute);
-    await guarded.register(lookUpInviteRoute);
-    await guarded.register(redeliverEventRoute);
-    await guarded.register(removePersonRoute);
-    await guarded.register(rotateApiTokenRoute);
-    await guarded.register(rotateWebhookSecretRoute);
-    await guarded.register(sendTestWebhookRoute);
-    await guarded.register(setPersonRoleRoute);
-    await guarded.register(setWebhookEndpointRoute);
-    await guarded.register(signInRoute);
-    await guarded.register(signInWithPasskeyRoute);
-    await guarded.register(signOutRoute);
-    await guarded.register(startPasskeySetUpRoute);
-    await guarded.register(startPasskeySignInRoute);
+    await registerRoutes(guarded, [
+      completeSetUpRoute,
+      getEventRoute,
+      getMeRoute,
+      getWebhookEndpointRoute,
+      invitePersonRoute,
+      listAuditLogRoute,
+      listEventsRoute,
+      listTeamRoute,
+      lookUpInviteRoute,
+      redeliverEventRoute,
+      removePersonRoute,
+      rotateApiTokenRoute,
+      rotateWebhookSecretRoute,
+      sendTestWebhookRoute,
+      setPersonRoleRoute,
+      setWebhookEndpointRoute,
+      signInRoute,
+      signInWithPasskeyRoute,
+      signOutRoute,
+      startPasskeySetUpRoute,
+      startPasskeySignInRoute,
+    ]);
   });
 };

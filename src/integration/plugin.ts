@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { serverTokenAuth } from '../integrators/auth.ts';
 import { ServiceError } from '../platform/errors.ts';
+import { registerRoutes } from '../platform/http/routes.ts';
 import { cancelScheduleRoute } from './routes/cancel-schedule.ts';
 import { getDocumentRoute } from './routes/get-document.ts';
 import { getIntegratorRoute } from './routes/get-integrator.ts';
@@ -54,30 +55,31 @@ export const integrationApi: FastifyPluginAsync = async (app) => {
       },
     }),
   );
-  await app.register(rotateTokenRoute);
-  await app.register(getIntegratorRoute);
-  await app.register(listAuditLogRoute);
-  await app.register(onboardUsersRoute);
-  await app.register(userLoginRoute);
-  await app.register(getSessionRoute);
-  await app.register(getDocumentRoute);
-  await app.register(getLedgerRoute);
-  await app.register(listPayoutsRoute);
-  await app.register(listSchedulesRoute);
-  await app.register(pauseScheduleRoute);
-  await app.register(resumeScheduleRoute);
-  await app.register(cancelScheduleRoute);
-  await app.register(listPaymentsRoute);
-  await app.register(refundPaymentRoute);
-  await app.register(getWebhookEndpointRoute);
-  await app.register(setWebhookEndpointRoute);
-  await app.register(rotateWebhookSecretRoute);
-  await app.register(sendTestWebhookRoute);
-  await app.register(listEventsRoute);
-  await app.register(redeliverEventRoute);
+  await registerRoutes(app, [
+    rotateTokenRoute,
+    getIntegratorRoute,
+    listAuditLogRoute,
+    onboardUsersRoute,
+    userLoginRoute,
+    getSessionRoute,
+    getDocumentRoute,
+    getLedgerRoute,
+    listPayoutsRoute,
+    listSchedulesRoute,
+    pauseScheduleRoute,
+    resumeScheduleRoute,
+    cancelScheduleRoute,
+    listPaymentsRoute,
+    refundPaymentRoute,
+    getWebhookEndpointRoute,
+    setWebhookEndpointRoute,
+    rotateWebhookSecretRoute,
+    sendTestWebhookRoute,
+    listEventsRoute,
+    redeliverEventRoute,
+  ]);
   // The sandbox test clock does not exist in production.
   if (app.ctx.config.serviceEnv === 'sandbox') {
-    await app.register(runSchedulesRoute);
-    await app.register(runRemindersRoute);
+    await registerRoutes(app, [runSchedulesRoute, runRemindersRoute]);
   }
 };

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { installApiDocument } from '../platform/http/openapi.ts';
+import { registerRoutes } from '../platform/http/routes.ts';
 import { operatorAuth } from './credentials.ts';
 import { approvePayeeRoute } from './routes/approve-payee.ts';
 import { cancelPayoutRunRoute } from './routes/cancel-payout-run.ts';
@@ -32,33 +33,35 @@ import { updateIntegratorRoute } from './routes/update-integrator.ts';
 /** Every route of the Operator API but its document: `Authorization: Bearer <operator token>`. */
 const authenticatedOperatorRoutes: FastifyPluginAsync = async (app) => {
   app.addHook('onRequest', operatorAuth(app.ctx.db, app.ctx.config.operatorToken, app.ctx.authFailures));
-  await app.register(createIntegratorRoute);
-  await app.register(updateIntegratorRoute);
-  await app.register(listIntegratorsRoute);
-  await app.register(getIntegratorRoute);
-  await app.register(reissueServerTokenRoute);
-  await app.register(suspendIntegratorRoute);
-  await app.register(unsuspendIntegratorRoute);
-  await app.register(listPaymentsRoute);
-  await app.register(getPaymentRoute);
-  await app.register(refundPaymentRoute);
-  await app.register(listWebhookEventsRoute);
-  await app.register(getWebhookEventRoute);
-  await app.register(redeliverWebhookEventRoute);
-  await app.register(redeliverFailedWebhooksRoute);
-  await app.register(retryPendingWebhooksRoute);
-  await app.register(getWebhookEndpointRoute);
-  await app.register(enableWebhookEndpointRoute);
-  await app.register(rotateWebhookSecretRoute);
-  await app.register(createPayoutRunRoute);
-  await app.register(listPayoutRunsRoute);
-  await app.register(getPayoutRunRoute);
-  await app.register(getPayoutRunFileRoute);
-  await app.register(confirmPayoutRunRoute);
-  await app.register(cancelPayoutRunRoute);
-  await app.register(listHeldPayoutsRoute);
-  await app.register(approvePayeeRoute);
-  await app.register(reconcilePayoutsRoute);
+  await registerRoutes(app, [
+    createIntegratorRoute,
+    updateIntegratorRoute,
+    listIntegratorsRoute,
+    getIntegratorRoute,
+    reissueServerTokenRoute,
+    suspendIntegratorRoute,
+    unsuspendIntegratorRoute,
+    listPaymentsRoute,
+    getPaymentRoute,
+    refundPaymentRoute,
+    listWebhookEventsRoute,
+    getWebhookEventRoute,
+    redeliverWebhookEventRoute,
+    redeliverFailedWebhooksRoute,
+    retryPendingWebhooksRoute,
+    getWebhookEndpointRoute,
+    enableWebhookEndpointRoute,
+    rotateWebhookSecretRoute,
+    createPayoutRunRoute,
+    listPayoutRunsRoute,
+    getPayoutRunRoute,
+    getPayoutRunFileRoute,
+    confirmPayoutRunRoute,
+    cancelPayoutRunRoute,
+    listHeldPayoutsRoute,
+    approvePayeeRoute,
+    reconcilePayoutsRoute,
+  ]);
 };
 
 /**
