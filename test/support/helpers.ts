@@ -110,7 +110,7 @@ let emptyTemplate: Promise<Blob> | undefined;
  * A migrated PGlite data directory every in-memory test database starts from: creating and migrating a cluster
  * takes seconds, loading this a fraction of one.
  */
-function migratedPglite(): Promise<Blob> {
+export function migratedPglite(): Promise<Blob> {
   migratedTemplate ??= pgliteTarTemplate('migrated', migrate);
   return migratedTemplate;
 }

@@ -12,6 +12,8 @@ import { type Db, openDatabase } from '../../src/platform/db/db.ts';
 const IDLE_CLOSE_MS = 1_000;
 const idle: { db: Db; timer: NodeJS.Timeout }[] = [];
 let pristineSchema: string | undefined;
+/** The tables of the pristine schema (the same in every database a process leases). */
+let tableNames: string[] | undefined;
 
 /** Everything a test could change that emptying the tables would not undo: tables, columns, indexes, functions. */
 const SCHEMA_FINGERPRINT = `
@@ -32,13 +34,44 @@ async function fingerprint(db: Db): Promise<string> {
   return row!.fingerprint;
 }
 
+/**
+ * The newest transaction that wrote to the catalog: it moves with any change of schema (and with TRUNCATE, hence taken
+ * after emptying). While it stands still the costly fingerprint need not be taken again.
+ */
+const CATALOG_STAMP = `
+  SELECT max(x)::text AS stamp FROM (
+    SELECT max(xmin::text::bigint) AS x FROM pg_class UNION ALL SELECT max(xmin::text::bigint) FROM pg_attribute
+    UNION ALL SELECT max(xmin::text::bigint) FROM pg_proc UNION ALL SELECT max(xmin::text::bigint) FROM pg_constraint
+    UNION ALL SELECT max(xmin::text::bigint) FROM pg_trigger UNION ALL SELECT max(xmin::text::bigint) FROM pg_type
+  ) stamps`;
+const stamps = new WeakMap<Db, string>();
+
+async function catalogStamp(db: Db): Promise<string> {
+  const [row] = await db.query<{ stamp: string }>(CATALOG_STAMP);
+  return row!.stamp;
+}
+
+async function schemaIsPristine(db: Db): Promise<boolean> {
+  if (stamps.get(db) === (await catalogStamp(db))) return true;
+  return (await fingerprint(db)) === pristineSchema;
+}
+
+/** Empties the tables a test wrote to: truncating all of them (new files for each) cost most of a give-back. */
 async function emptyTables(db: Db): Promise<void> {
-  const tables = await db.query<{ name: string }>(
-    `SELECT quote_ident(tablename) AS name FROM pg_tables
-      WHERE schemaname = 'public' AND tablename <> 'schema_migrations'`,
+  tableNames ??= (
+    await db.query<{ name: string }>(
+      `SELECT quote_ident(tablename) AS name FROM pg_tables
+        WHERE schemaname = 'public' AND tablename <> 'schema_migrations' ORDER BY tablename`,
+    )
+  ).map((t) => t.name);
+  if (!tableNames.length) return;
+  const written = await db.query<{ name: string }>(
+    tableNames
+      .map((name) => `SELECT '${name}' AS name WHERE EXISTS (SELECT 1 FROM ${name})`)
+      .join(' UNION ALL '),
   );
-  if (tables.length)
-    await db.query(`TRUNCATE ${tables.map((t) => t.name).join(', ')} RESTART IDENTITY CASCADE`);
+  if (written.length)
+    await db.query(`TRUNCATE ${written.map((t) => t.name).join(', ')} RESTART IDENTITY CASCADE`);
 }
 
 /** A migrated database of the test's own: an idle one emptied, or a new one loaded from `template`. */
@@ -48,7 +81,11 @@ export async function leasePglite(template: () => Promise<Blob>): Promise<Db> {
   const db =
     reused?.db ??
     (await openDatabase({ databaseUrl: undefined, dataDir: 'memory://', pgliteTemplate: await template() }));
-  pristineSchema ??= await fingerprint(db);
+  if (!stamps.has(db)) {
+    const schema = await fingerprint(db);
+    pristineSchema ??= schema;
+    if (schema === pristineSchema) stamps.set(db, await catalogStamp(db));
+  }
   return lease(db);
 }
 
@@ -87,8 +124,9 @@ function lease(db: Db): Db {
 
 async function giveBack(db: Db): Promise<void> {
   try {
-    if ((await fingerprint(db)) !== pristineSchema) throw new Error('schema changed');
+    if (!(await schemaIsPristine(db))) throw new Error('schema changed');
     await emptyTables(db);
+    stamps.set(db, await catalogStamp(db));
     const entry = {
       db,
       timer: setTimeout(() => {

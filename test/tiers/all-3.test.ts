@@ -1,0 +1,3 @@
+import { runTestQueue, TIERS } from '../support/file-queue.ts';
+
+runTestQueue(TIERS.all);
