@@ -15,6 +15,7 @@ import { SignInService } from './people/sign-in.ts';
 import type { Clock } from './platform/clock/clock.ts';
 import type { Config } from './platform/config/config.ts';
 import type { Db } from './platform/db/db.ts';
+import { SystemHealth } from './platform/jobs/health.ts';
 import { createPaymentProcessor } from './processors/create.ts';
 import type { PaymentProcessor } from './processors/processor.ts';
 import { Scheduler } from './schedules/scheduler.ts';
@@ -28,6 +29,8 @@ export interface Services {
   audit: AuditService;
   documents: DocumentService;
   integrators: IntegratorService;
+  /** The job queue, the database and the workers' heartbeats, as the operator console shows them. */
+  health: SystemHealth;
   ledger: LedgerService;
   onboarding: OnboardingService;
   sessions: SessionService;
@@ -66,6 +69,7 @@ export function createServices(
       new DatabaseDocumentStore(db, clock, documentCipherFor(config)),
     ),
     integrators: new IntegratorService(db, clock, config.serviceEnv),
+    health: new SystemHealth(db, clock),
     ledger,
     onboarding: new OnboardingService(db, clock),
     sessions: new SessionService(db, clock, config.userTokenTtlSeconds, config.sessionTtlSeconds),

@@ -1,10 +1,11 @@
 import type { Clock } from '../platform/clock/clock.ts';
 import { Col, sqlStatement } from '../platform/db/checked-sql.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
+import { newestFirstPage } from '../platform/db/pages.ts';
 import { firstRow, qb, rows } from '../platform/db/query-builder.ts';
 import { ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { type Actor, actorRecord, requirePermission } from './actor.ts';
+import { type Actor, actorRecord, actsForOperator, requirePermission } from './actor.ts';
 import { type ChainBreak, type ChainedEntry, ChainWalk, entryHash, GENESIS_HASH } from './chain.ts';
 
 /** The chain of the operator's own actions (payout runs, …); every integrator has its own, named by its id. */
@@ -135,6 +136,46 @@ export async function listAudit(
   return { data: found.slice(0, page.limit), has_more: found.length > page.limit };
 }
 
+/** What the whole log may be narrowed to: one chain (an integrator's id, or OPERATOR_SCOPE) and one action. */
+export interface AuditFilter {
+  limit: number;
+  startingAfter?: string | undefined;
+  scope?: string | undefined;
+  action?: string | undefined;
+}
+
+/**
+ * Every chain's entries at once, newest first by time (then id), starting right after the entry `startingAfter`
+ * (which must be one the filter lists).
+ */
+export async function listWholeAudit(
+  db: Queryable,
+  filter: AuditFilter,
+): Promise<{ data: AuditEntry[]; has_more: boolean }> {
+  let query = entries();
+  if (filter.scope !== undefined) query = query.where('scope', '=', filter.scope);
+  if (filter.action !== undefined) query = query.where('action', '=', filter.action);
+  if (filter.startingAfter !== undefined) {
+    const cursor = await firstRow(
+      db,
+      query.clearSelect().select('id').where('id', '=', filter.startingAfter),
+    );
+    if (!cursor) {
+      throw new ServiceError(
+        'invalid_request',
+        `Invalid querystring: starting_after: No audit entry ${filter.startingAfter} in this list. Pass the audit_entry_id of the last entry of the page you have, with the same filters.`,
+      );
+    }
+  }
+  const page = await newestFirstPage(db, query, {
+    table: 'audit_log',
+    alias: 'audit_log',
+    limit: filter.limit,
+    startingAfter: filter.startingAfter,
+  });
+  return { data: page.rows, has_more: page.has_more };
+}
+
 export interface ChainReport {
   scope: string;
   entries: number;
@@ -189,6 +230,18 @@ export class AuditService {
   list(actor: Actor, scope: string, page: { limit: number; startingAfter?: string | undefined }) {
     requirePermission(actor, 'audit.read');
     return listAudit(this.db, scope, page);
+  }
+
+  /** The whole log, every integrator's chain and the operator's, for the operator's staff who may read it. */
+  listAll(actor: Actor, filter: AuditFilter) {
+    requirePermission(actor, 'audit.read');
+    if (!actsForOperator(actor)) {
+      throw new ServiceError(
+        'forbidden',
+        'The whole audit log is for the operator’s staff; a platform’s admins read their own (GET /audit-log/).',
+      );
+    }
+    return listWholeAudit(this.db, filter);
   }
 
   verify() {

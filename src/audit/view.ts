@@ -5,8 +5,13 @@ import type { AuditEntrySchema } from './schemas.ts';
 /** An audit entry as the APIs and `rentpay audit list --json` show it. */
 export type AuditEntryView = Static<typeof AuditEntrySchema>;
 
+/** An actor as stored (`kind`, then who) as the views show it: `type`, then who. */
+export function actorView(record: Record<string, unknown>): AuditEntryView['actor'] {
+  const { kind, ...who } = record as { kind: string } & Record<string, unknown>;
+  return { type: kind, ...who };
+}
+
 export function auditEntryView(entry: AuditEntry): AuditEntryView {
-  const { kind, ...who } = entry.actor as { kind: string } & Record<string, unknown>;
   const summary = entry.summary as {
     before: Record<string, unknown> | null;
     after: Record<string, unknown> | null;
@@ -15,7 +20,7 @@ export function auditEntryView(entry: AuditEntry): AuditEntryView {
     audit_entry_id: entry.id,
     seq: entry.seq,
     created_at: entry.created_at.toISOString(),
-    actor: { type: kind, ...who },
+    actor: actorView(entry.actor as Record<string, unknown>),
     action: entry.action,
     target: { type: entry.target_type, id: entry.target_id },
     before: summary.before,

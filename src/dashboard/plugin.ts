@@ -10,6 +10,21 @@ import { listAuditLogRoute } from './routes/list-audit-log.ts';
 import { listEventsRoute } from './routes/list-events.ts';
 import { listTeamRoute } from './routes/list-team.ts';
 import { lookUpInviteRoute } from './routes/look-up-invite.ts';
+import { operatorApprovePayeeRoute } from './routes/operator-approve-payee.ts';
+import { operatorCancelPayoutRunRoute } from './routes/operator-cancel-payout-run.ts';
+import { operatorConfirmPayoutRunRoute } from './routes/operator-confirm-payout-run.ts';
+import { operatorCreateIntegratorRoute } from './routes/operator-create-integrator.ts';
+import { operatorCreatePayoutRunRoute } from './routes/operator-create-payout-run.ts';
+import { operatorGetHealthRoute } from './routes/operator-get-health.ts';
+import { operatorGetPayoutRunRoute } from './routes/operator-get-payout-run.ts';
+import { operatorGetPayoutRunFileRoute } from './routes/operator-get-payout-run-file.ts';
+import { operatorListAuditLogRoute } from './routes/operator-list-audit-log.ts';
+import { operatorListIntegratorsRoute } from './routes/operator-list-integrators.ts';
+import { operatorListPayoutRunsRoute } from './routes/operator-list-payout-runs.ts';
+import { operatorListPendingPayeesRoute } from './routes/operator-list-pending-payees.ts';
+import { operatorReissueTokenRoute } from './routes/operator-reissue-token.ts';
+import { operatorSuspendIntegratorRoute } from './routes/operator-suspend-integrator.ts';
+import { operatorUnsuspendIntegratorRoute } from './routes/operator-unsuspend-integrator.ts';
 import { redeliverEventRoute } from './routes/redeliver-event.ts';
 import { removePersonRoute } from './routes/remove-person.ts';
 import { rotateApiTokenRoute } from './routes/rotate-api-token.ts';
@@ -56,6 +71,12 @@ export const dashboardApi: FastifyPluginAsync = async (app) => {
         description: 'The server token, the webhook endpoint, events and their deliveries.',
       },
       { name: 'Team', description: 'The people of the team, their roles, and the audit log.' },
+      {
+        name: 'Operator console',
+        description:
+          'For the operator’s staff only: every integrator and its health, creating, suspending and reissuing ' +
+          'tokens, the whole audit log, system health, payout runs and landlord account approvals.',
+      },
     ],
   });
   await app.register(async (guarded) => {
@@ -76,6 +97,21 @@ export const dashboardApi: FastifyPluginAsync = async (app) => {
       listEventsRoute,
       listTeamRoute,
       lookUpInviteRoute,
+      operatorApprovePayeeRoute,
+      operatorCancelPayoutRunRoute,
+      operatorConfirmPayoutRunRoute,
+      operatorCreateIntegratorRoute,
+      operatorCreatePayoutRunRoute,
+      operatorGetHealthRoute,
+      operatorGetPayoutRunRoute,
+      operatorGetPayoutRunFileRoute,
+      operatorListAuditLogRoute,
+      operatorListIntegratorsRoute,
+      operatorListPayoutRunsRoute,
+      operatorListPendingPayeesRoute,
+      operatorReissueTokenRoute,
+      operatorSuspendIntegratorRoute,
+      operatorUnsuspendIntegratorRoute,
       redeliverEventRoute,
       removePersonRoute,
       rotateApiTokenRoute,

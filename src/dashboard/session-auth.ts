@@ -126,3 +126,18 @@ export function dashboardIntegrator(request: FastifyRequest): string {
   }
   return integratorId;
 }
+
+/**
+ * The person of an operator console request, as the services see them: one of the operator's staff. A platform's
+ * people get 403: the console works on every platform, theirs is only their own.
+ */
+export function dashboardOperator(request: FastifyRequest): Actor {
+  if (request.dashboard.person.integratorId !== null) {
+    throw new ServiceError(
+      'forbidden',
+      'The operator console is for the operator’s staff (operator_admin, operator_support); a platform’s people ' +
+        'work on their own platform from its pages.',
+    );
+  }
+  return dashboardActor(request);
+}

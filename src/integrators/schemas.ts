@@ -2,7 +2,7 @@ import { type Static, Type } from 'typebox';
 import { Timestamp } from '../platform/http/schemas.ts';
 import { formatBps, formatPence } from '../shared/money.ts';
 import { FEATURES, PAYMENT_METHODS } from '../shared/vocabulary.ts';
-import { type AuthenticatedIntegrator, resolvedFeatures } from './service.ts';
+import { type AuthenticatedIntegrator, type CreatedIntegrator, resolvedFeatures } from './service.ts';
 
 export const MethodFeeInput = Type.Object(
   {
@@ -142,6 +142,29 @@ export function integratorView(integrator: AuthenticatedIntegrator): IntegratorV
     reminder_days_before: integrator.reminder_days_before,
     created_at: new Date(integrator.created_at).toISOString(),
     updated_at: new Date(integrator.updated_at).toISOString(),
+  };
+}
+
+/** A new integrator as its creator sees it, this once: with its first server token and its webhook secret. */
+export const CreatedIntegratorView = Type.Object(
+  {
+    ...IntegratorView.properties,
+    server_token: Type.String({ description: 'Shown once; only its hash is stored.' }),
+    webhook_secret: Type.String({
+      description:
+        'The secret webhooks are signed with (whsec_…), shown once. Created without a webhook_url, it lasts ' +
+        'until the integrator sets its first URL itself (PUT webhook-endpoint/), which makes and shows a new ' +
+        'one; created with a URL, it signs until rotated.',
+    }),
+  },
+  { title: 'CreatedIntegrator' },
+);
+
+export function createdIntegratorView(created: CreatedIntegrator): Static<typeof CreatedIntegratorView> {
+  return {
+    ...integratorView(created.integrator),
+    server_token: created.serverToken,
+    webhook_secret: created.integrator.webhook_secret,
   };
 }
 

@@ -15,6 +15,7 @@ import { RefundService } from './refunds.ts';
 import { paymentRows, paymentUpdate } from './rows.ts';
 import { enqueueSettlement, SettlementService, settlesAtOnce } from './settlement.ts';
 import type { PaymentRow } from './view.ts';
+import { type PaymentVolume, paymentVolumeByIntegrator } from './volume.ts';
 
 export type { CreatePaymentInput, CreatePaymentResult, PaymentSource } from './create.ts';
 
@@ -95,6 +96,11 @@ export class PaymentService {
   /** Payments matching the filter, newest first, a page at a time (the Integration and Operator APIs' lists). */
   list(filter: PaymentFilter): Promise<{ rows: PaymentRow[]; has_more: boolean }> {
     return listPayments(this.db, filter);
+  }
+
+  /** Every integrator's payments since `since`: succeeded (count, amount) and failed, in one grouped query. */
+  volumeByIntegrator(since: Date): Promise<Map<string, PaymentVolume>> {
+    return paymentVolumeByIntegrator(this.db, since);
   }
 
   /** Any payment by its id (the operator's view). */

@@ -1,3 +1,5 @@
+import { formatPence } from '../shared/money.ts';
+
 /**
  * The landlord's bank account as a payout needs it. Onboarding accepts up to 50 characters for the sort code and
  * account number; a payout needs a UK account: a 6-digit sort code (dashes or spaces allowed) and a 6- to 8-digit
@@ -98,4 +100,25 @@ export function payoutCsv(
     ]),
   ];
   return rows.map((row) => `${row.map(csvCell).join(',')}\r\n`).join('');
+}
+
+/** A run's bank file from its payouts, as the Operator API and the operator console download it. */
+export function runBankFile(
+  payouts: readonly {
+    sort_code: string;
+    account_number: string;
+    account_name: string;
+    amount_pence: number;
+    reference: string;
+  }[],
+): string {
+  return payoutCsv(
+    payouts.map((payout) => ({
+      sort_code: payout.sort_code,
+      account_number: payout.account_number,
+      account_name: payout.account_name,
+      amount: formatPence(Number(payout.amount_pence)),
+      reference: payout.reference,
+    })),
+  );
 }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { type Static, Type } from 'typebox';
-import { type Actor, requirePermission } from '../audit/actor.ts';
+import { type Actor, actorRecord, requirePermission } from '../audit/actor.ts';
 import { OPERATOR_SCOPE, recordAudit } from '../audit/log.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { ServiceEnv } from '../platform/config/config.ts';
@@ -45,10 +45,30 @@ export interface HeldPayout {
   reason: string;
 }
 
+/** Held only because its landlord account has never been paid (production): the account awaiting approval. */
+type Held = HeldPayout & { awaiting?: PayoutAccount & { account_name: string } };
+
+/** A landlord account never paid before, in production: runs hold its rent until it is approved. */
+export interface PendingPayee extends PayoutAccount {
+  account_name: string;
+  /** The tenancies whose rent waits for it, and how much in all. */
+  tenancies: number;
+  amount_pence: number;
+  integrator_ids: string[];
+}
+
 interface TenancyPayable {
   lines: PayableLine[];
   amount_pence: number;
   first: PayableLine;
+}
+
+function sortHeld<T extends HeldPayout>(held: T[]): T[] {
+  return held.sort(
+    (a, b) =>
+      a.integrator_id.localeCompare(b.integrator_id) ||
+      a.payment_reference.localeCompare(b.payment_reference),
+  );
 }
 
 /** The columns of a PayoutRow but payment_ids: the payout's (alias po) and its tenancy's (alias t) reference. */
@@ -91,7 +111,9 @@ function payoutRuns() {
       'created_at',
       'confirmed_at',
       'canceled_at',
-    ]);
+      'created_by',
+    ])
+    .$narrowType<{ created_by: PayoutRunRow['created_by'] }>();
 }
 
 export interface PayoutRun {
@@ -116,7 +138,7 @@ export class PayoutService {
   async #payable(
     tx: Queryable,
     asOf: string,
-  ): Promise<{ paying: (TenancyPayable & { account: PayoutAccount })[]; held: HeldPayout[] }> {
+  ): Promise<{ paying: (TenancyPayable & { account: PayoutAccount })[]; held: Held[] }> {
     const lines = await PAYABLE.rows(tx, [asOf, utcDate(this.clock.now())]);
     const byTenancy = new Map<string, TenancyPayable>();
     for (const row of lines) {
@@ -135,17 +157,20 @@ export class PayoutService {
           )
         : undefined;
     const paying: (TenancyPayable & { account: PayoutAccount })[] = [];
-    const held: HeldPayout[] = [];
+    const held: Held[] = [];
     for (const entry of byTenancy.values()) {
       // Nothing to pay (or refunds exceed new rent): the lines wait, and a negative is carried to the next run.
       if (entry.amount_pence <= 0) continue;
       const { first } = entry;
-      const hold = (reason: string) =>
+      const hold = (reason: string, awaiting?: PayoutAccount) =>
         held.push({
           integrator_id: first.integrator_id,
           payment_reference: first.payment_reference,
           amount_pence: entry.amount_pence,
           reason,
+          ...(awaiting
+            ? { awaiting: { ...awaiting, account_name: first.recipient_bank_account_name.trim() } }
+            : {}),
         });
       const readiness = payoutReadiness(
         first.recipient_bank_sort_code,
@@ -160,6 +185,7 @@ export class PayoutService {
         hold(
           `The account ${readiness.account.sort_code} ${readiness.account.account_number} has not been paid before: ` +
             'approve it first (rentpay payouts approve).',
+          readiness.account,
         );
       } else paying.push({ ...entry, account: readiness.account });
     }
@@ -169,17 +195,44 @@ export class PayoutService {
   /** Tenancies with rent to pay out that a run would leave out, and why. */
   async held(asOf = utcDate(this.clock.now())): Promise<HeldPayout[]> {
     const { held } = await this.#payable(this.db, asOf);
-    return held.sort(
-      (a, b) =>
-        a.integrator_id.localeCompare(b.integrator_id) ||
-        a.payment_reference.localeCompare(b.payment_reference),
-    );
+    return sortHeld(held.map(({ awaiting: _account, ...payout }) => payout));
+  }
+
+  /**
+   * Production: the landlord accounts with rent to pay out that have never been paid, each with the tenancies it
+   * holds back, by sort code and account number. Empty in the sandbox, which pays every UK account.
+   */
+  async pendingPayees(): Promise<PendingPayee[]> {
+    if (this.env !== 'production') return [];
+    const { held } = await this.#payable(this.db, utcDate(this.clock.now()));
+    const byAccount = new Map<string, PendingPayee>();
+    for (const payout of held) {
+      if (!payout.awaiting) continue;
+      const { sort_code, account_number, account_name } = payout.awaiting;
+      const key = `${sort_code}:${account_number}`;
+      const payee = byAccount.get(key) ?? {
+        sort_code,
+        account_number,
+        account_name,
+        tenancies: 0,
+        amount_pence: 0,
+        integrator_ids: [],
+      };
+      payee.tenancies += 1;
+      payee.amount_pence += payout.amount_pence;
+      if (!payee.integrator_ids.includes(payout.integrator_id))
+        payee.integrator_ids.push(payout.integrator_id);
+      byAccount.set(key, payee);
+    }
+    return [...byAccount.values()]
+      .map((payee) => ({ ...payee, integrator_ids: payee.integrator_ids.sort() }))
+      .sort((a, b) => `${a.sort_code}${a.account_number}`.localeCompare(`${b.sort_code}${b.account_number}`));
   }
 
   /**
    * A new run: one payout per tenancy with a positive payable and a payable account, and the lines each is made
    * of, in one transaction under a lock every node shares, so concurrent runs never take a line twice. Audited as
-   * the actor's, in the operator's chain.
+   * the actor's, in the operator's chain; the run records who made it (four eyes) and the tenancies it held back.
    */
   async createRun(actor: Actor, asOf = utcDate(this.clock.now())): Promise<PayoutRun> {
     requirePermission(actor, 'payouts.manage');
@@ -187,7 +240,7 @@ export class PayoutService {
     const runId = newId('prun');
     await this.db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [PAYOUT_LOCK]);
-      const { paying } = await this.#payable(tx, asOf);
+      const { paying, held } = await this.#payable(tx, asOf);
       const payouts = paying.map((entry) => ({
         id: newId('po'),
         integrator_id: entry.first.integrator_id,
@@ -201,10 +254,19 @@ export class PayoutService {
       }));
       const total = payouts.reduce((sum, p) => sum + p.amount_pence, 0);
       await tx.query(
-        `INSERT INTO payout_runs (id, status, as_of, total_pence, created_at, updated_at)
-         VALUES ($1, 'created', $2, $3, $4, $4)`,
-        [runId, asOf, total, now],
+        `INSERT INTO payout_runs (id, status, as_of, total_pence, created_at, updated_at, created_by)
+         VALUES ($1, 'created', $2, $3, $4, $4, $5)`,
+        [runId, asOf, total, now, JSON.stringify(actorRecord(actor))],
       );
+      if (held.length > 0) {
+        await tx.query(
+          `INSERT INTO payout_run_holds (payout_run_id, integrator_id, payment_reference, amount_pence, reason)
+           SELECT $2, x.integrator_id, x.payment_reference, x.amount_pence, x.reason
+             FROM jsonb_to_recordset($1::jsonb)
+               AS x(integrator_id text, payment_reference text, amount_pence bigint, reason text)`,
+          [held.map(({ awaiting: _account, ...payout }) => payout), runId],
+        );
+      }
       await recordAudit(tx, this.clock, actor, {
         scope: OPERATOR_SCOPE,
         action: 'payout_run.create',
@@ -252,15 +314,34 @@ export class PayoutService {
     return { run, items };
   }
 
+  /** The tenancies the run held back when it was made, and why (none recorded for runs made before this was kept). */
+  async heldBy(runId: string): Promise<HeldPayout[]> {
+    return rows(
+      this.db,
+      qb
+        .selectFrom('payout_run_holds')
+        .select(['integrator_id', 'payment_reference', 'amount_pence', 'reason'])
+        .where('payout_run_id', '=', runId)
+        .orderBy('integrator_id')
+        .orderBy('payment_reference'),
+    );
+  }
+
   /** The newest runs first, without their items. */
   async listRuns(limit = 100): Promise<PayoutRunRow[]> {
     return rows(this.db, payoutRuns().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit));
   }
 
-  /** The run is paid (the bank file was sent): its payouts are paid, with a payout_paid event each. */
+  /**
+   * The run is paid (the bank file was sent): its payouts are paid, with a payout_paid event each. In production the
+   * person who made the run cannot confirm it (403): another must (four eyes).
+   */
   async confirm(id: string, actor: Actor): Promise<PayoutRun> {
     requirePermission(actor, 'payouts.manage');
     return this.#transition(id, 'confirmed', actor, async (tx, now) => {
+      const made = await firstRow(tx, payoutRuns().where('id', '=', id));
+      const refusal = this.#fourEyes(made!.created_by, actor);
+      if (refusal) throw new ServiceError('forbidden', refusal);
       await tx.query(
         "UPDATE payout_runs SET status = 'confirmed', confirmed_at = $2, updated_at = $2 WHERE id = $1",
         [id, now],
@@ -277,6 +358,31 @@ export class PayoutService {
         })),
       );
     });
+  }
+
+  /**
+   * Why `actor` may not confirm the run now, or undefined when they may: their role, the run's status, or (in
+   * production) having made it. For views that say so before anyone tries.
+   */
+  confirmRefusal(run: PayoutRunRow, actor: Actor): string | undefined {
+    try {
+      requirePermission(actor, 'payouts.manage');
+    } catch (error) {
+      if (error instanceof ServiceError) return error.detail;
+      throw error;
+    }
+    if (run.status !== 'created') return `The run is ${run.status}; only a created run can be confirmed.`;
+    return this.#fourEyes(run.created_by, actor);
+  }
+
+  /** In production, the person who made a run may not confirm it; any other person, or a token, may. */
+  #fourEyes(createdBy: PayoutRunRow['created_by'], actor: Actor): string | undefined {
+    if (this.env !== 'production' || actor.kind !== 'dashboard_user') return undefined;
+    if (createdBy?.kind !== 'dashboard_user' || createdBy.user_id !== actor.userId) return undefined;
+    return (
+      'You made this payout run, so you cannot confirm it: in production a second person checks a run and ' +
+      'confirms it (four eyes). Ask another operator_admin to confirm it.'
+    );
   }
 
   /** An unconfirmed run is dropped: its lines are payable again. */

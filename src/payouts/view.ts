@@ -19,9 +19,11 @@ export type PayoutRow = Omit<Selectable<PayoutsTable>, 'created_at'> &
   };
 
 /** A payout run as its views show it: its payout_runs row (but updated_at), the day read as text. */
-export type PayoutRunRow = Omit<Selectable<PayoutRunsTable>, 'updated_at' | 'as_of'> & {
+export type PayoutRunRow = Omit<Selectable<PayoutRunsTable>, 'updated_at' | 'as_of' | 'created_by'> & {
   /** YYYY-MM-DD (`as_of::text`). */
   as_of: string;
+  /** Who made it, as the audit log records an actor (`kind`, a person's `user_id`, …); null: not recorded. */
+  created_by: Record<string, string | null> | null;
 };
 
 export const PayoutView = Type.Object(

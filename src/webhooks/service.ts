@@ -9,6 +9,7 @@ import { firstRow, qb, rows } from '../platform/db/query-builder.ts';
 import type { WebhookAttemptsTable } from '../platform/db/tables.ts';
 import { ServiceError } from '../platform/errors.ts';
 import { enqueue } from '../platform/jobs/define.ts';
+import { type IntegratorBacklog, webhookBacklogByIntegrator } from './backlog.ts';
 import { webhookSecretEraseJob } from './jobs/webhook-secret-erase.ts';
 import { recordEvent } from './record-event.ts';
 import { redeliverEvent, redeliverFailed, retryPending } from './redelivery.ts';
@@ -123,6 +124,11 @@ export class WebhookService {
     private readonly db: Db,
     private readonly clock: Clock,
   ) {}
+
+  /** Every integrator's deliveries not delivered (pending and since when, failed), in one grouped query. */
+  backlogByIntegrator(): Promise<Map<string, IntegratorBacklog>> {
+    return webhookBacklogByIntegrator(this.db);
+  }
 
   /** Events newest first, each with its delivery's state. */
   async listEvents(filter: EventFilter): Promise<{ data: EventRow[]; has_more: boolean }> {

@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
-import { CreateIntegratorBody, IntegratorView, integratorView } from '../../integrators/schemas.ts';
-import { settingsFromBody } from '../../integrators/settings.ts';
-import { checkWebhookUrl } from '../../webhooks/address.ts';
+import {
+  CreatedIntegratorView,
+  CreateIntegratorBody,
+  createdIntegratorView,
+} from '../../integrators/schemas.ts';
+import { createIntegrator } from '../../webhooks/new-integrator.ts';
 import { operatorTokenActor } from '../actor.ts';
 import { BadRequest, operatorErrors } from '../schemas.ts';
 
@@ -32,36 +34,20 @@ export const createIntegratorRoute: FastifyPluginAsyncTypebox = async (app) => {
           ],
         },
         response: {
-          201: Type.Object({
-            ...IntegratorView.properties,
-            server_token: Type.String({ description: 'Shown once; only its hash is stored.' }),
-            webhook_secret: Type.String({
-              description:
-                'The secret webhooks are signed with (whsec_…), shown once. Created without a webhook_url, it lasts ' +
-                'until the integrator sets its first URL itself (PUT webhook-endpoint/), which makes and shows a new ' +
-                'one; created with a URL, it signs until rotated.',
-            }),
-          }),
+          201: CreatedIntegratorView,
           ...operatorErrors({ 400: BadRequest }),
         },
       },
     },
     async (request, reply) => {
-      const settings = settingsFromBody(request.body);
-      await checkWebhookUrl(settings.webhook_url, {
-        allowPrivate: app.ctx.config.allowPrivateWebhookHosts,
-        sandbox: app.ctx.config.serviceEnv === 'sandbox',
-      });
-      const { integrator, serverToken } = await app.ctx.integrators.create(
-        { ...settings, name: settings.name ?? request.body.name },
+      const created = await createIntegrator(
+        app.ctx.integrators,
+        app.ctx.config,
+        request.body,
         operatorTokenActor(request),
       );
-      request.log.info({ integrator_id: integrator.id }, 'integrator created');
-      return reply.code(201).send({
-        ...integratorView(integrator),
-        server_token: serverToken,
-        webhook_secret: integrator.webhook_secret,
-      });
+      request.log.info({ integrator_id: created.integrator.id }, 'integrator created');
+      return reply.code(201).send(createdIntegratorView(created));
     },
   );
 };

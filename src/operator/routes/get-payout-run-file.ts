@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { payoutCsv } from '../../payouts/bank-account.ts';
-import { formatPence } from '../../shared/money.ts';
+import { runBankFile } from '../../payouts/bank-account.ts';
 import { foundRun, RunParams } from '../payout-runs.ts';
 import { BadRequest, NotFound, operatorErrors } from '../schemas.ts';
 
@@ -31,15 +30,7 @@ export const getPayoutRunFileRoute: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const run = await payouts.getRun(request.params.payout_run_id);
       const view = foundRun(run, request.params.payout_run_id);
-      const file = payoutCsv(
-        run!.items.map((item) => ({
-          sort_code: item.sort_code,
-          account_number: item.account_number,
-          account_name: item.account_name,
-          amount: formatPence(Number(item.amount_pence)),
-          reference: item.reference,
-        })),
-      );
+      const file = runBankFile(run!.items);
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="${view.payout_run_id}.csv"`)

@@ -244,6 +244,14 @@ export interface PayoutLinesTable {
   active: Generated<boolean>;
 }
 
+export interface PayoutRunHoldsTable {
+  payout_run_id: string;
+  integrator_id: string;
+  payment_reference: string;
+  amount_pence: number;
+  reason: string;
+}
+
 export interface PayoutRunsTable {
   id: string;
   status: 'created' | 'confirmed' | 'canceled';
@@ -253,6 +261,7 @@ export interface PayoutRunsTable {
   confirmed_at: Date | null;
   canceled_at: Date | null;
   updated_at: Date;
+  created_by: Json | null;
 }
 
 export interface PayoutsTable {
@@ -518,6 +527,15 @@ export interface WebhookEndpointsTable {
   updated_at: Date;
 }
 
+export interface WorkerHeartbeatsTable {
+  id: string;
+  host: string;
+  pid: number;
+  started_at: Date;
+  last_beat_at: Date;
+  stale_after_ms: number;
+}
+
 export interface Tables {
   audit_heads: AuditHeadsTable;
   audit_log: AuditLogTable;
@@ -538,6 +556,7 @@ export interface Tables {
   payee_approvals: PayeeApprovalsTable;
   payments: PaymentsTable;
   payout_lines: PayoutLinesTable;
+  payout_run_holds: PayoutRunHoldsTable;
   payout_runs: PayoutRunsTable;
   payouts: PayoutsTable;
   processor_customers: ProcessorCustomersTable;
@@ -558,4 +577,5 @@ export interface Tables {
   webhook_attempts: WebhookAttemptsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_endpoints: WebhookEndpointsTable;
+  worker_heartbeats: WorkerHeartbeatsTable;
 }

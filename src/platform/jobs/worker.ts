@@ -6,6 +6,7 @@ import type { Db, Queryable } from '../db/db.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { randomBase62 } from '../ids.ts';
 import { InvalidJobPayload } from './define.ts';
+import { forgetWorker, recordBeat, staleAfterMs, type WorkerBeat } from './heartbeats.ts';
 import { JOB_ROW, type JobHandler, type JobRow, retryDelayMs, succeedJobStatement } from './queue.ts';
 
 const SUCCEED_JOB = succeedJobStatement('$1', '$2', '$3');
@@ -124,6 +125,11 @@ export class Worker {
   #unlisten: Promise<(() => Promise<void>) | undefined> | undefined;
   /** performance.now() when the loop last looked for jobs or renewed its leases: the worker is alive. */
   #beatAt = performance.now();
+  /** This process's heartbeat row, from start(); undefined for a worker only drained (tests, runJobs). */
+  #row: WorkerBeat | undefined;
+  /** The clock's time of the last beat written to the row, and the write in flight. */
+  #beatWrittenAt: number | undefined;
+  #beatWrite: Promise<void> | undefined;
 
   constructor(options: WorkerOptions) {
     this.#db = options.db;
@@ -243,7 +249,7 @@ export class Worker {
         new Date(now.getTime() + this.#leaseMs),
         now,
       ]);
-      this.#beatAt = performance.now();
+      this.#beat();
       const ours = new Set(renewed.map((row) => row.id));
       for (const id of ids) if (!ours.has(id)) this.#held.delete(id);
     } catch (error) {
@@ -266,7 +272,7 @@ export class Worker {
       const batch = inHand.size === 0 || free * 2 >= this.#concurrency ? free : 0;
       this.#nudged = false;
       const jobs = batch > 0 ? await this.claim(batch) : [];
-      this.#beatAt = performance.now();
+      this.#beat();
       for (const job of jobs) {
         const run: Promise<void> = this.#execute(job)
           .catch((error) => this.#log.error({ err: error, job_id: job.id }, 'job outcome not recorded'))
@@ -306,6 +312,14 @@ export class Worker {
   start(): void {
     if (this.#running) return;
     this.#running = true;
+    const [host, pid] = [os.hostname(), process.pid];
+    this.#row = {
+      id: this.name,
+      host,
+      pid,
+      startedAt: this.#clock.now(),
+      staleAfterMs: staleAfterMs(this.#pollIntervalMs, this.#heartbeatMs),
+    };
     if (this.#wakeChannel) {
       this.#unlisten = this.#db
         .listen(this.#wakeChannel, () => this.nudge())
@@ -328,11 +342,37 @@ export class Worker {
    */
   alive(): { lastBeatSecondsAgo: number; fresh: boolean } {
     const ago = performance.now() - this.#beatAt;
-    const limit = Math.max(30_000, 3 * Math.max(this.#pollIntervalMs, this.#heartbeatMs));
+    const limit = staleAfterMs(this.#pollIntervalMs, this.#heartbeatMs);
     return {
       lastBeatSecondsAgo: Math.round(ago / 100) / 10,
       fresh: this.#running && ago < limit,
     };
+  }
+
+  /**
+   * The loop turned. A started worker also writes its heartbeat row (which every node's operator console reads), at
+   * most once per heartbeat interval by its clock and never two writes at once, so the loop's hot path stays a
+   * timestamp. The write is not waited for: a slow database delays the row, not the jobs.
+   */
+  #beat(): void {
+    this.#beatAt = performance.now();
+    if (!this.#row || !this.#running || this.#beatWrite) return;
+    const now = this.#clock.now();
+    const written = this.#beatWrittenAt;
+    if (written !== undefined && now.getTime() - written < this.#heartbeatMs && now.getTime() >= written)
+      return;
+    this.#beatWrittenAt = now.getTime();
+    this.#beatWrite = recordBeat(this.#db, this.#row, now)
+      // A failed write is tried again at the next interval, not at every turn of the loop.
+      .catch((error) => this.#log.warn({ err: (error as Error).message }, 'worker heartbeat not recorded'))
+      .finally(() => {
+        this.#beatWrite = undefined;
+      });
+  }
+
+  /** Resolves once the heartbeat row has been written (or its write failed) after the loop's latest turn. */
+  async beatRecorded(): Promise<void> {
+    await this.#beatWrite;
   }
 
   /** Wakes the poll loop now, e.g. after enqueuing a job that should run at once. */
@@ -348,7 +388,7 @@ export class Worker {
   async #anythingDue(): Promise<boolean> {
     const now = this.#clock.now();
     const row = await ANYTHING_DUE.first(this.#db, [now]);
-    this.#beatAt = performance.now();
+    this.#beat();
     return row?.due === true;
   }
 
@@ -376,5 +416,11 @@ export class Worker {
     this.#wake?.();
     await this.#loop;
     await (await this.#unlisten)?.();
+    await this.#beatWrite;
+    if (this.#row) {
+      await forgetWorker(this.#db, this.#row.id).catch((error) =>
+        this.#log.warn({ err: (error as Error).message }, 'worker heartbeat not removed'),
+      );
+    }
   }
 }
