@@ -1,3 +1,5 @@
+import { csvLine } from '../shared/csv.ts';
+
 /**
  * The landlord's bank account as a payout needs it. Onboarding accepts up to 50 characters for the sort code and
  * account number; a payout needs a UK account: a 6-digit sort code (dashes or spaces allowed) and a 6- to 8-digit
@@ -66,15 +68,6 @@ export function bankAccountName(accountName: string): string {
   return bankCharacters(accountName).replace(/^[^A-Z0-9]+/, '');
 }
 
-/**
- * One CSV cell: quoted, quotes doubled, and a cell a spreadsheet would run as a formula (=, +, -, @, tab, CR)
- * prefixed with an apostrophe so it is shown as text.
- */
-export function csvCell(value: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return `"${safe.replace(/"/g, '""')}"`;
-}
-
 export const PAYOUT_CSV_HEADER = ['sort_code', 'account_number', 'account_name', 'amount', 'reference'];
 
 /** The bank's bulk-payment file of a run: a header row, then one row per payout; CRLF line ends. */
@@ -97,5 +90,5 @@ export function payoutCsv(
       item.reference,
     ]),
   ];
-  return rows.map((row) => `${row.map(csvCell).join(',')}\r\n`).join('');
+  return rows.map(csvLine).join('');
 }

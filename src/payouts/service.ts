@@ -13,7 +13,7 @@ import { utcDate } from '../shared/dates.ts';
 import { formatPence } from '../shared/money.ts';
 import { recordEvents } from '../webhooks/record-event.ts';
 import { bankReference, type PayoutAccount, payoutReadiness } from './bank-account.ts';
-import { PAYOUT_LOCK } from './paid-out.ts';
+import { PAYOUT_LOCK, type PaymentPayout, paymentPayout } from './paid-out.ts';
 import { PAYABLE_LINES } from './payable-sql.ts';
 import { type Reconciliation, reconcilePayouts } from './reconcile.ts';
 import { type PayoutRow, type PayoutRunRow, payoutView } from './view.ts';
@@ -43,6 +43,15 @@ export interface HeldPayout {
   payment_reference: string;
   amount_pence: number;
   reason: string;
+  /** Held only until the operator approves the landlord's account (production's first payout to it). */
+  awaiting_approval: boolean;
+}
+
+/** One integrator's payouts waiting: in runs not yet confirmed, and tenancies held out of runs (by why). */
+export interface PayoutsWaiting {
+  awaiting_confirmation: number;
+  awaiting_approval: number;
+  held: number;
 }
 
 interface TenancyPayable {
@@ -140,12 +149,13 @@ export class PayoutService {
       // Nothing to pay (or refunds exceed new rent): the lines wait, and a negative is carried to the next run.
       if (entry.amount_pence <= 0) continue;
       const { first } = entry;
-      const hold = (reason: string) =>
+      const hold = (reason: string, awaitingApproval = false) =>
         held.push({
           integrator_id: first.integrator_id,
           payment_reference: first.payment_reference,
           amount_pence: entry.amount_pence,
           reason,
+          awaiting_approval: awaitingApproval,
         });
       const readiness = payoutReadiness(
         first.recipient_bank_sort_code,
@@ -160,6 +170,7 @@ export class PayoutService {
         hold(
           `The account ${readiness.account.sort_code} ${readiness.account.account_number} has not been paid before: ` +
             'approve it first (rentpay payouts approve).',
+          true,
         );
       } else paying.push({ ...entry, account: readiness.account });
     }
@@ -174,6 +185,35 @@ export class PayoutService {
         a.integrator_id.localeCompare(b.integrator_id) ||
         a.payment_reference.localeCompare(b.payment_reference),
     );
+  }
+
+  /** The payout carrying a payment's rent, if one does (see paymentPayout). */
+  paymentPayout(paymentId: string): Promise<PaymentPayout> {
+    return paymentPayout(this.db, paymentId);
+  }
+
+  /**
+   * An integrator's payouts waiting, as counts: payouts in runs not yet confirmed, tenancies held until their landlord
+   * account is approved, and tenancies held for another reason (the bank details cannot be paid).
+   */
+  async waiting(integratorId: string): Promise<PayoutsWaiting> {
+    const created = await firstRow(
+      this.db,
+      qb
+        .selectFrom('payouts')
+        .select(sql<number>`count(*)::int`.as('count'))
+        .where('integrator_id', '=', integratorId)
+        .where('status', '=', 'created'),
+    );
+    const held = (await this.#payable(this.db, utcDate(this.clock.now()))).held.filter(
+      (entry) => entry.integrator_id === integratorId,
+    );
+    const approval = held.filter((entry) => entry.awaiting_approval).length;
+    return {
+      awaiting_confirmation: created?.count ?? 0,
+      awaiting_approval: approval,
+      held: held.length - approval,
+    };
   }
 
   /**
