@@ -2,18 +2,24 @@ import type { FastifyPluginAsync } from 'fastify';
 import { installApiDocument } from '../platform/http/openapi.ts';
 import { registerRoutes } from '../platform/http/routes.ts';
 import { completeSetUpRoute } from './routes/complete-set-up.ts';
+import { exportPaymentsRoute } from './routes/export-payments.ts';
 import { getEventRoute } from './routes/get-event.ts';
+import { getHomeRoute } from './routes/get-home.ts';
 import { getMeRoute } from './routes/get-me.ts';
+import { getPaymentRoute } from './routes/get-payment.ts';
 import { getWebhookEndpointRoute } from './routes/get-webhook-endpoint.ts';
 import { invitePersonRoute } from './routes/invite-person.ts';
 import { listAuditLogRoute } from './routes/list-audit-log.ts';
 import { listEventsRoute } from './routes/list-events.ts';
 import { listTeamRoute } from './routes/list-team.ts';
 import { lookUpInviteRoute } from './routes/look-up-invite.ts';
+import { previewRefundRoute } from './routes/preview-refund.ts';
 import { redeliverEventRoute } from './routes/redeliver-event.ts';
+import { refundPaymentRoute } from './routes/refund-payment.ts';
 import { removePersonRoute } from './routes/remove-person.ts';
 import { rotateApiTokenRoute } from './routes/rotate-api-token.ts';
 import { rotateWebhookSecretRoute } from './routes/rotate-webhook-secret.ts';
+import { searchPaymentsRoute } from './routes/search-payments.ts';
 import { sendTestWebhookRoute } from './routes/send-test-webhook.ts';
 import { setPersonRoleRoute } from './routes/set-person-role.ts';
 import { setWebhookEndpointRoute } from './routes/set-webhook-endpoint.ts';
@@ -56,6 +62,15 @@ export const dashboardApi: FastifyPluginAsync = async (app) => {
         description: 'The server token, the webhook endpoint, events and their deliveries.',
       },
       { name: 'Team', description: 'The people of the team, their roles, and the audit log.' },
+      {
+        name: 'Home',
+        description:
+          'The home page’s figures: collection, arrears, payments and payouts waiting, webhook health.',
+      },
+      {
+        name: 'Payments',
+        description: 'Searching payments, one payment’s timeline, refunds and the CSV export.',
+      },
     ],
   });
   await app.register(async (guarded) => {
@@ -68,18 +83,24 @@ export const dashboardApi: FastifyPluginAsync = async (app) => {
     );
     await registerRoutes(guarded, [
       completeSetUpRoute,
+      exportPaymentsRoute,
       getEventRoute,
+      getHomeRoute,
       getMeRoute,
+      getPaymentRoute,
       getWebhookEndpointRoute,
       invitePersonRoute,
       listAuditLogRoute,
       listEventsRoute,
       listTeamRoute,
       lookUpInviteRoute,
+      previewRefundRoute,
       redeliverEventRoute,
+      refundPaymentRoute,
       removePersonRoute,
       rotateApiTokenRoute,
       rotateWebhookSecretRoute,
+      searchPaymentsRoute,
       sendTestWebhookRoute,
       setPersonRoleRoute,
       setWebhookEndpointRoute,
