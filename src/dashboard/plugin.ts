@@ -2,8 +2,11 @@ import type { FastifyPluginAsync } from 'fastify';
 import { installApiDocument } from '../platform/http/openapi.ts';
 import { registerRoutes } from '../platform/http/routes.ts';
 import { completeSetUpRoute } from './routes/complete-set-up.ts';
+import { exportPaymentsRoute } from './routes/export-payments.ts';
 import { getEventRoute } from './routes/get-event.ts';
+import { getHomeRoute } from './routes/get-home.ts';
 import { getMeRoute } from './routes/get-me.ts';
+import { getPaymentRoute } from './routes/get-payment.ts';
 import { getWebhookEndpointRoute } from './routes/get-webhook-endpoint.ts';
 import { invitePersonRoute } from './routes/invite-person.ts';
 import { listAuditLogRoute } from './routes/list-audit-log.ts';
@@ -25,10 +28,13 @@ import { operatorListPendingPayeesRoute } from './routes/operator-list-pending-p
 import { operatorReissueTokenRoute } from './routes/operator-reissue-token.ts';
 import { operatorSuspendIntegratorRoute } from './routes/operator-suspend-integrator.ts';
 import { operatorUnsuspendIntegratorRoute } from './routes/operator-unsuspend-integrator.ts';
+import { previewRefundRoute } from './routes/preview-refund.ts';
 import { redeliverEventRoute } from './routes/redeliver-event.ts';
+import { refundPaymentRoute } from './routes/refund-payment.ts';
 import { removePersonRoute } from './routes/remove-person.ts';
 import { rotateApiTokenRoute } from './routes/rotate-api-token.ts';
 import { rotateWebhookSecretRoute } from './routes/rotate-webhook-secret.ts';
+import { searchPaymentsRoute } from './routes/search-payments.ts';
 import { sendTestWebhookRoute } from './routes/send-test-webhook.ts';
 import { setPersonRoleRoute } from './routes/set-person-role.ts';
 import { setWebhookEndpointRoute } from './routes/set-webhook-endpoint.ts';
@@ -77,6 +83,15 @@ export const dashboardApi: FastifyPluginAsync = async (app) => {
           'For the operator’s staff only: every integrator and its health, creating, suspending and reissuing ' +
           'tokens, the whole audit log, system health, payout runs and landlord account approvals.',
       },
+      {
+        name: 'Home',
+        description:
+          'The home page’s figures: collection, arrears, payments and payouts waiting, webhook health.',
+      },
+      {
+        name: 'Payments',
+        description: 'Searching payments, one payment’s timeline, refunds and the CSV export.',
+      },
     ],
   });
   await app.register(async (guarded) => {
@@ -89,8 +104,11 @@ export const dashboardApi: FastifyPluginAsync = async (app) => {
     );
     await registerRoutes(guarded, [
       completeSetUpRoute,
+      exportPaymentsRoute,
       getEventRoute,
+      getHomeRoute,
       getMeRoute,
+      getPaymentRoute,
       getWebhookEndpointRoute,
       invitePersonRoute,
       listAuditLogRoute,
@@ -112,10 +130,13 @@ export const dashboardApi: FastifyPluginAsync = async (app) => {
       operatorReissueTokenRoute,
       operatorSuspendIntegratorRoute,
       operatorUnsuspendIntegratorRoute,
+      previewRefundRoute,
       redeliverEventRoute,
+      refundPaymentRoute,
       removePersonRoute,
       rotateApiTokenRoute,
       rotateWebhookSecretRoute,
+      searchPaymentsRoute,
       sendTestWebhookRoute,
       setPersonRoleRoute,
       setWebhookEndpointRoute,

@@ -94,6 +94,25 @@ export function firstUncovered(dues: readonly RentDue[], paidPence: number): Ren
   return undefined;
 }
 
+/**
+ * Arrears and days overdue as of a day, from the tenancy's due dates (those after `asOf` are left out) and what the
+ * tenant has paid towards rent by then (paidThrough): what is owed beyond what was paid, and the days since the
+ * oldest due date that payments, spent on the oldest first, do not fully cover. Rent due on `asOf` is not overdue yet.
+ */
+export function arrearsAsOf(
+  dues: readonly RentDue[],
+  paidPence: number,
+  asOf: string,
+): { arrears_pence: number; days_overdue: number } {
+  const dueSoFar = dues.filter((due) => due.date <= asOf);
+  const owed = dueSoFar.reduce((sum, due) => sum + due.amount_pence, 0) - paidPence;
+  const uncovered = firstUncovered(dueSoFar, paidPence);
+  return {
+    arrears_pence: Math.max(0, owed),
+    days_overdue: uncovered ? daysBetween(uncovered.date, asOf) : 0,
+  };
+}
+
 const ORDER: Record<LedgerEntryType, number> = { rent_due: 0, payment: 1, refund: 2, payout: 3 };
 
 /**
@@ -164,12 +183,6 @@ export function buildLedger(
     balance += delta;
     return { ...entry, balance_pence: balance };
   });
-  const dueSoFar = dues.filter((due) => due.date <= asOf);
-  const uncovered = firstUncovered(dueSoFar, paidThrough(payments, asOf));
-  return {
-    entries,
-    arrears_pence: Math.max(0, balance),
-    days_overdue: uncovered ? daysBetween(uncovered.date, asOf) : 0,
-    next_due: next,
-  };
+  // The balance is what fell due less what was paid towards rent: the same arrears as the set-wise overview's.
+  return { entries, ...arrearsAsOf(dues, paidThrough(payments, asOf), asOf), next_due: next };
 }

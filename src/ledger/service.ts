@@ -3,10 +3,9 @@ import type { Clock } from '../platform/clock/clock.ts';
 import { Col, sqlStatement } from '../platform/db/checked-sql.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { utcDate } from '../shared/dates.ts';
-import { INSTALLMENT_PLAN_COLUMN } from '../shared/installment-plan-schema.ts';
-import { FREQUENCIES } from '../shared/vocabulary.ts';
 import { buildLedger, type Ledger, type LedgerPayment, type LedgerPayout } from './balance.ts';
 import { dueSeries, dueThrough, type TenancyDueTerms } from './due-dates.ts';
+import { DUE_TERMS_COLUMNS, dueTerms, type RentOverview, rentOverview } from './overview.ts';
 import { firstUnpaid, type RentPosition, rentPosition } from './position.ts';
 
 /** A tenancy with everything its ledger is made of, read in one statement. */
@@ -25,13 +24,7 @@ export const INPUT_ROW = Col.row({
   user_id: Col.text,
   payment_reference: Col.text,
   is_active: Col.bool,
-  start_rent_date: Col.text,
-  end_rent_date: Col.text,
-  rent_due_day: Col.int,
-  installment_plan: INSTALLMENT_PLAN_COLUMN,
-  terms: Type.Array(
-    Type.Object({ effective_on: Col.text, amount_pence: Col.int, frequency: Type.Enum(FREQUENCIES) }),
-  ),
+  ...DUE_TERMS_COLUMNS,
   payments: Type.Array(
     Type.Object({
       payment_id: Col.text,
@@ -83,22 +76,12 @@ const LEDGER_INPUT_BY_ID = sqlStatement(
 );
 
 export function toInput(row: InputRow): TenancyLedgerInput {
-  const plan = row.installment_plan;
-  const installments = plan?.installments.length
-    ? [...plan.installments].sort((a, b) => a.due_date.localeCompare(b.due_date))
-    : null;
   return {
     tenancy_id: row.id,
     user_id: row.user_id,
     payment_reference: row.payment_reference,
     is_active: row.is_active,
-    due: {
-      start_rent_date: row.start_rent_date,
-      end_rent_date: row.end_rent_date,
-      rent_due_day: row.rent_due_day,
-      terms: row.terms.map((t) => ({ ...t, amount_pence: Number(t.amount_pence) })),
-      installments,
-    },
+    due: dueTerms(row),
     payments: row.payments.map((p) => ({
       ...p,
       pure_amount_pence: Number(p.pure_amount_pence),
@@ -167,6 +150,18 @@ export class LedgerService {
       },
       position: rentPosition([...dueSeries(input.due)], input.payments, asOf),
     };
+  }
+
+  /**
+   * Set-wise, for the dashboard's home: every active tenancy's arrears as of `asOf` (default today) by the ledger's
+   * rule, and the rent falling due per day of a window, in one statement however many tenancies there are.
+   */
+  overview(
+    integratorId: string,
+    window: { from: string; to: string },
+    asOf = this.today(),
+  ): Promise<RentOverview> {
+    return rentOverview(this.db, integratorId, asOf, window);
   }
 
   /**

@@ -2,7 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import type { Actor } from '../audit/actor.ts';
 import { FieldValidationError, ServiceError } from '../platform/errors.ts';
-import { IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_MESSAGE, Timestamp } from '../platform/http/schemas.ts';
+import {
+  ErrorResponse,
+  IDEMPOTENCY_KEY,
+  IDEMPOTENCY_KEY_MESSAGE,
+  integrationErrors,
+  Timestamp,
+} from '../platform/http/schemas.ts';
 import { formatPence, parsePence } from '../shared/money.ts';
 import { PaymentView, paymentView } from './view.ts';
 
@@ -81,4 +87,37 @@ export async function refundPayment(
       payment: paymentView(payment),
     },
   };
+}
+
+/**
+ * A refund's answers on the platform's APIs (Integration, Dashboard): 200 the same refund again, 201 refunded, 202
+ * pending at the processor, and the errors.
+ */
+export const REFUND_RESPONSES = {
+  200: RefundView,
+  201: RefundView,
+  202: RefundView,
+  ...integrationErrors({ 404: ErrorResponse, 409: ErrorResponse, 422: ErrorResponse }),
+};
+
+/**
+ * refundPayment of one of the integrator's own payments (its token's, or its people's): another integrator's
+ * payment is as unknown as a missing one, 404 with `unknownDetail`.
+ */
+export async function refundOwnPayment(
+  app: FastifyInstance,
+  integratorId: string,
+  request: {
+    paymentId: string;
+    body: Static<typeof RefundBody>;
+    key: string | undefined;
+    log: { info(details: object, message: string): void };
+    actor: Actor;
+    unknownDetail: string;
+  },
+): Promise<{ code: 200 | 201 | 202; body: RefundView }> {
+  if (!(await app.ctx.payments.belongsTo(request.paymentId, integratorId))) {
+    throw new ServiceError('not_found', request.unknownDetail);
+  }
+  return refundPayment(app, request.paymentId, request.body, request.key, request.log, request.actor);
 }

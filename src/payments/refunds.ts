@@ -5,7 +5,7 @@ import { recordAudit } from '../audit/log.ts';
 import { paidOutHeld } from '../payouts/paid-out.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
-import { firstRow, qb } from '../platform/db/query-builder.ts';
+import { firstRow, qb, rows } from '../platform/db/query-builder.ts';
 import type { RefundsTable } from '../platform/db/tables.ts';
 import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
@@ -86,36 +86,9 @@ export class RefundService {
         if (earlier)
           return { refund: checkRefundReplay(earlier, amountPence, idempotencyKey), replayed: true };
       }
-      if (payment.status !== 'succeeded' || !payment.processor_payment_id) {
-        throw new ServiceError(
-          'conflict',
-          `Only a succeeded payment can be refunded; this one is ${payment.status}.`,
-        );
-      }
-      if (paidOut) {
-        throw new ServiceError(
-          'paid_out',
-          `The rent of payment ${paymentId} has been paid out to the landlord in a confirmed payout, so it cannot ` +
-            'be refunded with a server token. Ask the operator: an operator refund is still possible, and what it ' +
-            "takes back is deducted from the landlord's next payout.",
-        );
-      }
-      const pendingPence = await pendingRefundPence(tx, paymentId);
-      const remaining = Number(payment.amount_pence) - Number(payment.refunded_pence) - pendingPence;
-      if (remaining <= 0) {
-        throw new ServiceError(
-          'conflict',
-          pendingPence > 0
-            ? 'The rest of this payment is being refunded already; see its pending refund.'
-            : 'This payment has been refunded in full already.',
-        );
-      }
-      const refundPence = amountPence ?? remaining;
-      if (refundPence < 1 || refundPence > remaining) {
-        throw new FieldValidationError({
-          amount: [`Enter an amount from 0.01 to ${formatPence(remaining)}.`],
-        });
-      }
+      assertSucceeded(payment);
+      if (paidOut) throw paidOutRefusal(paymentId, actor);
+      const { refundPence } = refundAmount(payment, await pendingRefundPence(tx, paymentId), amountPence);
       const id = newId('ref');
       const now = this.clock.now();
       const refund = await insertRefund(tx, {
@@ -311,6 +284,11 @@ export class RefundService {
     });
   }
 
+  /** A payment's refunds, oldest first (every status: pending, succeeded, failed). */
+  forPayment(paymentId: string): Promise<RefundRow[]> {
+    return rows(this.db, refunds().where('payment_id', '=', paymentId).orderBy('created_at').orderBy('id'));
+  }
+
   async #refundWithPayment(
     db: Queryable,
     refundId: string,
@@ -356,6 +334,68 @@ export class RefundService {
   }
 }
 
+/** What is left to refund of a payment: neither refunded nor being refunded (pending). */
+function leftToRefund(payment: PaymentRow, pendingPence: number): number {
+  return Number(payment.amount_pence) - Number(payment.refunded_pence) - pendingPence;
+}
+
+/** What can still be refunded of a payment with these refunds: 0 unless it succeeded. */
+export function refundablePence(payment: PaymentRow, refunds: readonly RefundRow[]): number {
+  if (payment.status !== 'succeeded') return 0;
+  const pending = refunds
+    .filter((r) => r.status === 'pending')
+    .reduce((sum, r) => sum + Number(r.amount_pence), 0);
+  return Math.max(0, leftToRefund(payment, pending));
+}
+
+/** Refuses (409 conflict) a refund of a payment that did not succeed. */
+export function assertSucceeded(payment: PaymentRow): void {
+  if (payment.status !== 'succeeded' || !payment.processor_payment_id) {
+    throw new ServiceError(
+      'conflict',
+      `Only a succeeded payment can be refunded; this one is ${payment.status}.`,
+    );
+  }
+}
+
+/** The refusal of a refund by an integrator (its token or its people) once the rent is in a confirmed payout. */
+export function paidOutRefusal(paymentId: string, actor: Actor): ServiceError {
+  const by = actor.kind === 'dashboard_user' ? 'from your platform’s dashboard' : 'with a server token';
+  return new ServiceError(
+    'paid_out',
+    `The rent of payment ${paymentId} has been paid out to the landlord in a confirmed payout, so it cannot ` +
+      `be refunded ${by}. Ask the operator: an operator refund is still possible, and what it ` +
+      "takes back is deducted from the landlord's next payout.",
+  );
+}
+
+/**
+ * What a refund of `amountPence` (undefined: everything left) of a succeeded payment would take back, and what is
+ * left before it: refused (409) when nothing is left, 400 on `amount` when it asks for more than is left.
+ */
+export function refundAmount(
+  payment: PaymentRow,
+  pendingPence: number,
+  amountPence: number | undefined,
+): { refundPence: number; remainingPence: number } {
+  const remainingPence = leftToRefund(payment, pendingPence);
+  if (remainingPence <= 0) {
+    throw new ServiceError(
+      'conflict',
+      pendingPence > 0
+        ? 'The rest of this payment is being refunded already; see its pending refund.'
+        : 'This payment has been refunded in full already.',
+    );
+  }
+  const refundPence = amountPence ?? remainingPence;
+  if (refundPence < 1 || refundPence > remainingPence) {
+    throw new FieldValidationError({
+      amount: [`Enter an amount from 0.01 to ${formatPence(remainingPence)}.`],
+    });
+  }
+  return { refundPence, remainingPence };
+}
+
 /** Locks a refund for a change: its payment first, then the refund, the order beginRefund takes them in. */
 async function lockRefund(tx: Queryable, refundId: string): Promise<RefundRow | undefined> {
   await tx.query(
@@ -394,7 +434,7 @@ async function insertRefund(
 }
 
 /** What the payment's pending refunds are taking back, in pence. */
-async function pendingRefundPence(tx: Queryable, paymentId: string): Promise<number> {
+export async function pendingRefundPence(tx: Queryable, paymentId: string): Promise<number> {
   const pending = await firstRow(
     tx,
     qb

@@ -1,3 +1,4 @@
+import type { Actor } from '../audit/actor.ts';
 import { isCardAttempt, isIssuerDecline, settleCardAttempt } from '../cards/card-testing.ts';
 import { SavedCardService } from '../cards/service.ts';
 import type { SavedCardRow } from '../cards/view.ts';
@@ -8,9 +9,11 @@ import { type PaymentProcessor, type ProcessorOutcome, paymentStatusFor } from '
 import { completeSessions } from '../sessions/completion.ts';
 import type { SessionRow } from '../sessions/service.ts';
 import type { PaymentStatus } from '../shared/vocabulary.ts';
+import { type Collection, collection } from './collection.ts';
 import { type CreatePaymentInput, type CreatePaymentResult, NewPaymentWriter } from './create.ts';
 import { recordPaymentEvent } from './events.ts';
-import { listPayments, type PaymentFilter } from './list.ts';
+import { allPayments, type ListedPayment, listedPayment, listPayments, type PaymentFilter } from './list.ts';
+import { previewRefund, type RefundPreview } from './refund-preview.ts';
 import { RefundService } from './refunds.ts';
 import { paymentRows, paymentUpdate } from './rows.ts';
 import { enqueueSettlement, SettlementService, settlesAtOnce } from './settlement.ts';
@@ -93,14 +96,40 @@ export class PaymentService {
    * Withdraws a payment waiting for the customer (the page's "cancel", or its session's expiry): the processor
    * first, so a late Authorise cannot charge, then our row. If the customer answered first, that outcome wins.
    */
-  /** Payments matching the filter, newest first, a page at a time (the Integration and Operator APIs' lists). */
-  list(filter: PaymentFilter): Promise<{ rows: PaymentRow[]; has_more: boolean }> {
+  /** Payments matching the filter, newest first, a page at a time (the Integration, Operator and Dashboard APIs' lists). */
+  list(filter: PaymentFilter): Promise<{ rows: ListedPayment[]; has_more: boolean }> {
     return listPayments(this.db, filter);
   }
 
   /** Every integrator's payments since `since`: succeeded (count, amount) and failed, in one grouped query. */
   volumeByIntegrator(since: Date): Promise<Map<string, PaymentVolume>> {
     return paymentVolumeByIntegrator(this.db, since);
+  }
+
+  /** Every payment matching the filter, newest first, in batches (an export that never holds them all). */
+  all(
+    filter: Omit<PaymentFilter, 'limit' | 'startingAfter'>,
+    batch?: number,
+  ): AsyncGenerator<ListedPayment[]> {
+    return allPayments(this.db, filter, batch);
+  }
+
+  /** One of the integrator's payments, with its tenant and tenancy as the lists show them. */
+  listed(integratorId: string, paymentId: string): Promise<ListedPayment | undefined> {
+    return listedPayment(this.db, integratorId, paymentId);
+  }
+
+  /** The dashboard home's figures of collection (see collection). */
+  collection(
+    integratorId: string,
+    range: { from: Date; before: Date; failedFrom: Date },
+  ): Promise<Collection> {
+    return collection(this.db, integratorId, range);
+  }
+
+  /** What a refund would take back and do to the landlord's payouts, before it is made (see previewRefund). */
+  previewRefund(paymentId: string, amountPence: number | undefined, actor: Actor): Promise<RefundPreview> {
+    return previewRefund(this.db, paymentId, amountPence, actor);
   }
 
   /** Any payment by its id (the operator's view). */
@@ -280,6 +309,10 @@ export class PaymentService {
             failure_message: outcome.status === 'refused' ? outcome.message : null,
             updated_at: now,
             funds_available_at: status === 'succeeded' && settlesAtOnce(this.processor) ? now : null,
+            // The first time it waits for its tenant is kept, for its timeline.
+            ...(status === 'requires_action'
+              ? { action_required_at: eb.fn.coalesce('action_required_at', eb.val(now)) }
+              : {}),
           }))
           .where('id', '=', paymentId),
       );

@@ -113,6 +113,7 @@ export const PAYMENT_ROW = Col.row({
   dispute_lost_at: Col.nullable(Col.date),
   dispute_amount_pence: Col.nullable(Col.int),
   processor_checked_at: Col.nullable(Col.date),
+  action_required_at: Col.nullable(Col.date),
 });
 
 export function paymentView(row: PaymentRow): PaymentView {

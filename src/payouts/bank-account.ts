@@ -1,3 +1,4 @@
+import { csvLine } from '../shared/csv.ts';
 import { formatPence } from '../shared/money.ts';
 
 /**
@@ -68,15 +69,6 @@ export function bankAccountName(accountName: string): string {
   return bankCharacters(accountName).replace(/^[^A-Z0-9]+/, '');
 }
 
-/**
- * One CSV cell: quoted, quotes doubled, and a cell a spreadsheet would run as a formula (=, +, -, @, tab, CR)
- * prefixed with an apostrophe so it is shown as text.
- */
-export function csvCell(value: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return `"${safe.replace(/"/g, '""')}"`;
-}
-
 export const PAYOUT_CSV_HEADER = ['sort_code', 'account_number', 'account_name', 'amount', 'reference'];
 
 /** The bank's bulk-payment file of a run: a header row, then one row per payout; CRLF line ends. */
@@ -99,7 +91,7 @@ export function payoutCsv(
       item.reference,
     ]),
   ];
-  return rows.map((row) => `${row.map(csvCell).join(',')}\r\n`).join('');
+  return rows.map(csvLine).join('');
 }
 
 /** A run's bank file from its payouts, as the Operator API and the operator console download it. */

@@ -13,7 +13,7 @@ import { utcDate } from '../shared/dates.ts';
 import { formatPence } from '../shared/money.ts';
 import { recordEvents } from '../webhooks/record-event.ts';
 import { bankReference, type PayoutAccount, payoutReadiness } from './bank-account.ts';
-import { PAYOUT_LOCK } from './paid-out.ts';
+import { PAYOUT_LOCK, type PaymentPayout, paymentPayout } from './paid-out.ts';
 import { PAYABLE_LINES } from './payable-sql.ts';
 import { type Reconciliation, reconcilePayouts } from './reconcile.ts';
 import { type PayoutRow, type PayoutRunRow, payoutView } from './view.ts';
@@ -43,6 +43,15 @@ export interface HeldPayout {
   payment_reference: string;
   amount_pence: number;
   reason: string;
+  /** Held only until the operator approves the landlord's account (production's first payout to it). */
+  awaiting_approval: boolean;
+}
+
+/** One integrator's payouts waiting: in runs not yet confirmed, and tenancies held out of runs (by why). */
+export interface PayoutsWaiting {
+  awaiting_confirmation: number;
+  awaiting_approval: number;
+  held: number;
 }
 
 /** Held only because its landlord account has never been paid (production): the account awaiting approval. */
@@ -168,6 +177,7 @@ export class PayoutService {
           payment_reference: first.payment_reference,
           amount_pence: entry.amount_pence,
           reason,
+          awaiting_approval: awaiting !== undefined,
           ...(awaiting
             ? { awaiting: { ...awaiting, account_name: first.recipient_bank_account_name.trim() } }
             : {}),
@@ -229,6 +239,35 @@ export class PayoutService {
       .sort((a, b) => `${a.sort_code}${a.account_number}`.localeCompare(`${b.sort_code}${b.account_number}`));
   }
 
+  /** The payout carrying a payment's rent, if one does (see paymentPayout). */
+  paymentPayout(paymentId: string): Promise<PaymentPayout> {
+    return paymentPayout(this.db, paymentId);
+  }
+
+  /**
+   * An integrator's payouts waiting, as counts: payouts in runs not yet confirmed, tenancies held until their landlord
+   * account is approved, and tenancies held for another reason (the bank details cannot be paid).
+   */
+  async waiting(integratorId: string): Promise<PayoutsWaiting> {
+    const created = await firstRow(
+      this.db,
+      qb
+        .selectFrom('payouts')
+        .select(sql<number>`count(*)::int`.as('count'))
+        .where('integrator_id', '=', integratorId)
+        .where('status', '=', 'created'),
+    );
+    const held = (await this.#payable(this.db, utcDate(this.clock.now()))).held.filter(
+      (entry) => entry.integrator_id === integratorId,
+    );
+    const approval = held.filter((entry) => entry.awaiting_approval).length;
+    return {
+      awaiting_confirmation: created?.count ?? 0,
+      awaiting_approval: approval,
+      held: held.length - approval,
+    };
+  }
+
   /**
    * A new run: one payout per tenancy with a positive payable and a payable account, and the lines each is made
    * of, in one transaction under a lock every node shares, so concurrent runs never take a line twice. Audited as
@@ -260,10 +299,12 @@ export class PayoutService {
       );
       if (held.length > 0) {
         await tx.query(
-          `INSERT INTO payout_run_holds (payout_run_id, integrator_id, payment_reference, amount_pence, reason)
-           SELECT $2, x.integrator_id, x.payment_reference, x.amount_pence, x.reason
+          `INSERT INTO payout_run_holds
+             (payout_run_id, integrator_id, payment_reference, amount_pence, reason, awaiting_approval)
+           SELECT $2, x.integrator_id, x.payment_reference, x.amount_pence, x.reason, x.awaiting_approval
              FROM jsonb_to_recordset($1::jsonb)
-               AS x(integrator_id text, payment_reference text, amount_pence bigint, reason text)`,
+               AS x(integrator_id text, payment_reference text, amount_pence bigint, reason text,
+                   awaiting_approval boolean)`,
           [held.map(({ awaiting: _account, ...payout }) => payout), runId],
         );
       }
@@ -320,7 +361,7 @@ export class PayoutService {
       this.db,
       qb
         .selectFrom('payout_run_holds')
-        .select(['integrator_id', 'payment_reference', 'amount_pence', 'reason'])
+        .select(['integrator_id', 'payment_reference', 'amount_pence', 'reason', 'awaiting_approval'])
         .where('payout_run_id', '=', runId)
         .orderBy('integrator_id')
         .orderBy('payment_reference'),

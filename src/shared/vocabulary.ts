@@ -10,6 +10,16 @@ export const PAYMENT_METHODS = [
 ] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 
+/** Each method's name for people. */
+export const METHOD_LABELS: Readonly<Record<PaymentMethod, string>> = {
+  card: 'Card',
+  apple_pay: 'Apple Pay',
+  google_pay: 'Google Pay',
+  alipay: 'Alipay',
+  wechat_pay: 'WeChat Pay',
+  unionpay: 'UnionPay',
+};
+
 /** Methods that pay with a token from a wallet sheet (card details inside, one-time). */
 export const WALLET_METHODS = ['apple_pay', 'google_pay'] as const satisfies readonly PaymentMethod[];
 export type WalletMethod = (typeof WALLET_METHODS)[number];

@@ -109,6 +109,13 @@ function integratorEndpoints(now: Date) {
 
 export type IntegratorEndpoint = InferResult<ReturnType<typeof integratorEndpoints>>[number];
 
+export interface WebhookHealth {
+  failed: number;
+  pending: number;
+  retrying: number;
+  oldest_pending_since: Date | null;
+}
+
 export interface EventFilter {
   integrator_id?: string;
   status?: EventDeliveryStatus;
@@ -198,6 +205,39 @@ export class WebhookService {
         ])
         .where('event_id', '=', eventId)
         .orderBy('number'),
+    );
+  }
+
+  /**
+   * The integrator's webhook deliveries in trouble or waiting: failed (every attempt of their round failed), pending
+   * (and of those, retrying after a failed attempt), and when the oldest pending one began waiting.
+   */
+  async health(integratorId: string): Promise<WebhookHealth> {
+    const row = await firstRow(
+      this.db,
+      qb
+        .selectFrom('webhook_deliveries')
+        .select([
+          sql<number>`count(*) FILTER (WHERE status = 'failed')::int`.as('failed'),
+          sql<number>`count(*) FILTER (WHERE status = 'pending')::int`.as('pending'),
+          sql<number>`count(*) FILTER (WHERE status = 'pending' AND round_attempts > 0)::int`.as('retrying'),
+          sql<Date | null>`min(pending_since) FILTER (WHERE status = 'pending')`.as('oldest_pending_since'),
+        ])
+        .where('integrator_id', '=', integratorId)
+        .where('status', 'in', ['pending', 'failed']),
+    );
+    return row!;
+  }
+
+  /** The integrator's events about a payment (its data's payment), oldest first, each with its delivery's state. */
+  paymentEvents(integratorId: string, paymentId: string): Promise<EventRow[]> {
+    return rows(
+      this.db,
+      eventsWithDelivery()
+        .where(sql`e.data -> 'payment' ->> 'payment_id'`, '=', paymentId)
+        .where('e.integrator_id', '=', integratorId)
+        .orderBy('e.created_at')
+        .orderBy('e.id'),
     );
   }
 

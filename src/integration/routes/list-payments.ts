@@ -19,7 +19,7 @@ const IntegratorPaymentView = Type.Object(
 );
 type IntegratorPaymentView = Static<typeof IntegratorPaymentView>;
 
-function integratorPaymentView(row: PaymentRow & { user_external_id: string }): IntegratorPaymentView {
+function integratorPaymentView(row: PaymentRow & { user_external_id: number }): IntegratorPaymentView {
   return {
     ...paymentView(row),
     user_id: Number(row.user_external_id),
@@ -71,7 +71,7 @@ export const listPaymentsRoute: FastifyPluginAsyncTypebox = async (app) => {
         ...(starting_after === undefined ? {} : { startingAfter: starting_after }),
       });
       return {
-        data: page.rows.map((row) => integratorPaymentView(row as PaymentRow & { user_external_id: string })),
+        data: page.rows.map(integratorPaymentView),
         has_more: page.has_more,
       };
     },

@@ -1,8 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { RefundBody, RefundHeaders, RefundView, refundPayment } from '../../payments/refund-request.ts';
-import { ServiceError } from '../../platform/errors.ts';
-import { ErrorResponse, IdString, integrationErrors, optionalBody } from '../../platform/http/schemas.ts';
+import {
+  REFUND_RESPONSES,
+  RefundBody,
+  RefundHeaders,
+  refundOwnPayment,
+} from '../../payments/refund-request.ts';
+import { IdString, optionalBody } from '../../platform/http/schemas.ts';
 import { serverTokenActor } from '../actor.ts';
 
 const PaymentParams = Type.Object({ payment_id: IdString('pay', 'a payment') });
@@ -27,30 +31,19 @@ export const refundPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
         params: PaymentParams,
         headers: RefundHeaders,
         body: RefundBody,
-        response: {
-          200: RefundView,
-          201: RefundView,
-          202: RefundView,
-          ...integrationErrors({ 404: ErrorResponse, 409: ErrorResponse, 422: ErrorResponse }),
-        },
+        response: REFUND_RESPONSES,
       },
     },
     async (request, reply) => {
       const { payment_id } = request.params;
-      if (!(await app.ctx.payments.belongsTo(payment_id, request.integrator.id))) {
-        throw new ServiceError(
-          'not_found',
-          `No payment ${payment_id}. List yours with GET /api/third-party/payments/.`,
-        );
-      }
-      const refunded = await refundPayment(
-        app,
-        payment_id,
-        request.body,
-        request.headers['idempotency-key'],
-        request.log,
-        serverTokenActor(request),
-      );
+      const refunded = await refundOwnPayment(app, request.integrator.id, {
+        paymentId: payment_id,
+        body: request.body,
+        key: request.headers['idempotency-key'],
+        log: request.log,
+        actor: serverTokenActor(request),
+        unknownDetail: `No payment ${payment_id}. List yours with GET /api/third-party/payments/.`,
+      });
       return reply.code(refunded.code).send(refunded.body);
     },
   );

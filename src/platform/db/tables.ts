@@ -233,6 +233,7 @@ export interface PaymentsTable {
   dispute_lost_at: Date | null;
   dispute_amount_pence: number | null;
   processor_checked_at: Date | null;
+  action_required_at: Date | null;
 }
 
 export interface PayoutLinesTable {
@@ -250,6 +251,7 @@ export interface PayoutRunHoldsTable {
   payment_reference: string;
   amount_pence: number;
   reason: string;
+  awaiting_approval: boolean;
 }
 
 export interface PayoutRunsTable {
