@@ -393,6 +393,7 @@ export interface SchedulesTable {
   authorization_text: string | null;
   authorization_version: string | null;
   authorized_at: Date | null;
+  status_reason: string | null;
 }
 
 export interface SchemaMigrationsTable {
