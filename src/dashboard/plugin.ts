@@ -1,19 +1,26 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { installApiDocument } from '../platform/http/openapi.ts';
 import { registerRoutes } from '../platform/http/routes.ts';
+import { cancelScheduleRoute } from './routes/cancel-schedule.ts';
 import { completeSetUpRoute } from './routes/complete-set-up.ts';
+import { getDocumentRoute } from './routes/get-document.ts';
 import { getEventRoute } from './routes/get-event.ts';
 import { getMeRoute } from './routes/get-me.ts';
+import { getTenancyLedgerRoute } from './routes/get-tenancy-ledger.ts';
+import { getTenantRoute } from './routes/get-tenant.ts';
 import { getWebhookEndpointRoute } from './routes/get-webhook-endpoint.ts';
 import { invitePersonRoute } from './routes/invite-person.ts';
 import { listAuditLogRoute } from './routes/list-audit-log.ts';
 import { listEventsRoute } from './routes/list-events.ts';
 import { listTeamRoute } from './routes/list-team.ts';
 import { lookUpInviteRoute } from './routes/look-up-invite.ts';
+import { pauseScheduleRoute } from './routes/pause-schedule.ts';
 import { redeliverEventRoute } from './routes/redeliver-event.ts';
 import { removePersonRoute } from './routes/remove-person.ts';
+import { resumeScheduleRoute } from './routes/resume-schedule.ts';
 import { rotateApiTokenRoute } from './routes/rotate-api-token.ts';
 import { rotateWebhookSecretRoute } from './routes/rotate-webhook-secret.ts';
+import { searchTenantsRoute } from './routes/search-tenants.ts';
 import { sendTestWebhookRoute } from './routes/send-test-webhook.ts';
 import { setPersonRoleRoute } from './routes/set-person-role.ts';
 import { setWebhookEndpointRoute } from './routes/set-webhook-endpoint.ts';
@@ -56,6 +63,10 @@ export const dashboardApi: FastifyPluginAsync = async (app) => {
         description: 'The server token, the webhook endpoint, events and their deliveries.',
       },
       { name: 'Team', description: 'The people of the team, their roles, and the audit log.' },
+      {
+        name: 'Tenants',
+        description: 'Tenants, their tenancies and ledgers, schedules (pause, resume, cancel) and documents.',
+      },
     ],
   });
   await app.register(async (guarded) => {
@@ -67,19 +78,26 @@ export const dashboardApi: FastifyPluginAsync = async (app) => {
       dashboardGuard(app.ctx.dashboardSessions, app.ctx.dashboardCookie, app.ctx.config.publicUrl),
     );
     await registerRoutes(guarded, [
+      cancelScheduleRoute,
       completeSetUpRoute,
+      getDocumentRoute,
       getEventRoute,
       getMeRoute,
+      getTenancyLedgerRoute,
+      getTenantRoute,
       getWebhookEndpointRoute,
       invitePersonRoute,
       listAuditLogRoute,
       listEventsRoute,
       listTeamRoute,
       lookUpInviteRoute,
+      pauseScheduleRoute,
       redeliverEventRoute,
       removePersonRoute,
+      resumeScheduleRoute,
       rotateApiTokenRoute,
       rotateWebhookSecretRoute,
+      searchTenantsRoute,
       sendTestWebhookRoute,
       setPersonRoleRoute,
       setWebhookEndpointRoute,
