@@ -12,6 +12,8 @@ import { getWebhookEndpointRoute } from './routes/get-webhook-endpoint.ts';
 import { invitePersonRoute } from './routes/invite-person.ts';
 import { listAuditLogRoute } from './routes/list-audit-log.ts';
 import { listEventsRoute } from './routes/list-events.ts';
+import { listHeldPayoutsRoute } from './routes/list-held-payouts.ts';
+import { listPayoutsRoute } from './routes/list-payouts.ts';
 import { listTeamRoute } from './routes/list-team.ts';
 import { lookUpInviteRoute } from './routes/look-up-invite.ts';
 import { pauseScheduleRoute } from './routes/pause-schedule.ts';
@@ -67,6 +69,7 @@ export const dashboardApi: FastifyPluginAsync = async (app) => {
         name: 'Tenants',
         description: 'Tenants, their tenancies and ledgers, schedules (pause, resume, cancel) and documents.',
       },
+      { name: 'Payouts', description: 'The platform’s payouts to landlords, and the rent held back.' },
     ],
   });
   await app.register(async (guarded) => {
@@ -89,6 +92,8 @@ export const dashboardApi: FastifyPluginAsync = async (app) => {
       invitePersonRoute,
       listAuditLogRoute,
       listEventsRoute,
+      listHeldPayoutsRoute,
+      listPayoutsRoute,
       listTeamRoute,
       lookUpInviteRoute,
       pauseScheduleRoute,
