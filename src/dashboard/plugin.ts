@@ -6,6 +6,7 @@ import { completeSetUpRoute } from './routes/complete-set-up.ts';
 import { getDocumentRoute } from './routes/get-document.ts';
 import { getEventRoute } from './routes/get-event.ts';
 import { getMeRoute } from './routes/get-me.ts';
+import { getSettingsRoute } from './routes/get-settings.ts';
 import { getTenancyLedgerRoute } from './routes/get-tenancy-ledger.ts';
 import { getTenantRoute } from './routes/get-tenant.ts';
 import { getWebhookEndpointRoute } from './routes/get-webhook-endpoint.ts';
@@ -31,6 +32,7 @@ import { signInWithPasskeyRoute } from './routes/sign-in-with-passkey.ts';
 import { signOutRoute } from './routes/sign-out.ts';
 import { startPasskeySetUpRoute } from './routes/start-passkey-set-up.ts';
 import { startPasskeySignInRoute } from './routes/start-passkey-sign-in.ts';
+import { updateSettingsRoute } from './routes/update-settings.ts';
 import { dashboardGuard } from './session-auth.ts';
 
 /**
@@ -70,6 +72,7 @@ export const dashboardApi: FastifyPluginAsync = async (app) => {
         description: 'Tenants, their tenancies and ledgers, schedules (pause, resume, cancel) and documents.',
       },
       { name: 'Payouts', description: 'The platform’s payouts to landlords, and the rent held back.' },
+      { name: 'Settings', description: 'Fees, rent reminders and allowed origins.' },
     ],
   });
   await app.register(async (guarded) => {
@@ -86,6 +89,7 @@ export const dashboardApi: FastifyPluginAsync = async (app) => {
       getDocumentRoute,
       getEventRoute,
       getMeRoute,
+      getSettingsRoute,
       getTenancyLedgerRoute,
       getTenantRoute,
       getWebhookEndpointRoute,
@@ -111,6 +115,7 @@ export const dashboardApi: FastifyPluginAsync = async (app) => {
       signOutRoute,
       startPasskeySetUpRoute,
       startPasskeySignInRoute,
+      updateSettingsRoute,
     ]);
   });
 };
