@@ -22,8 +22,8 @@ CREATE TABLE payout_run_holds (
   integrator_id text NOT NULL REFERENCES integrators (id),
   payment_reference text NOT NULL,
   amount_pence bigint NOT NULL,
-  reason text NOT NULL,
-  awaiting_approval boolean NOT NULL
+  kind text NOT NULL CHECK (kind IN ('payee_not_payable', 'payee_awaiting_approval')),
+  reason text NOT NULL
 );
 CREATE INDEX payout_run_holds_run_idx ON payout_run_holds (payout_run_id, integrator_id, payment_reference);
 

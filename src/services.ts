@@ -7,6 +7,7 @@ import { IntegratorService } from './integrators/service.ts';
 import { ReminderService } from './ledger/reminders.ts';
 import { LedgerService } from './ledger/service.ts';
 import { OnboardingService } from './onboarding/service.ts';
+import { TenantDirectory } from './onboarding/tenants.ts';
 import { PaymentService } from './payments/service.ts';
 import { PayoutService } from './payouts/service.ts';
 import { PeopleService } from './people/service.ts';
@@ -33,6 +34,8 @@ export interface Services {
   health: SystemHealth;
   ledger: LedgerService;
   onboarding: OnboardingService;
+  /** A platform's tenants as its staff look them up (the dashboard). */
+  tenants: TenantDirectory;
   sessions: SessionService;
   processor: PaymentProcessor;
   reminders: ReminderService;
@@ -61,17 +64,20 @@ export function createServices(
   const payments = new PaymentService(db, clock, paymentProcessor, settleWaitingCharge);
   const ledger = new LedgerService(db, clock);
   const dashboardSessions = new DashboardSessions(db, clock);
+  const documents = new DocumentService(
+    db,
+    clock,
+    new DatabaseDocumentStore(db, clock, documentCipherFor(config)),
+  );
+  const schedules = new ScheduleService(db, clock, (q, tenancyId) => ledger.rentPaidThrough(q, tenancyId));
   return {
     audit: new AuditService(db),
-    documents: new DocumentService(
-      db,
-      clock,
-      new DatabaseDocumentStore(db, clock, documentCipherFor(config)),
-    ),
+    documents,
     integrators: new IntegratorService(db, clock, config.serviceEnv),
     health: new SystemHealth(db, clock),
     ledger,
     onboarding: new OnboardingService(db, clock),
+    tenants: new TenantDirectory(db, ledger, schedules, documents),
     sessions: new SessionService(db, clock, config.userTokenTtlSeconds, config.sessionTtlSeconds),
     processor: paymentProcessor,
     reminders: new ReminderService(db, clock),
@@ -80,7 +86,7 @@ export function createServices(
     dashboardSessions,
     signIn: new SignInService(db, clock, dashboardSessions, config.publicUrl),
     payouts: new PayoutService(db, clock, config.serviceEnv),
-    schedules: new ScheduleService(db, clock, (q, tenancyId) => ledger.rentPaidThrough(q, tenancyId)),
+    schedules,
     scheduler: new Scheduler(db, clock, paymentProcessor, (id) => payments.expireWaiting(id)),
     webhooks: new WebhookService(db, clock),
   };

@@ -9,7 +9,7 @@ import { newId, sha256Hex } from '../platform/ids.ts';
 import type { PaymentProcessor, ProcessorOutcome } from '../processors/processor.ts';
 import type { ClientContext } from '../sessions/service.ts';
 import { declineOwner, isIssuerDecline, reserveCardAttempt, settleCardAttempt } from './card-testing.ts';
-import type { SavedCardNarrowing, SavedCardRow } from './view.ts';
+import type { CardOnFileView, SavedCardNarrowing, SavedCardRow } from './view.ts';
 
 export const UNKNOWN_CARD_TOKEN = 'Unknown card token; tokenise the card again.';
 
@@ -60,6 +60,25 @@ function defaultIfNone(eb: ExpressionBuilder<Tables, 'saved_cards'>, wanted: boo
       ),
     ])
     .$castTo<boolean>();
+}
+
+/**
+ * A user's active saved cards, the default first, then newest first: brand, last 4 digits and expiry only (the
+ * processor's token and everything else stay here).
+ */
+export function cardsOnFile(db: Queryable, integratorId: string, userId: string): Promise<CardOnFileView[]> {
+  return rows(
+    db,
+    qb
+      .selectFrom('saved_cards')
+      .select(['brand', 'last4', 'exp_month', 'exp_year', 'is_default'])
+      .where('user_id', '=', userId)
+      .where('integrator_id', '=', integratorId)
+      .where('status', '=', 'active')
+      .orderBy('is_default', 'desc')
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc'),
+  );
 }
 
 export class SavedCardService {

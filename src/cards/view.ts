@@ -55,3 +55,16 @@ export function savedCardView(row: SavedCardRow): SavedCardView {
     created_at: new Date(row.created_at).toISOString(),
   };
 }
+
+/** A saved card as the dashboard shows it to a platform's staff: what tells one card from another, nothing more. */
+export const CardOnFileView = Type.Object(
+  {
+    brand: Type.String(),
+    last4: Type.String(),
+    exp_month: Type.Integer(),
+    exp_year: Type.Integer(),
+    is_default: Type.Boolean(),
+  },
+  { title: 'CardOnFile' },
+);
+export type CardOnFileView = Static<typeof CardOnFileView>;

@@ -1,16 +1,23 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { installApiDocument } from '../platform/http/openapi.ts';
 import { registerRoutes } from '../platform/http/routes.ts';
+import { cancelScheduleRoute } from './routes/cancel-schedule.ts';
 import { completeSetUpRoute } from './routes/complete-set-up.ts';
 import { exportPaymentsRoute } from './routes/export-payments.ts';
+import { getDocumentRoute } from './routes/get-document.ts';
 import { getEventRoute } from './routes/get-event.ts';
 import { getHomeRoute } from './routes/get-home.ts';
 import { getMeRoute } from './routes/get-me.ts';
 import { getPaymentRoute } from './routes/get-payment.ts';
+import { getSettingsRoute } from './routes/get-settings.ts';
+import { getTenancyLedgerRoute } from './routes/get-tenancy-ledger.ts';
+import { getTenantRoute } from './routes/get-tenant.ts';
 import { getWebhookEndpointRoute } from './routes/get-webhook-endpoint.ts';
 import { invitePersonRoute } from './routes/invite-person.ts';
 import { listAuditLogRoute } from './routes/list-audit-log.ts';
 import { listEventsRoute } from './routes/list-events.ts';
+import { listHeldPayoutsRoute } from './routes/list-held-payouts.ts';
+import { listPayoutsRoute } from './routes/list-payouts.ts';
 import { listTeamRoute } from './routes/list-team.ts';
 import { lookUpInviteRoute } from './routes/look-up-invite.ts';
 import { operatorApprovePayeeRoute } from './routes/operator-approve-payee.ts';
@@ -28,13 +35,16 @@ import { operatorListPendingPayeesRoute } from './routes/operator-list-pending-p
 import { operatorReissueTokenRoute } from './routes/operator-reissue-token.ts';
 import { operatorSuspendIntegratorRoute } from './routes/operator-suspend-integrator.ts';
 import { operatorUnsuspendIntegratorRoute } from './routes/operator-unsuspend-integrator.ts';
+import { pauseScheduleRoute } from './routes/pause-schedule.ts';
 import { previewRefundRoute } from './routes/preview-refund.ts';
 import { redeliverEventRoute } from './routes/redeliver-event.ts';
 import { refundPaymentRoute } from './routes/refund-payment.ts';
 import { removePersonRoute } from './routes/remove-person.ts';
+import { resumeScheduleRoute } from './routes/resume-schedule.ts';
 import { rotateApiTokenRoute } from './routes/rotate-api-token.ts';
 import { rotateWebhookSecretRoute } from './routes/rotate-webhook-secret.ts';
 import { searchPaymentsRoute } from './routes/search-payments.ts';
+import { searchTenantsRoute } from './routes/search-tenants.ts';
 import { sendTestWebhookRoute } from './routes/send-test-webhook.ts';
 import { setPersonRoleRoute } from './routes/set-person-role.ts';
 import { setWebhookEndpointRoute } from './routes/set-webhook-endpoint.ts';
@@ -43,6 +53,7 @@ import { signInWithPasskeyRoute } from './routes/sign-in-with-passkey.ts';
 import { signOutRoute } from './routes/sign-out.ts';
 import { startPasskeySetUpRoute } from './routes/start-passkey-set-up.ts';
 import { startPasskeySignInRoute } from './routes/start-passkey-sign-in.ts';
+import { updateSettingsRoute } from './routes/update-settings.ts';
 import { dashboardGuard } from './session-auth.ts';
 
 /**
@@ -92,6 +103,12 @@ export const dashboardApi: FastifyPluginAsync = async (app) => {
         name: 'Payments',
         description: 'Searching payments, one payment’s timeline, refunds and the CSV export.',
       },
+      {
+        name: 'Tenants',
+        description: 'Tenants, their tenancies and ledgers, schedules (pause, resume, cancel) and documents.',
+      },
+      { name: 'Payouts', description: 'The platform’s payouts to landlords, and the rent held back.' },
+      { name: 'Settings', description: 'Fees, rent reminders and allowed origins.' },
     ],
   });
   await app.register(async (guarded) => {
@@ -103,16 +120,23 @@ export const dashboardApi: FastifyPluginAsync = async (app) => {
       dashboardGuard(app.ctx.dashboardSessions, app.ctx.dashboardCookie, app.ctx.config.publicUrl),
     );
     await registerRoutes(guarded, [
+      cancelScheduleRoute,
       completeSetUpRoute,
       exportPaymentsRoute,
+      getDocumentRoute,
       getEventRoute,
       getHomeRoute,
       getMeRoute,
       getPaymentRoute,
+      getSettingsRoute,
+      getTenancyLedgerRoute,
+      getTenantRoute,
       getWebhookEndpointRoute,
       invitePersonRoute,
       listAuditLogRoute,
       listEventsRoute,
+      listHeldPayoutsRoute,
+      listPayoutsRoute,
       listTeamRoute,
       lookUpInviteRoute,
       operatorApprovePayeeRoute,
@@ -130,13 +154,16 @@ export const dashboardApi: FastifyPluginAsync = async (app) => {
       operatorReissueTokenRoute,
       operatorSuspendIntegratorRoute,
       operatorUnsuspendIntegratorRoute,
+      pauseScheduleRoute,
       previewRefundRoute,
       redeliverEventRoute,
       refundPaymentRoute,
       removePersonRoute,
+      resumeScheduleRoute,
       rotateApiTokenRoute,
       rotateWebhookSecretRoute,
       searchPaymentsRoute,
+      searchTenantsRoute,
       sendTestWebhookRoute,
       setPersonRoleRoute,
       setWebhookEndpointRoute,
@@ -145,6 +172,7 @@ export const dashboardApi: FastifyPluginAsync = async (app) => {
       signOutRoute,
       startPasskeySetUpRoute,
       startPasskeySignInRoute,
+      updateSettingsRoute,
     ]);
   });
 };

@@ -12,6 +12,18 @@ export interface StoredDocument {
   sha256: string;
 }
 
+export type DocumentKind = 'agreement' | 'pii_front' | 'pii_back' | 'photo';
+
+/** A document as a list shows it: no contents, no source link. */
+export interface DocumentListing {
+  id: string;
+  kind: DocumentKind;
+  state: 'pending' | 'stored' | 'failed';
+  /** The tenancy's, for an agreement; null for a KYC file. */
+  payment_reference: string | null;
+  updated_at: Date;
+}
+
 /** Reading stored documents back, and moving files an older release kept on a node's disk into the shared store. */
 export class DocumentService {
   constructor(
@@ -22,7 +34,9 @@ export class DocumentService {
 
   /**
    * A stored document of this integrator; undefined for an unknown one, another integrator's, or one not stored.
-   * Reading a KYC document (identity document or photo) is audited as the actor's before its bytes are returned.
+   * A KYC document (identity document or photo) needs `kyc.read`, a tenancy agreement `payments.read`. Reading a KYC
+   * document is audited as the actor's before its bytes are returned, and so is a person's (the dashboard's) reading
+   * of an agreement: a platform's own systems fetch agreements as a matter of course.
    */
   async read(integratorId: string, documentId: string, actor: Actor): Promise<StoredDocument | undefined> {
     const row = await firstRow(
@@ -37,21 +51,41 @@ export class DocumentService {
         .$narrowType<{ storage_key: string; content_type: string; sha256: string }>(),
     );
     if (!row) return undefined;
-    // Refused before the file is read: a role without kyc.read costs no storage read.
-    if (row.kind !== 'agreement') requirePermission(actor, 'kyc.read');
+    const kyc = row.kind !== 'agreement';
+    // Refused before the file is read: a role without the permission costs no storage read.
+    requirePermission(actor, kyc ? 'kyc.read' : 'payments.read');
     const bytes = await this.store.get(row.storage_key);
     if (!bytes) return undefined;
-    if (row.kind !== 'agreement') {
+    if (kyc || actor.kind === 'dashboard_user') {
       await this.db.transaction((tx) =>
         recordAudit(tx, this.clock, actor, {
           scope: integratorId,
-          action: 'kyc_document.view',
+          action: kyc ? 'kyc_document.view' : 'agreement_document.view',
           target: { type: 'document', id: documentId },
           after: { kind: row.kind, user_id: row.user_id },
         }),
       );
     }
     return { bytes, contentType: row.content_type, sha256: row.sha256 };
+  }
+
+  /**
+   * A user's documents (our user id), each tenancy's agreement (with its payment reference) and the KYC files, by
+   * kind and then reference: what they are and whether they are stored, never their contents or links.
+   */
+  async ofUser(integratorId: string, userId: string): Promise<DocumentListing[]> {
+    return rows(
+      this.db,
+      qb
+        .selectFrom('documents as d')
+        .leftJoin('tenancies as t', 't.id', 'd.tenancy_id')
+        .select(['d.id', 'd.kind', 'd.state', 't.payment_reference', 'd.updated_at'])
+        .where('d.user_id', '=', userId)
+        .where('d.integrator_id', '=', integratorId)
+        .orderBy('d.kind')
+        .orderBy('t.payment_reference')
+        .orderBy('d.id'),
+    );
   }
 
   /**

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import { type Static, Type } from 'typebox';
-import { type Actor, requirePermission } from '../audit/actor.ts';
+import { type Actor, actsForOperator, requirePermission } from '../audit/actor.ts';
 import { canonicalJson } from '../audit/chain.ts';
 import { recordAudit } from '../audit/log.ts';
 import type { Clock } from '../platform/clock/clock.ts';
@@ -313,6 +313,7 @@ export class IntegratorService {
       actor,
       Object.keys(settings).every((key) => key === 'webhook_url') ? 'webhooks.manage' : 'settings.manage',
     );
+    checkPlatformChange(actor, id, settings);
     const updated = await this.db.transaction(async (tx) => {
       const current = await firstRow(tx, integrators().where('id', '=', id).forUpdate());
       if (!current) throw new ServiceError('not_found', `No integrator ${id}.`);
@@ -625,6 +626,33 @@ export class IntegratorService {
     }
     const newTokenId = await insertServerToken(tx, integratorId, token, now);
     return kept && keptExpiry ? { id: kept.id, expiresAt: keptExpiry, newTokenId } : undefined;
+  }
+}
+
+/** The settings a platform changes itself (its token, its people); the others are the operator's. */
+export const PLATFORM_SETTINGS = [
+  'webhook_url',
+  'fees',
+  'reminder_days_before',
+  'allowed_origins',
+] as const satisfies readonly (keyof IntegratorSettings)[];
+
+/**
+ * A platform's own change (not the operator's) is of its own integrator (404 for another, as for an unknown one) and
+ * of its own settings only (403 for the operator's: name, limits, features, business lets).
+ */
+function checkPlatformChange(actor: Actor, id: string, settings: IntegratorSettings): void {
+  if (actsForOperator(actor)) return;
+  const own = actor.kind === 'dashboard_user' || actor.kind === 'server_token' ? actor.integratorId : null;
+  if (own !== id) throw new ServiceError('not_found', `No integrator ${id}.`);
+  const operators = Object.keys(settings).filter(
+    (key) => !(PLATFORM_SETTINGS as readonly string[]).includes(key),
+  );
+  if (operators.length > 0) {
+    throw new ServiceError(
+      'forbidden',
+      `Only the operator changes ${operators.join(', ')}; a platform changes ${PLATFORM_SETTINGS.join(', ')}.`,
+    );
   }
 }
 

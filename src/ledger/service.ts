@@ -69,6 +69,10 @@ const LEDGER_INPUT = sqlStatement(
   `SELECT ${LEDGER_INPUT_COLUMNS} FROM tenancies t WHERE t.integrator_id = $1 AND t.payment_reference = $2`,
   { prepare: 'ledger-input' },
 );
+const LEDGER_INPUTS_OF_USERS = sqlStatement(
+  INPUT_ROW,
+  `SELECT ${LEDGER_INPUT_COLUMNS} FROM tenancies t WHERE t.user_id IN (SELECT jsonb_array_elements_text($1::jsonb))`,
+);
 const LEDGER_INPUT_BY_ID = sqlStatement(
   INPUT_ROW,
   `SELECT ${LEDGER_INPUT_COLUMNS} FROM tenancies t WHERE t.id = $1`,
@@ -96,6 +100,15 @@ export interface TenancyLedger extends Ledger {
   as_of: string;
 }
 
+function ledgerOf(input: TenancyLedgerInput, asOf: string): TenancyLedger {
+  const { due, next } = dueThrough(input.due, asOf);
+  return {
+    payment_reference: input.payment_reference,
+    as_of: asOf,
+    ...buildLedger(due, next, input.payments, input.payouts, asOf),
+  };
+}
+
 /** Per tenancy: what fell due, what was paid, refunded and paid out, the balance and the arrears. */
 export class LedgerService {
   constructor(
@@ -120,13 +133,17 @@ export class LedgerService {
     asOf = this.today(),
   ): Promise<TenancyLedger | undefined> {
     const input = await this.input(integratorId, paymentReference);
-    if (!input) return undefined;
-    const { due, next } = dueThrough(input.due, asOf);
-    return {
-      payment_reference: input.payment_reference,
-      as_of: asOf,
-      ...buildLedger(due, next, input.payments, input.payouts, asOf),
-    };
+    return input && ledgerOf(input, asOf);
+  }
+
+  /** The ledgers of every tenancy of these users (our ids) as of a day, by tenancy id, read in one statement. */
+  async ofUsers(
+    userIds: string[],
+    asOf = this.today(),
+  ): Promise<Map<string, TenancyLedger & { user_id: string }>> {
+    if (userIds.length === 0) return new Map();
+    const found = await LEDGER_INPUTS_OF_USERS.rows(this.db, [userIds]);
+    return new Map(found.map((row) => [row.id, { ...ledgerOf(toInput(row), asOf), user_id: row.user_id }]));
   }
 
   /**
@@ -141,13 +158,8 @@ export class LedgerService {
     const row = await LEDGER_INPUT_BY_ID.first(db, [tenancyId]);
     if (!row) return undefined;
     const input = toInput(row);
-    const { due, next } = dueThrough(input.due, asOf);
     return {
-      ledger: {
-        payment_reference: input.payment_reference,
-        as_of: asOf,
-        ...buildLedger(due, next, input.payments, input.payouts, asOf),
-      },
+      ledger: ledgerOf(input, asOf),
       position: rentPosition([...dueSeries(input.due)], input.payments, asOf),
     };
   }

@@ -10,7 +10,11 @@
  * order they happened, so `rent_pence` is the part of this one that comes out of the rent; 0 for a refund that has
  * not succeeded. The ledger applies the same rule to the same rows in the same order.
  */
-export const REFUND_RENT_PARTS = `
+export const REFUND_RENT_PARTS = refundRentParts();
+
+/** REFUND_RENT_PARTS of the payments (alias p) `only` names, e.g. `p.tenancy_id IN (…)`; all without it. */
+function refundRentParts(only?: string): string {
+  return `
   SELECT x.kind, x.refund_id, x.payment_id, x.status, x.created_at,
          LEAST(p.pure_amount_pence, COALESCE(sum(x.amount_pence) FILTER (WHERE x.status = 'succeeded') OVER w, 0))
            - LEAST(p.pure_amount_pence,
@@ -21,8 +25,14 @@ export const REFUND_RENT_PARTS = `
           UNION ALL
           SELECT 'dispute', NULL, d.id, 'succeeded', d.dispute_lost_at, d.dispute_amount_pence
             FROM payments d WHERE d.dispute_status = 'lost') x
-    JOIN payments p ON p.id = x.payment_id
+    JOIN payments p ON p.id = x.payment_id${
+      only === undefined
+        ? ''
+        : `
+   WHERE ${only}`
+    }
   WINDOW w AS (PARTITION BY x.payment_id ORDER BY x.created_at, x.kind = 'dispute', x.refund_id)`;
+}
 
 /**
  * A payment whose rent may be paid out as of `asOf`, for alias `p`: succeeded by then, not under an open dispute, and
@@ -44,15 +54,26 @@ function settledBy(asOf: string, today: string): string {
  *   tenancy's next payout. A payment disputed in full nets to nothing; its lines wait until other rent covers them;
  * - for a refund that failed after a live payout deducted its rent part, that part given back (`refund_reversal`).
  */
-export const PAYABLE_LINES = `
+export const PAYABLE_LINES = payableLines();
+
+/**
+ * PAYABLE_LINES of the tenancies $3 names (a JSON array of tenancy ids) only. A tenancy's lines depend on its own
+ * payments, refunds and payout lines alone, so they are the same as in PAYABLE_LINES; reading only those keeps a
+ * platform's page (held rent) from reading every payment ever made.
+ */
+export const PAYABLE_LINES_OF_TENANCIES = payableLines('(SELECT jsonb_array_elements_text($3::jsonb))');
+
+function payableLines(tenancies?: string): string {
+  const only = (column: string) => (tenancies === undefined ? '' : ` AND ${column} IN ${tenancies}`);
+  return `
   WITH settled AS (
     SELECT p.id, p.tenancy_id, p.pure_amount_pence
       FROM payments p
-     WHERE ${settledBy('$1::date', '$2::date')}
+     WHERE ${settledBy('$1::date', '$2::date')}${only('p.tenancy_id')}
   ), paid AS (
     SELECT l.payment_id FROM payout_lines l JOIN payouts po ON po.id = l.payout_id
-     WHERE l.kind = 'payment' AND l.active AND po.status = 'paid'
-  ), refund_parts AS (${REFUND_RENT_PARTS}
+     WHERE l.kind = 'payment' AND l.active AND po.status = 'paid'${only('po.tenancy_id')}
+  ), refund_parts AS (${tenancies === undefined ? REFUND_RENT_PARTS : refundRentParts(`p.tenancy_id IN ${tenancies}`)}
   ), lines AS (
     SELECT s.tenancy_id, 'payment' AS kind, s.id AS payment_id, NULL::text AS refund_id,
            s.pure_amount_pence AS amount_pence
@@ -71,7 +92,7 @@ export const PAYABLE_LINES = `
     UNION ALL
     SELECT p.tenancy_id, 'refund_reversal', l.payment_id, l.refund_id, -l.amount_pence
       FROM payout_lines l JOIN refunds r ON r.id = l.refund_id JOIN payments p ON p.id = l.payment_id
-     WHERE l.kind = 'refund' AND l.active AND r.status = 'failed'
+     WHERE l.kind = 'refund' AND l.active AND r.status = 'failed'${only('p.tenancy_id')}
        AND NOT EXISTS (SELECT 1 FROM payout_lines v
                         WHERE v.refund_id = l.refund_id AND v.kind = 'refund_reversal' AND v.active)
   )
@@ -79,3 +100,4 @@ export const PAYABLE_LINES = `
          t.recipient_bank_sort_code, t.recipient_bank_account_number, t.recipient_bank_account_name
     FROM lines l JOIN tenancies t ON t.id = l.tenancy_id
    ORDER BY l.tenancy_id, l.payment_id, l.kind <> 'payment', l.refund_id NULLS FIRST`;
+}

@@ -6,6 +6,7 @@ import type { Clock } from '../platform/clock/clock.ts';
 import type { ServiceEnv } from '../platform/config/config.ts';
 import { Col, sqlStatement } from '../platform/db/checked-sql.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
+import type { Page } from '../platform/db/pages.ts';
 import { firstRow, qb, rows } from '../platform/db/query-builder.ts';
 import { ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
@@ -14,7 +15,16 @@ import { formatPence } from '../shared/money.ts';
 import { recordEvents } from '../webhooks/record-event.ts';
 import { bankReference, type PayoutAccount, payoutReadiness } from './bank-account.ts';
 import { PAYOUT_LOCK, type PaymentPayout, paymentPayout } from './paid-out.ts';
-import { PAYABLE_LINES } from './payable-sql.ts';
+import { PAYABLE_LINES, PAYABLE_LINES_OF_TENANCIES } from './payable-sql.ts';
+import {
+  disputedHolds,
+  holdCandidates,
+  negativeCarriedReason,
+  type PlatformHold,
+  type PlatformPayout,
+  type PlatformPayoutFilter,
+  platformPayouts,
+} from './platform-payouts.ts';
 import { type Reconciliation, reconcilePayouts } from './reconcile.ts';
 import { type PayoutRow, type PayoutRunRow, payoutView } from './view.ts';
 
@@ -34,6 +44,7 @@ const PAYABLE_LINE = Col.row({
   recipient_bank_account_name: Col.text,
 });
 const PAYABLE = sqlStatement(PAYABLE_LINE, PAYABLE_LINES);
+const PAYABLE_OF_TENANCIES = sqlStatement(PAYABLE_LINE, PAYABLE_LINES_OF_TENANCIES);
 
 type PayableLine = Omit<Static<typeof PAYABLE_LINE>, 'amount_pence'> & { amount_pence: number };
 
@@ -42,9 +53,8 @@ export interface HeldPayout {
   integrator_id: string;
   payment_reference: string;
   amount_pence: number;
+  kind: 'payee_not_payable' | 'payee_awaiting_approval';
   reason: string;
-  /** Held only until the operator approves the landlord's account (production's first payout to it). */
-  awaiting_approval: boolean;
 }
 
 /** One integrator's payouts waiting: in runs not yet confirmed, and tenancies held out of runs (by why). */
@@ -130,6 +140,34 @@ export interface PayoutRun {
   items: PayoutRow[];
 }
 
+/** A tenancy's landlord account: whether a run may pay it now, or its hold (kind and reason). */
+function accountHold(
+  approved: Set<string> | undefined,
+  tenancy: Pick<
+    Static<typeof PAYABLE_LINE>,
+    'recipient_bank_sort_code' | 'recipient_bank_account_number' | 'recipient_bank_account_name'
+  >,
+):
+  | { ready: true; account: PayoutAccount }
+  | { ready: false; kind: HeldPayout['kind']; reason: string; awaiting?: PayoutAccount } {
+  const readiness = payoutReadiness(
+    tenancy.recipient_bank_sort_code,
+    tenancy.recipient_bank_account_number,
+    tenancy.recipient_bank_account_name,
+  );
+  if (!readiness.ready) return { ready: false, kind: 'payee_not_payable', reason: readiness.reason };
+  const { sort_code, account_number } = readiness.account;
+  if (approved && !approved.has(`${sort_code}:${account_number}`)) {
+    return {
+      ready: false,
+      kind: 'payee_awaiting_approval',
+      reason: `The account ${sort_code} ${account_number} has not been paid before: approve it first (rentpay payouts approve).`,
+      awaiting: readiness.account,
+    };
+  }
+  return readiness;
+}
+
 /** Payout runs over settled rent, one payout per tenancy to the landlord's account; confirm, cancel, approve. */
 export class PayoutService {
   constructor(
@@ -143,12 +181,34 @@ export class PayoutService {
     return reconcilePayouts(this.db, today);
   }
 
-  /** What each tenancy has to pay out as of a day, split into what a run pays and what it holds back. */
+  /** Production: the accounts approved for payouts ("sort_code:account_number"); undefined elsewhere. */
+  async #approvedAccounts(tx: Queryable): Promise<Set<string> | undefined> {
+    if (this.env !== 'production') return undefined;
+    const approvals = await rows(
+      tx,
+      qb.selectFrom('payee_approvals').select(['sort_code', 'account_number']),
+    );
+    return new Set(approvals.map((row) => `${row.sort_code}:${row.account_number}`));
+  }
+
+  /**
+   * What each tenancy has to pay out as of a day, split into what a run pays and what it holds back; of the tenancies
+   * `tenancyIds` names only, when given.
+   */
   async #payable(
     tx: Queryable,
     asOf: string,
-  ): Promise<{ paying: (TenancyPayable & { account: PayoutAccount })[]; held: Held[] }> {
-    const lines = await PAYABLE.rows(tx, [asOf, utcDate(this.clock.now())]);
+    tenancyIds?: string[],
+  ): Promise<{
+    paying: (TenancyPayable & { account: PayoutAccount })[];
+    held: Held[];
+    /** Tenancies whose refunds and lost disputes outweigh their new rent: the negative waits for the next run. */
+    carried: { integrator_id: string; payment_reference: string; amount_pence: number }[];
+  }> {
+    const today = utcDate(this.clock.now());
+    const lines = await (tenancyIds === undefined
+      ? PAYABLE.rows(tx, [asOf, today])
+      : PAYABLE_OF_TENANCIES.rows(tx, [asOf, today, tenancyIds]));
     const byTenancy = new Map<string, TenancyPayable>();
     for (const row of lines) {
       const line = { ...row, amount_pence: Number(row.amount_pence) };
@@ -157,49 +217,33 @@ export class PayoutService {
       entry.amount_pence += line.amount_pence;
       byTenancy.set(line.tenancy_id, entry);
     }
-    const approved =
-      this.env === 'production'
-        ? new Set(
-            (await rows(tx, qb.selectFrom('payee_approvals').select(['sort_code', 'account_number']))).map(
-              (row) => `${row.sort_code}:${row.account_number}`,
-            ),
-          )
-        : undefined;
+    const approved = await this.#approvedAccounts(tx);
     const paying: (TenancyPayable & { account: PayoutAccount })[] = [];
     const held: Held[] = [];
+    const carried: { integrator_id: string; payment_reference: string; amount_pence: number }[] = [];
     for (const entry of byTenancy.values()) {
-      // Nothing to pay (or refunds exceed new rent): the lines wait, and a negative is carried to the next run.
-      if (entry.amount_pence <= 0) continue;
       const { first } = entry;
-      const hold = (reason: string, awaiting?: PayoutAccount) =>
+      const tenancy = {
+        integrator_id: first.integrator_id,
+        payment_reference: first.payment_reference,
+        amount_pence: entry.amount_pence,
+      };
+      // Nothing to pay (or refunds exceed new rent): the lines wait, and a negative is carried to the next run.
+      if (entry.amount_pence < 0) carried.push(tenancy);
+      if (entry.amount_pence <= 0) continue;
+      const account = accountHold(approved, first);
+      if (account.ready) paying.push({ ...entry, account: account.account });
+      else
         held.push({
-          integrator_id: first.integrator_id,
-          payment_reference: first.payment_reference,
-          amount_pence: entry.amount_pence,
-          reason,
-          awaiting_approval: awaiting !== undefined,
-          ...(awaiting
-            ? { awaiting: { ...awaiting, account_name: first.recipient_bank_account_name.trim() } }
+          ...tenancy,
+          kind: account.kind,
+          reason: account.reason,
+          ...(account.awaiting
+            ? { awaiting: { ...account.awaiting, account_name: first.recipient_bank_account_name.trim() } }
             : {}),
         });
-      const readiness = payoutReadiness(
-        first.recipient_bank_sort_code,
-        first.recipient_bank_account_number,
-        first.recipient_bank_account_name,
-      );
-      if (!readiness.ready) hold(readiness.reason);
-      else if (
-        approved &&
-        !approved.has(`${readiness.account.sort_code}:${readiness.account.account_number}`)
-      ) {
-        hold(
-          `The account ${readiness.account.sort_code} ${readiness.account.account_number} has not been paid before: ` +
-            'approve it first (rentpay payouts approve).',
-          readiness.account,
-        );
-      } else paying.push({ ...entry, account: readiness.account });
     }
-    return { paying, held };
+    return { paying, held, carried };
   }
 
   /** Tenancies with rent to pay out that a run would leave out, and why. */
@@ -260,12 +304,54 @@ export class PayoutService {
     const held = (await this.#payable(this.db, utcDate(this.clock.now()))).held.filter(
       (entry) => entry.integrator_id === integratorId,
     );
-    const approval = held.filter((entry) => entry.awaiting_approval).length;
+    const approval = held.filter((entry) => entry.kind === 'payee_awaiting_approval').length;
     return {
       awaiting_confirmation: created?.count ?? 0,
       awaiting_approval: approval,
       held: held.length - approval,
     };
+  }
+
+  /**
+   * The integrator's tenancies whose rent is held back, and why, by payment reference: an account a run cannot pay
+   * or (in production) not yet approved, refunds and lost disputes that outweigh the rent waiting (carried to the
+   * next payouts), and rent under an open dispute.
+   */
+  async heldFor(integratorId: string, asOf = utcDate(this.clock.now())): Promise<PlatformHold[]> {
+    // Only tenancies that can be held are counted, not every payment ever made: those whose account a run would hold
+    // back, and those with refunds or lost disputes not yet deducted.
+    const approved = await this.#approvedAccounts(this.db);
+    const candidates = await holdCandidates(
+      this.db,
+      integratorId,
+      (tenancy) => !accountHold(approved, tenancy).ready,
+    );
+    const { held, carried } =
+      candidates.length === 0 ? { held: [], carried: [] } : await this.#payable(this.db, asOf, candidates);
+    const holds: PlatformHold[] = [
+      ...held.filter((h) => h.integrator_id === integratorId),
+      ...carried
+        .filter((c) => c.integrator_id === integratorId)
+        .map((c) => ({
+          ...c,
+          kind: 'negative_carried' as const,
+          reason: negativeCarriedReason(c.amount_pence),
+        })),
+      ...(await disputedHolds(this.db, integratorId)),
+    ];
+    return holds
+      .map(({ payment_reference, kind, amount_pence, reason }) => ({
+        payment_reference,
+        kind,
+        amount_pence,
+        reason,
+      }))
+      .sort((a, b) => a.payment_reference.localeCompare(b.payment_reference) || a.kind.localeCompare(b.kind));
+  }
+
+  /** The integrator's payouts of every tenancy (or one), newest first, one page. */
+  listForIntegrator(integratorId: string, filter: PlatformPayoutFilter): Promise<Page<PlatformPayout>> {
+    return platformPayouts(this.db, integratorId, filter);
   }
 
   /**
@@ -300,11 +386,10 @@ export class PayoutService {
       if (held.length > 0) {
         await tx.query(
           `INSERT INTO payout_run_holds
-             (payout_run_id, integrator_id, payment_reference, amount_pence, reason, awaiting_approval)
-           SELECT $2, x.integrator_id, x.payment_reference, x.amount_pence, x.reason, x.awaiting_approval
+             (payout_run_id, integrator_id, payment_reference, amount_pence, kind, reason)
+           SELECT $2, x.integrator_id, x.payment_reference, x.amount_pence, x.kind, x.reason
              FROM jsonb_to_recordset($1::jsonb)
-               AS x(integrator_id text, payment_reference text, amount_pence bigint, reason text,
-                   awaiting_approval boolean)`,
+               AS x(integrator_id text, payment_reference text, amount_pence bigint, kind text, reason text)`,
           [held.map(({ awaiting: _account, ...payout }) => payout), runId],
         );
       }
@@ -361,7 +446,7 @@ export class PayoutService {
       this.db,
       qb
         .selectFrom('payout_run_holds')
-        .select(['integrator_id', 'payment_reference', 'amount_pence', 'reason', 'awaiting_approval'])
+        .select(['integrator_id', 'payment_reference', 'amount_pence', 'kind', 'reason'])
         .where('payout_run_id', '=', runId)
         .orderBy('integrator_id')
         .orderBy('payment_reference'),

@@ -386,16 +386,19 @@ export class ScheduleService {
   /**
    * Pauses, resumes or cancels one of the owner's schedules (404 for anyone else's, as for an unknown one; 409 when
    * the move is not allowed from its state). Resuming continues with the first due date after today: the ones that
-   * passed while it was paused, today's included, are skipped.
+   * passed while it was paused, today's included, are skipped. `reason` (a person's, from the dashboard) is kept
+   * with a paused or canceled schedule and audited; a resume clears the one kept. Audited as the actor's.
    */
-  /** Pauses, resumes or cancels a schedule of the owner; audited as the actor's. */
   async change(
     owner: ScheduleOwner,
     scheduleId: string,
     action: ScheduleAction,
     actor: Actor,
+    reason?: string,
   ): Promise<ScheduleDetail> {
     requirePermission(actor, 'schedules.manage');
+    const given = reason?.trim();
+    if (given === '') throw new FieldValidationError({ reason: ['This field may not be blank.'] });
     return this.db.transaction(async (tx) => {
       const current = await scheduleDetail(tx, scheduleId, true);
       if (
@@ -411,10 +414,10 @@ export class ScheduleService {
         if (status !== 'active') {
           throw new ServiceError('conflict', `Only an active schedule can be paused; this one is ${status}.`);
         }
-        await tx.query("UPDATE schedules SET status = 'paused', updated_at = $2 WHERE id = $1", [
-          scheduleId,
-          now,
-        ]);
+        await tx.query(
+          "UPDATE schedules SET status = 'paused', status_reason = $3, updated_at = $2 WHERE id = $1",
+          [scheduleId, now, given ?? null],
+        );
         await withdrawPendingCharges(tx, scheduleId, now);
       } else if (action === 'resume') {
         if (status !== 'paused') {
@@ -439,7 +442,7 @@ export class ScheduleService {
           throw new ServiceError('conflict', 'No due date of this schedule is left before the tenancy ends.');
         }
         await tx.query(
-          "UPDATE schedules SET status = 'active', next_due_date = $2, updated_at = $3 WHERE id = $1",
+          "UPDATE schedules SET status = 'active', next_due_date = $2, status_reason = NULL, updated_at = $3 WHERE id = $1",
           [scheduleId, next, now],
         );
       } else {
@@ -450,8 +453,8 @@ export class ScheduleService {
           );
         }
         await tx.query(
-          "UPDATE schedules SET status = 'canceled', next_due_date = NULL, updated_at = $2 WHERE id = $1",
-          [scheduleId, now],
+          "UPDATE schedules SET status = 'canceled', next_due_date = NULL, status_reason = $3, updated_at = $2 WHERE id = $1",
+          [scheduleId, now, given ?? null],
         );
         await withdrawPendingCharges(tx, scheduleId, now);
       }
@@ -461,7 +464,11 @@ export class ScheduleService {
         action: `schedule.${action}`,
         target: { type: 'schedule', id: scheduleId },
         before: { status, next_due_date: current.next_due_date },
-        after: { status: changed.status, next_due_date: changed.next_due_date },
+        after: {
+          status: changed.status,
+          next_due_date: changed.next_due_date,
+          ...(given === undefined ? {} : { reason: given }),
+        },
       });
       return changed;
     });
@@ -470,7 +477,7 @@ export class ScheduleService {
 
 const PAUSE_INACTIVE_TENANCY_SCHEDULES = sqlStatement(
   Col.row({ id: Col.text }),
-  `UPDATE schedules s SET status = 'paused', updated_at = $2
+  `UPDATE schedules s SET status = 'paused', status_reason = 'The tenancy is no longer active.', updated_at = $2
      FROM tenancies t
     WHERE t.id = s.tenancy_id AND s.tenancy_id IN (SELECT jsonb_array_elements_text($1::jsonb)) AND s.status = 'active' AND NOT t.is_active
     RETURNING s.id`,

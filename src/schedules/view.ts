@@ -58,6 +58,7 @@ export function scheduleDetails() {
       's.authorization_text',
       's.authorization_version',
       's.authorized_at',
+      's.status_reason',
     ])
     .$narrowType<ScheduleDetailNarrowing>();
 }

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { DocumentParams } from '../../documents/schemas.ts';
 import { ServiceError } from '../../platform/errors.ts';
-import { ErrorResponse, IdString, integrationErrors } from '../../platform/http/schemas.ts';
+import { ErrorResponse, integrationErrors } from '../../platform/http/schemas.ts';
+import { sendStoredFile, storedFileResponse } from '../../platform/http/stored-file.ts';
 import { serverTokenActor } from '../actor.ts';
 
 export const getDocumentRoute: FastifyPluginAsyncTypebox = async (app) => {
@@ -17,18 +18,8 @@ export const getDocumentRoute: FastifyPluginAsyncTypebox = async (app) => {
           '(`tenancy.agreement_document`, `user.kyc_documents`) once the document is `stored`. Any node serves any ' +
           'document.',
         tags: ['Documents'],
-        params: Type.Object({ document_id: IdString('doc', 'a document') }),
-        response: {
-          200: {
-            description: 'The stored bytes.',
-            content: {
-              'application/pdf': { schema: { type: 'string', format: 'binary' } },
-              'image/jpeg': { schema: { type: 'string', format: 'binary' } },
-              'image/png': { schema: { type: 'string', format: 'binary' } },
-            },
-          },
-          ...integrationErrors({ 404: ErrorResponse }),
-        },
+        params: DocumentParams,
+        response: { 200: storedFileResponse(), ...integrationErrors({ 404: ErrorResponse }) },
       },
     },
     async (request, reply) => {
@@ -46,15 +37,7 @@ export const getDocumentRoute: FastifyPluginAsyncTypebox = async (app) => {
             'document is stored, and a document is visible only to the integrator that onboarded it.',
         );
       }
-      return (
-        reply
-          .type(stored.contentType)
-          .header('etag', `"${stored.sha256}"`)
-          .header('cache-control', 'private, no-store')
-          .header('x-content-type-options', 'nosniff')
-          // Bytes go out as they are (Fastify serialises objects only); the type provider reads the binary schema as a string.
-          .send(stored.bytes as unknown as string)
-      );
+      return sendStoredFile(reply, stored);
     },
   );
 };

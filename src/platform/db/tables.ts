@@ -250,8 +250,8 @@ export interface PayoutRunHoldsTable {
   integrator_id: string;
   payment_reference: string;
   amount_pence: number;
+  kind: 'payee_not_payable' | 'payee_awaiting_approval';
   reason: string;
-  awaiting_approval: boolean;
 }
 
 export interface PayoutRunsTable {
@@ -404,6 +404,7 @@ export interface SchedulesTable {
   authorization_text: string | null;
   authorization_version: string | null;
   authorized_at: Date | null;
+  status_reason: string | null;
 }
 
 export interface SchemaMigrationsTable {
