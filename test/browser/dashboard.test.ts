@@ -171,7 +171,12 @@ describe('dashboard pages', () => {
     await setUpWithApp(page, token, email);
     assert.equal(new URL(page.url()).pathname, '/dashboard');
 
-    // An admin starts on the developer pages.
+    // An admin starts on the home page and moves to the developer pages.
+    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
+    await page
+      .getByRole('navigation', { name: 'Dashboard' })
+      .getByRole('link', { name: 'Developers' })
+      .click();
     await page.getByRole('heading', { name: 'Developers', level: 1 }).waitFor();
     await page.getByRole('heading', { name: 'Webhook endpoint' }).waitFor();
     await page.getByRole('button', { name: 'Rotate signing secret' }).click();
@@ -367,7 +372,7 @@ describe('dashboard pages', () => {
   it('a support person sees no developer actions, and a crafted request from their page is refused 403', async () => {
     const page = await openPage();
     const email = await signedInAs(page, 'support');
-    await page.goto(`${base}/dashboard`);
+    await page.goto(`${base}/dashboard#developers`);
     await signedInHeader(page, email);
     await page.getByRole('heading', { name: 'Webhook endpoint' }).waitFor();
     await page.getByRole('heading', { name: 'Events' }).waitFor();
@@ -383,7 +388,13 @@ describe('dashboard pages', () => {
     }
     assert.equal(await page.getByRole('heading', { name: 'Server token' }).count(), 0);
     const nav = page.getByRole('navigation', { name: 'Dashboard' });
-    assert.deepEqual(await nav.getByRole('link').allInnerTexts(), ['Developers']);
+    assert.deepEqual(await nav.getByRole('link').allInnerTexts(), [
+      'Home',
+      'Payments',
+      'Tenants',
+      'Payouts',
+      'Developers',
+    ]);
 
     const answer = await page.evaluate(async () => {
       const me = await (await fetch('/api/dashboard/me/')).json();
@@ -401,7 +412,7 @@ describe('dashboard pages', () => {
   it('a session ended by 31 minutes without use: the next action lands on the login page, which says so', async () => {
     const page = await openPage();
     const email = await signedInAs(page, 'admin');
-    await page.goto(`${base}/dashboard`);
+    await page.goto(`${base}/dashboard#developers`);
     await signedInHeader(page, email);
     await page.getByRole('heading', { name: 'Webhook endpoint' }).waitFor();
     // Every request of the page has been answered (none is left to meet the ended session first).

@@ -1,6 +1,7 @@
 import type { ComponentType } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { call, goToLogin, type SignedIn, setCsrfToken } from './api.ts';
+import { parseRoute, type Route } from './route.ts';
 import { Alert, messageOf, roleName } from './ui.tsx';
 
 /** What a section of the signed-in dashboard is given. */
@@ -8,9 +9,22 @@ export interface SectionProps {
   me: SignedIn;
   /** Whether to move focus to its heading when it appears (the person moved to it, not a first load). */
   focusHeading: boolean;
+  /** Where in the section: its parts and query (`#payments/pay_1` → path `['pay_1']`). */
+  route: Route;
 }
 
-type SectionId = 'developers' | 'team' | 'audit-log';
+type SectionId =
+  | 'home'
+  | 'payments'
+  | 'tenants'
+  | 'payouts'
+  | 'developers'
+  | 'settings'
+  | 'team'
+  | 'audit-log'
+  | 'integrators'
+  | 'payout-runs'
+  | 'health';
 
 interface Section {
   id: SectionId;
@@ -19,14 +33,47 @@ interface Section {
   load(): Promise<ComponentType<SectionProps>>;
 }
 
+/** A platform's person (the operator's staff work on platforms through the operator console). */
+const platform = (me: SignedIn) => me.person.integrator_id !== null;
+const operator = (me: SignedIn) => me.person.integrator_id === null;
+
 /** The sections, each loaded when first opened; a person sees only those their role may use. */
 const SECTIONS: Section[] = [
   {
+    id: 'home',
+    name: 'Home',
+    allowed: (me) => platform(me) && me.permissions.includes('payments.read'),
+    load: () => import('./home/Home.tsx').then((part) => part.Home),
+  },
+  {
+    id: 'payments',
+    name: 'Payments',
+    allowed: (me) => platform(me) && me.permissions.includes('payments.read'),
+    load: () => import('./payments/Payments.tsx').then((part) => part.Payments),
+  },
+  {
+    id: 'tenants',
+    name: 'Tenants',
+    allowed: (me) => platform(me) && me.permissions.includes('payments.read'),
+    load: () => import('./tenants/Tenants.tsx').then((part) => part.Tenants),
+  },
+  {
+    id: 'payouts',
+    name: 'Payouts',
+    allowed: (me) => platform(me) && me.permissions.includes('payments.read'),
+    load: () => import('./payouts/Payouts.tsx').then((part) => part.Payouts),
+  },
+  {
     id: 'developers',
     name: 'Developers',
-    // A platform's pages: the operator's staff work on platforms through the operator console.
-    allowed: (me) => me.person.integrator_id !== null && me.permissions.includes('events.read'),
+    allowed: (me) => platform(me) && me.permissions.includes('events.read'),
     load: () => import('./Developers.tsx').then((part) => part.Developers),
+  },
+  {
+    id: 'settings',
+    name: 'Settings',
+    allowed: (me) => platform(me) && me.permissions.includes('settings.manage'),
+    load: () => import('./settings/Settings.tsx').then((part) => part.Settings),
   },
   {
     id: 'team',
@@ -40,17 +87,35 @@ const SECTIONS: Section[] = [
     allowed: (me) => me.permissions.includes('audit.read'),
     load: () => import('./AuditLog.tsx').then((part) => part.AuditLog),
   },
+  {
+    id: 'integrators',
+    name: 'Integrators',
+    allowed: (me) => operator(me) && me.permissions.includes('payments.read'),
+    load: () => import('./operator/Integrators.tsx').then((part) => part.Integrators),
+  },
+  {
+    id: 'payout-runs',
+    name: 'Payout runs',
+    allowed: (me) => operator(me) && me.permissions.includes('payments.read'),
+    load: () => import('./operator/PayoutRuns.tsx').then((part) => part.PayoutRuns),
+  },
+  {
+    id: 'health',
+    name: 'System health',
+    allowed: operator,
+    load: () => import('./operator/Health.tsx').then((part) => part.Health),
+  },
 ];
 
-function hashSection(): string {
-  return location.hash.slice(1);
+function hashRoute(): Route {
+  return parseRoute(location.hash);
 }
 
 /** The signed-in dashboard: who is signed in, Sign out, and the sections their role may use. */
 export function Shell() {
   const [me, setMe] = useState<SignedIn>();
   const [problem, setProblem] = useState<string>();
-  const [wanted, setWanted] = useState(hashSection);
+  const [route, setRoute] = useState(hashRoute);
   const [moved, setMoved] = useState(false);
   const [signingOut, setSigningOut] = useState(false);
 
@@ -63,8 +128,9 @@ export function Shell() {
       (error) => setProblem(messageOf(error)),
     );
     const onHash = () => {
-      if (!SECTIONS.some((section) => section.id === hashSection())) return;
-      setWanted(hashSection());
+      const next = hashRoute();
+      if (!SECTIONS.some((section) => section.id === next.section)) return;
+      setRoute(next);
       setMoved(true);
     };
     addEventListener('hashchange', onHash);
@@ -72,7 +138,9 @@ export function Shell() {
   }, []);
 
   const sections = me ? SECTIONS.filter((section) => section.allowed(me)) : [];
-  const current = sections.find((section) => section.id === wanted) ?? sections[0];
+  const current = sections.find((section) => section.id === route.section) ?? sections[0];
+  // A section shown because the address named none (or one this person may not use) starts at its top.
+  const sectionRoute = current && current.id === route.section ? route : parseRoute(current?.id ?? '');
 
   useEffect(() => {
     document.title = `${current ? `${current.name} · ` : ''}rentpay dashboard`;
@@ -133,7 +201,7 @@ export function Shell() {
             <p role="status">Loading…</p>
           )
         ) : current ? (
-          <SectionView key={current.id} section={current} me={me} focusHeading={moved} />
+          <SectionView key={current.id} section={current} me={me} focusHeading={moved} route={sectionRoute} />
         ) : (
           <>
             <h1>Welcome</h1>
@@ -149,7 +217,7 @@ export function Shell() {
 }
 
 /** A section, once its part of the page has loaded. */
-function SectionView(props: { section: Section; me: SignedIn; focusHeading: boolean }) {
+function SectionView(props: { section: Section; me: SignedIn; focusHeading: boolean; route: Route }) {
   const { section } = props;
   const [Part, setPart] = useState<ComponentType<SectionProps>>();
   const [failed, setFailed] = useState(false);
@@ -161,7 +229,7 @@ function SectionView(props: { section: Section; me: SignedIn; focusHeading: bool
       () => setFailed(true),
     );
   }, [attempt]);
-  if (Part) return <Part me={props.me} focusHeading={props.focusHeading} />;
+  if (Part) return <Part me={props.me} focusHeading={props.focusHeading} route={props.route} />;
   if (failed) {
     return (
       <>
