@@ -1,10 +1,20 @@
 /** Money and dates as a tenant reads them, for the page and for the server's sentences alike. */
 
+import { parseTypedPence } from './money.ts';
+
 const GBP = new Intl.NumberFormat('en-GB', { style: 'currency', currency: 'GBP' });
 
 /** "£1,217.40". */
 export function money(pence: number): string {
   return GBP.format(pence / 100);
+}
+
+/** An amount from the API ("1217.40", "-12.00") as a person reads it ("£1,217.40", "-£12.00"). */
+export function moneyOf(decimal: string): string {
+  const negative = decimal.startsWith('-');
+  const pence = parseTypedPence(negative ? decimal.slice(1) : decimal);
+  if (pence === undefined) return `£${decimal}`;
+  return money(negative ? -pence : pence);
 }
 
 const LONG_DATE = new Intl.DateTimeFormat('en-GB', {

@@ -8,76 +8,42 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 import { totpCode, totpStep } from '../../src/people/totp.ts';
 import type { Role } from '../../src/shared/roles.ts';
-import { axeViolations } from '../support/axe.ts';
-import { freePort, leaseBrowser, releaseBrowser, UI_TIMEOUT_MS } from '../support/browser.ts';
+import {
+  DashboardBrowser,
+  focused,
+  LOOKS,
+  type Look,
+  lookProblems,
+  signedInHeader,
+} from '../support/dashboard-browser.ts';
 import { PASSWORD, signedInPerson } from '../support/dashboard-client.ts';
-import { runJobs, startTestApp, type TestApp } from '../support/helpers.ts';
+import { runJobs, type TestApp } from '../support/helpers.ts';
 import { Receiver } from '../support/webhook-receiver.ts';
 
-interface Look {
-  width: number;
-  colorScheme: 'light' | 'dark';
-}
-
+let d: DashboardBrowser;
 let t: TestApp;
 let base: string;
-let browser: Browser;
 let integratorId: string;
 /** The platform's webhook receiver on this machine. */
 let receiver: Receiver;
-const contexts: BrowserContext[] = [];
-/** What the pages logged as errors (a CSP refusal, an exception): none is expected. */
-const pageErrors: string[] = [];
-let nextPerson = 1;
 
 before(async () => {
-  const port = await freePort();
-  // localhost, not 127.0.0.1: WebAuthn takes a domain as its relying party's id, never an IP address.
-  base = `http://localhost:${port}`;
-  t = await startTestApp({
-    config: { publicUrl: base, host: 'localhost', port, allowPrivateWebhookHosts: true },
-  });
+  d = await DashboardBrowser.start({ allowPrivateWebhookHosts: true });
+  ({ t, base, integratorId } = d);
   receiver = await Receiver.start();
-  await t.app.listen({ port, host: 'localhost' });
-  integratorId = (await t.createIntegrator({ name: 'Acme Lettings' })).id;
-  browser = await leaseBrowser();
 });
 
 after(async () => {
-  for (const context of contexts) await context.close();
-  if (browser) await releaseBrowser(browser);
-  await t?.close();
+  await d?.close();
   await receiver?.close();
 });
 
-/** A page in a context of its own (cookies and all), at a width and in a colour scheme. */
-async function openPage(look: Look = { width: 1280, colorScheme: 'light' }): Promise<Page> {
-  const context = await browser.newContext({
-    viewport: { width: look.width, height: 900 },
-    colorScheme: look.colorScheme,
-  });
-  contexts.push(context);
-  context.setDefaultTimeout(UI_TIMEOUT_MS);
-  // tsx compiles the functions handed to page.evaluate with esbuild's keepNames, which calls __name.
-  await context.addInitScript('window.__name = (fn) => fn;');
-  const page = await context.newPage();
-  page.on('console', (message) => {
-    // The API's refusals (401, 403, 404) the pages expect are logged by the browser as failed loads: not errors here.
-    if (message.type() === 'error' && !/^Failed to load resource/.test(message.text())) {
-      pageErrors.push(`${page.url()}: ${message.text()}`);
-    }
-  });
-  page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`));
-  return page;
-}
-
-function newEmail(role: string): string {
-  return `${role}${nextPerson++}@acme.example`;
-}
+const openPage = (look?: Look): Promise<Page> => d.openPage(look);
+const newEmail = (role: string): string => d.newEmail(role);
 
 /** An invite to the platform's team, as rentpay itself makes one: the token of its set-up link. */
 async function invite(email: string, role: Role): Promise<string> {
@@ -87,40 +53,14 @@ async function invite(email: string, role: Role): Promise<string> {
   return token;
 }
 
-/** A person signed in through the API, their session cookie put in the page's context. */
+/** A person signed in through the API, their session cookie put in the page's context: answers their email. */
 async function signedInAs(page: Page, role: Role): Promise<string> {
-  const email = newEmail(role);
-  const person = await signedInPerson(t, { team: integratorId, email, role });
-  const [name, value] = person.cookie.split('=') as [string, string];
-  await page.context().addCookies([{ name, value, url: base, httpOnly: true, sameSite: 'Strict' }]);
-  return email;
-}
-
-/** Waits until the element has focus (the pages move focus in an effect, after the render that shows it). */
-async function focused(locator: Locator): Promise<void> {
-  const element = await locator.elementHandle();
-  await locator.page().waitForFunction((target) => target === document.activeElement, element);
+  return (await d.signedInAs(page, role)).email;
 }
 
 /** The code the authenticator app shows now, by the server's clock. */
 function codeNow(secret: string): string {
   return totpCode(secret, totpStep(t.clock.now()));
-}
-
-/** Waits for the signed-in header naming `email`; when it does not come, fails with what the page shows instead. */
-async function signedInHeader(page: Page, email: string): Promise<void> {
-  try {
-    await page.getByRole('banner').getByText(email, { exact: true }).waitFor();
-  } catch (error) {
-    const shown = await page
-      .locator('body')
-      .innerText({ timeout: 2_000 })
-      .catch((failure: Error) => `(unreadable: ${failure.message})`);
-    throw new Error(`${(error as Error).message}\nThe page (${page.url()}) showed:\n${shown}`, {
-      cause: error,
-    });
-  }
-  await page.getByRole('button', { name: 'Sign out', exact: true }).waitFor();
 }
 
 /** The set-up page for an invite, filled in with an authenticator app and submitted; answers the app's secret. */
@@ -461,22 +401,7 @@ describe('dashboard pages', () => {
 async function lookViolations(look: Look): Promise<string[]> {
   const found: string[] = [];
   const check = async (page: Page, state: string) => {
-    await page.emulateMedia({ colorScheme: look.colorScheme });
-    found.push(...(await axeViolations(page.mainFrame(), state)));
-    const wide = await page.evaluate(() => {
-      const over = document.documentElement.scrollWidth - window.innerWidth;
-      // The outermost elements that stick out (a table's cells scroll inside their region, so not those).
-      const culprits = [...document.querySelectorAll('body *')]
-        .filter((element) => element.getBoundingClientRect().right > window.innerWidth + 0.5)
-        .filter((element) => !element.parentElement?.closest('.table-wrap'))
-        .slice(0, 3)
-        .map(
-          (element) =>
-            `${element.tagName.toLowerCase()}${element.id ? `#${element.id}` : ''}.${element.className}`,
-        );
-      return over > 0 ? `${over} px (${culprits.join(', ')})` : '';
-    });
-    if (wide) found.push(`${state}: the page is wider than the screen by ${wide}`);
+    found.push(...(await lookProblems(page, look, state)));
   };
 
   // One context for the look: signed out for the login and set-up pages, then signed in.
@@ -528,18 +453,13 @@ async function lookViolations(look: Look): Promise<string[]> {
 }
 
 describe('dashboard pages: WCAG 2.2 A/AA (axe-core) at 375 px and 1280 px, light and dark', () => {
-  for (const look of [
-    { width: 375, colorScheme: 'light' },
-    { width: 375, colorScheme: 'dark' },
-    { width: 1280, colorScheme: 'light' },
-    { width: 1280, colorScheme: 'dark' },
-  ] as const) {
+  for (const look of LOOKS) {
     it(`${look.width} px, ${look.colorScheme}: login, set-up, developers, team, audit log`, async () => {
       assert.deepEqual(await lookViolations(look), []);
     });
   }
 
   it('no page logged an error (a CSP refusal, an exception)', () => {
-    assert.deepEqual(pageErrors, []);
+    assert.deepEqual(d.pageErrors, []);
   });
 });

@@ -1,9 +1,7 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { type AuditEntry, call, type Page, type Role } from './api.ts';
+import type { AuditEntry, Role } from './api.ts';
+import { Pager, useCursorPages } from './paging.tsx';
 import type { SectionProps } from './Shell.tsx';
-import { Alert, messageOf, roleName, TableWrap, useFocusOnMount, When } from './ui.tsx';
-
-const PAGE_SIZE = 25;
+import { Alert, roleName, TableWrap, useFocusOnMount, When } from './ui.tsx';
 
 /** Who made a change: a person's email (and role), which token, the CLI, or rentpay itself. */
 function who(actor: AuditEntry['actor']) {
@@ -36,43 +34,8 @@ function who(actor: AuditEntry['actor']) {
 /** The audit log (admins, operator staff), newest first, a page at a time. */
 export function AuditLog(props: SectionProps) {
   const heading = useFocusOnMount<HTMLHeadingElement>(props.focusHeading);
-  // The cursor each page starts after: the first page has none.
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  // The page shown, with its number: it changes once the next page has come, not when it is asked for.
-  const [page, setPage] = useState<Page<AuditEntry> & { index: number }>();
-  const [problem, setProblem] = useState<string>();
-  const [loading, setLoading] = useState(false);
-  const tableRef = useRef<HTMLTableCaptionElement>(null);
-  const moved = useRef(false);
-
-  useEffect(() => {
-    setLoading(true);
-    setProblem(undefined);
-    const query = new URLSearchParams({ limit: String(PAGE_SIZE) });
-    const index = cursors.length - 1;
-    const after = cursors[index];
-    if (after) query.set('starting_after', after);
-    call<Page<AuditEntry>>('GET', `/audit-log/?${query}`)
-      .then(
-        (found) => {
-          setPage({ ...found, index });
-          if (moved.current) requestAnimationFrame(() => tableRef.current?.focus());
-        },
-        (error) => setProblem(messageOf(error)),
-      )
-      .finally(() => setLoading(false));
-  }, [cursors]);
-
-  const older = () => {
-    const last = page?.data[page.data.length - 1];
-    if (!last) return;
-    moved.current = true;
-    setCursors([...cursors, last.audit_entry_id]);
-  };
-  const newer = () => {
-    moved.current = true;
-    setCursors(cursors.slice(0, -1));
-  };
+  const pages = useCursorPages<AuditEntry>('/audit-log/', {}, (entry) => entry.audit_entry_id);
+  const { page, problem, loading, captionRef } = pages;
 
   return (
     <>
@@ -92,7 +55,7 @@ export function AuditLog(props: SectionProps) {
       ) : (
         <TableWrap label="Audit log entries">
           <table aria-busy={loading}>
-            <caption ref={tableRef} tabIndex={-1}>
+            <caption ref={captionRef} tabIndex={-1}>
               Page {page.index + 1}
               {page.index === 0 ? ', newest entries' : ''}
             </caption>
@@ -126,16 +89,7 @@ export function AuditLog(props: SectionProps) {
           </table>
         </TableWrap>
       )}
-      {page && (page.index > 0 || page.has_more) ? (
-        <nav class="pager buttons" aria-label="Audit log pages">
-          <button type="button" onClick={newer} disabled={page.index === 0 || loading}>
-            Newer
-          </button>
-          <button type="button" onClick={older} disabled={!page.has_more || loading}>
-            Older
-          </button>
-        </nav>
-      ) : null}
+      <Pager pages={pages} label="Audit log pages" />
     </>
   );
 }
