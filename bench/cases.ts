@@ -1,6 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { SYSTEM_ACTOR } from '../src/audit/actor.ts';
 import { SandboxProcessor } from '../src/processors/sandbox/processor.ts';
+import {
+  DASHBOARD_PAYMENTS_PER_TENANCY,
+  DASHBOARD_TENANCIES,
+  dashboardSearchRequest,
+  dashboardSearchSetup,
+} from './dashboard.ts';
 import { webhooksFairnessCase } from './fairness.ts';
 import { LEDGER_YEARS, ledgerSetup, PAYOUT_PAYMENTS, payoutRunBatch, payoutRunSetup } from './ledger.ts';
 import { paymentPageCase } from './page.ts';
@@ -38,6 +44,8 @@ export interface BenchCase {
   yardstick?: string;
   /** The server process (a file in bench/); default app-server.ts, the real app. */
   server?: string;
+  /** Load cases: concurrent connections, when the case's users are fewer than --connections (shown in notes). */
+  connections?: number;
   /** Runs in the server process once the real app is built, before it listens. */
   setup(app: FastifyInstance): Promise<CaseData>;
   /** Load cases: the request autocannon sends over and over, from the parent. */
@@ -177,6 +185,26 @@ export const CASES: readonly BenchCase[] = [
         headers: { authorization: `Token ${required(data, 'serverToken')}` },
       };
     },
+  },
+  {
+    name: 'dashboard-payments-search',
+    description:
+      `GET /api/dashboard/payments/?email=<a tenant's email beginning>, signed in, among ` +
+      `${DASHBOARD_TENANCIES * DASHBOARD_PAYMENTS_PER_TENANCY} payments of ${DASHBOARD_TENANCIES} tenancies`,
+    // A platform's staff, not its tenants: ten people searching at the same moment.
+    connections: 10,
+    setup: dashboardSearchSetup,
+    request: dashboardSearchRequest,
+  },
+  {
+    name: 'dashboard-home',
+    description:
+      `GET /api/dashboard/home/ (collection, arrears of every tenancy, payouts waiting, webhook health) of a ` +
+      `platform with ${DASHBOARD_TENANCIES} tenancies and ${DASHBOARD_TENANCIES * DASHBOARD_PAYMENTS_PER_TENANCY} payments`,
+    // One person opening the home page: its p99 is the time they wait.
+    connections: 1,
+    setup: dashboardSearchSetup,
+    request: (data) => ({ ...dashboardSearchRequest(data), path: '/api/dashboard/home/' }),
   },
   {
     name: 'payout-run',

@@ -18,7 +18,7 @@ const ledgerUser = (id: number, reference: string, start: string, end: string) =
  * `perTenancy` succeeded card payments for each of the integrator's tenancies, one a month from `firstMonth`, written
  * straight into the tables (a session each): what years of rent leave behind, in seconds.
  */
-async function seedPayments(
+export async function seedPayments(
   app: FastifyInstance,
   integratorId: string,
   perTenancy: number,

@@ -271,9 +271,10 @@ async function main(): Promise<number> {
             db,
             server,
             benchCase.request!(server.data),
-            options,
+            benchCase.connections ? { ...options, connections: benchCase.connections } : options,
             reference.requests_per_second,
           );
+      if (benchCase.connections) figures.extra = { ...figures.extra, connections: benchCase.connections };
       log(
         `bench:   ${fmt(figures.requests_per_second)} ${figures.unit}/s, p99 ${figures.p99_ms} ms, ` +
           `${figures.ratio_to_reference ?? '-'}x the reference`,

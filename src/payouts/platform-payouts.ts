@@ -157,12 +157,8 @@ export interface TenancyAccount {
   recipient_bank_account_name: string;
 }
 
-/**
- * The integrator's tenancies whose rent can be held back (a superset): those whose account `heldAccount` says a run
- * holds back, those with a succeeded refund not yet deducted from a payout or a failed one that was, and those with a
- * dispute lost and not yet deducted. Read without going through every payment the integrator ever took.
- */
-export async function holdCandidates(
+/** The integrator's tenancies whose landlord account `heldAccount` says a run holds back. */
+export async function accountHeldTenancies(
   db: Queryable,
   integratorId: string,
   heldAccount: (tenancy: TenancyAccount) => boolean,
@@ -179,6 +175,20 @@ export async function holdCandidates(
       ])
       .where('integrator_id', '=', integratorId),
   );
+  return accounts.filter((tenancy) => heldAccount(tenancy)).map((tenancy) => tenancy.id);
+}
+
+/**
+ * The integrator's tenancies whose rent can be held back (a superset): those whose account `heldAccount` says a run
+ * holds back, those with a succeeded refund not yet deducted from a payout or a failed one that was, and those with a
+ * dispute lost and not yet deducted. Read without going through every payment the integrator ever took.
+ */
+export async function holdCandidates(
+  db: Queryable,
+  integratorId: string,
+  heldAccount: (tenancy: TenancyAccount) => boolean,
+): Promise<string[]> {
+  const accounts = await accountHeldTenancies(db, integratorId, heldAccount);
   const deductions = await rows(
     db,
     qb
@@ -202,10 +212,5 @@ export async function holdCandidates(
           .where(({ not }) => not(inLivePayout('dispute'))),
       ),
   );
-  return [
-    ...new Set([
-      ...accounts.filter((tenancy) => heldAccount(tenancy)).map((tenancy) => tenancy.id),
-      ...deductions.map((row) => row.tenancy_id),
-    ]),
-  ];
+  return [...new Set([...accounts, ...deductions.map((row) => row.tenancy_id)])];
 }

@@ -17,6 +17,7 @@ import { bankReference, type PayoutAccount, payoutReadiness } from './bank-accou
 import { PAYOUT_LOCK, type PaymentPayout, paymentPayout } from './paid-out.ts';
 import { PAYABLE_LINES, PAYABLE_LINES_OF_TENANCIES } from './payable-sql.ts';
 import {
+  accountHeldTenancies,
   disputedHolds,
   holdCandidates,
   negativeCarriedReason,
@@ -301,9 +302,19 @@ export class PayoutService {
         .where('integrator_id', '=', integratorId)
         .where('status', '=', 'created'),
     );
-    const held = (await this.#payable(this.db, utcDate(this.clock.now()))).held.filter(
-      (entry) => entry.integrator_id === integratorId,
+    // Only tenancies whose account a run would hold back can be held: what is payable is read for those alone.
+    const approved = await this.#approvedAccounts(this.db);
+    const candidates = await accountHeldTenancies(
+      this.db,
+      integratorId,
+      (tenancy) => !accountHold(approved, tenancy).ready,
     );
+    const held =
+      candidates.length === 0
+        ? []
+        : (await this.#payable(this.db, utcDate(this.clock.now()), candidates)).held.filter(
+            (entry) => entry.integrator_id === integratorId,
+          );
     const approval = held.filter((entry) => entry.kind === 'payee_awaiting_approval').length;
     return {
       awaiting_confirmation: created?.count ?? 0,
