@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import type { Actor } from '../audit/actor.ts';
 import { FieldValidationError, ServiceError } from '../platform/errors.ts';
@@ -10,6 +9,7 @@ import {
   Timestamp,
 } from '../platform/http/schemas.ts';
 import { formatPence, parsePence } from '../shared/money.ts';
+import type { PaymentService } from './service.ts';
 import { PaymentView, paymentView } from './view.ts';
 
 /** A refund as the operator and the integrator see it: the same rules and answers on both APIs. */
@@ -49,7 +49,7 @@ export const RefundBody = Type.Object({
  * by the processor, 422 the same key with another amount, 400 on `amount` for more than is left.
  */
 export async function refundPayment(
-  app: FastifyInstance,
+  payments: PaymentService,
   paymentId: string,
   body: Static<typeof RefundBody>,
   key: string | undefined,
@@ -63,12 +63,7 @@ export async function refundPayment(
   if (body.amount !== undefined && amountPence === undefined) {
     throw new FieldValidationError({ amount: ['Enter an amount in pounds, e.g. "100.00".'] });
   }
-  const { refund, payment, replayed } = await app.ctx.payments.refunds.refund(
-    paymentId,
-    amountPence,
-    key,
-    actor,
-  );
+  const { refund, payment, replayed } = await payments.refunds.refund(paymentId, amountPence, key, actor);
   log.info(
     { payment_id: payment.id, refund_id: refund.id, status: refund.status, replayed },
     'payment refund',
@@ -105,7 +100,7 @@ export const REFUND_RESPONSES = {
  * payment is as unknown as a missing one, 404 with `unknownDetail`.
  */
 export async function refundOwnPayment(
-  app: FastifyInstance,
+  payments: PaymentService,
   integratorId: string,
   request: {
     paymentId: string;
@@ -116,8 +111,8 @@ export async function refundOwnPayment(
     unknownDetail: string;
   },
 ): Promise<{ code: 200 | 201 | 202; body: RefundView }> {
-  if (!(await app.ctx.payments.belongsTo(request.paymentId, integratorId))) {
+  if (!(await payments.belongsTo(request.paymentId, integratorId))) {
     throw new ServiceError('not_found', request.unknownDetail);
   }
-  return refundPayment(app, request.paymentId, request.body, request.key, request.log, request.actor);
+  return refundPayment(payments, request.paymentId, request.body, request.key, request.log, request.actor);
 }

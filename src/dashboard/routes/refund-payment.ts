@@ -35,7 +35,7 @@ export const refundPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { payment_id } = request.params;
-      const refunded = await refundOwnPayment(app, dashboardIntegrator(request), {
+      const refunded = await refundOwnPayment(app.ctx.payments, dashboardIntegrator(request), {
         paymentId: payment_id,
         body: request.body,
         key: request.headers['idempotency-key'],

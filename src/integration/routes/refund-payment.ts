@@ -36,7 +36,7 @@ export const refundPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { payment_id } = request.params;
-      const refunded = await refundOwnPayment(app, request.integrator.id, {
+      const refunded = await refundOwnPayment(app.ctx.payments, request.integrator.id, {
         paymentId: payment_id,
         body: request.body,
         key: request.headers['idempotency-key'],

@@ -47,7 +47,7 @@ export const refundPaymentRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const refunded = await refundPayment(
-        app,
+        app.ctx.payments,
         request.params.payment_id,
         request.body,
         request.headers['idempotency-key'],
