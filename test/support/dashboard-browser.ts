@@ -6,6 +6,8 @@
  */
 
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import type { Role } from '../../src/shared/roles.ts';
 import { axeViolations } from './axe.ts';
@@ -105,6 +107,21 @@ export class DashboardBrowser {
     await page.goto(`${this.base}/dashboard#${place}`);
     await signedInHeader(page, email);
   }
+}
+
+/**
+ * The docs' picture of a page (docs/images/dashboard-<name>.png), taken only when DASHBOARD_SCREENSHOTS names the
+ * folder (`npm run docs:screenshots`): a 1280 px, light page, as the suites leave it once it has loaded.
+ */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  const folder = process.env.DASHBOARD_SCREENSHOTS;
+  if (!folder) return;
+  await page
+    .getByRole('status')
+    .filter({ hasText: /^Loading/ })
+    .waitFor({ state: 'detached' });
+  fs.mkdirSync(folder, { recursive: true });
+  await page.screenshot({ path: path.join(folder, `dashboard-${name}.png`), fullPage: true });
 }
 
 /** Waits until the element has focus (the pages move focus in an effect, after the render that shows it). */
