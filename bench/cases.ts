@@ -113,6 +113,21 @@ const WEBHOOK_LATENCY_PAYMENTS = 200;
 const DUE_SCHEDULES = 100_000;
 const DUE_SCHEDULES_PGLITE = 10_000;
 
+async function cardPaymentSetup(app: FastifyInstance): Promise<CaseData> {
+  const sessions = (await benchSessions(app, CARD_PAYMENTS)).map((session) => session.token);
+  return { sessions: JSON.stringify(sessions), cardToken: await successCardToken(app) };
+}
+
+async function cardPaymentBatch(baseUrl: string, data: CaseData): Promise<BatchResult> {
+  const sessions = JSON.parse(required(data, 'sessions')) as string[];
+  const cardToken = required(data, 'cardToken');
+  const began = performance.now();
+  const latenciesMs = await inFlight(sessions, PAYMENT_CONCURRENCY, (userToken) =>
+    payByCard(baseUrl, userToken, cardToken),
+  );
+  return { units: sessions.length, seconds: (performance.now() - began) / 1000, latenciesMs };
+}
+
 async function startBenchWorkers(baseUrl: string, url: string, workerProcesses: number): Promise<void> {
   const response = await fetch(`${baseUrl}/bench/webhooks/start`, {
     method: 'POST',
@@ -253,19 +268,20 @@ export const CASES: readonly BenchCase[] = [
     name: 'card-payment',
     description: `${CARD_PAYMENTS} card payments (success card) through POST /api/client/payments, ${PAYMENT_CONCURRENCY} in flight, each in its own session`,
     unit: 'payments',
-    async setup(app) {
-      const sessions = (await benchSessions(app, CARD_PAYMENTS)).map((session) => session.token);
-      return { sessions: JSON.stringify(sessions), cardToken: await successCardToken(app) };
-    },
-    async batch(baseUrl, data) {
-      const sessions = JSON.parse(required(data, 'sessions')) as string[];
-      const cardToken = required(data, 'cardToken');
-      const began = performance.now();
-      const latenciesMs = await inFlight(sessions, PAYMENT_CONCURRENCY, (userToken) =>
-        payByCard(baseUrl, userToken, cardToken),
-      );
-      return { units: sessions.length, seconds: (performance.now() - began) / 1000, latenciesMs };
-    },
+    yardstick: 'card-payment-reference',
+    setup: cardPaymentSetup,
+    batch: cardPaymentBatch,
+  },
+  {
+    name: 'card-payment-reference',
+    description:
+      'the yardstick for card-payment: a hand-written durable card payment in one statement (payment, sandbox ' +
+      'charge, event, and a delivery with its job when the integrator has a webhook URL) on bare Fastify, same ' +
+      'database, pool and data (bench/reference-payment-server.ts)',
+    unit: 'payments',
+    server: 'reference-payment-server.ts',
+    setup: cardPaymentSetup,
+    batch: cardPaymentBatch,
   },
   paymentPageCase,
   {
@@ -352,7 +368,7 @@ export const CASES: readonly BenchCase[] = [
   },
   {
     name: 'recurring-charges-100k',
-    description: `${DUE_SCHEDULES} schedules due today charged by the scheduler (sandbox success card, off-session) with two workers: two \`rentpay worker\` processes on PostgreSQL, two in-process workers on PGlite (${DUE_SCHEDULES_PGLITE} schedules there); rate from the first payment to the last, p50/p99 from a due date reached to its payment`,
+    description: `$DUE_SCHEDULESschedules due today charged by the scheduler (sandbox success card, off-session) with two workers: two \`rentpay worker\` processes on PostgreSQL, two in-process workers on PGlite ($DUE_SCHEDULES_PGLITEschedules there); rate from the first payment to the last, p50/p99 from a due date reached to its payment`,
     unit: 'charges',
     async setup(app) {
       await benchIntegrator(app);

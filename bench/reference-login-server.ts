@@ -1,12 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import Fastify from 'fastify';
-import pg from 'pg';
-import { buildApp } from '../src/app.ts';
 import { hashToken } from '../src/integrators/tokens.ts';
-import { loadConfig } from '../src/platform/config/config.ts';
-import { openDatabase } from '../src/platform/db/db.ts';
-import { CASES } from './cases.ts';
-import { portOf, runChild } from './child.ts';
+import { runReferenceServer } from './reference-child.ts';
 
 /**
  * The user-login yardstick: a hand-written durable login in one statement (the token checked, the user and tenancy
@@ -36,23 +30,7 @@ interface LoginRow {
   session_id: string | null;
 }
 
-runChild(async () => {
-  const config = loadConfig(process.env);
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const seeding = await buildApp(config, { db });
-  const pool = config.databaseUrl
-    ? new pg.Pool({ connectionString: config.databaseUrl, max: 20 })
-    : undefined;
-  const query = async (sql: string, params: unknown[]) =>
-    pool
-      ? (await pool.query<LoginRow>({ name: 'reference-login', text: sql, values: params })).rows
-      : db.query<LoginRow>(sql, params as never);
-  const benchCase = CASES.find((c) => c.name === process.env.BENCH_CASE);
-  if (!benchCase) throw new Error(`unknown benchmark case "${process.env.BENCH_CASE ?? ''}"`);
-  const data = await benchCase.setup(seeding);
-  await seeding.close();
-
-  const app = Fastify({ logger: false });
+runReferenceServer((app, query) => {
   app.post<{ Body: { email?: unknown } }>('/api/third-party/user-login/', async (request, reply) => {
     const token = /^Token (\S+)$/.exec(request.headers.authorization ?? '')?.[1];
     const email = request.body?.email;
@@ -60,7 +38,7 @@ runChild(async () => {
     if (typeof email !== 'string') return reply.code(400).send({ error: 'invalid_request' });
     const now = new Date();
     const sessionToken = `ust_${randomBytes(32).toString('base64url')}`;
-    const [row] = await query(LOGIN, [
+    const [row] = await query<LoginRow>('reference-login', LOGIN, [
       hashToken(token),
       email.toLowerCase(),
       `ses_${randomBytes(15).toString('base64url')}`,
@@ -78,14 +56,4 @@ runChild(async () => {
       session_expires_at: new Date(now.getTime() + 30 * 60_000).toISOString(),
     };
   });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  return {
-    port: portOf(app.server),
-    data,
-    close: async () => {
-      await app.close();
-      await pool?.end();
-      await db.close();
-    },
-  };
 });
