@@ -128,6 +128,49 @@ async function cardPaymentBatch(baseUrl: string, data: CaseData): Promise<BatchR
   return { units: sessions.length, seconds: (performance.now() - began) / 1000, latenciesMs };
 }
 
+async function webhooksBacklogSetup(app: FastifyInstance): Promise<CaseData> {
+  await benchIntegrator(app);
+  const [integrator] = await app.ctx.integrators.list();
+  // Deliveries are written only for an integrator with a URL; the receiver's comes with the start.
+  await app.ctx.db.query('UPDATE integrators SET webhook_url = $2 WHERE id = $1', [
+    integrator!.id,
+    'http://127.0.0.1:9/not-yet',
+  ]);
+  await recordBacklog(app, integrator!.id, WEBHOOK_BACKLOG);
+  installBenchWorkerRoutes(app, integrator!.id);
+  return { workerProcesses: process.env.BENCH_WEBHOOK_WORKERS || '0' };
+}
+
+async function webhooksBacklogBatch(baseUrl: string, data: CaseData): Promise<BatchResult> {
+  const receiver = await startBenchReceiver();
+  try {
+    const workerProcesses = Number(required(data, 'workerProcesses'));
+    const started = Date.now();
+    await startBenchWorkers(baseUrl, receiver.url, workerProcesses);
+    await receiver.waitFor(WEBHOOK_BACKLOG, 600_000);
+    const { arrivals } = receiver;
+    const distinct = new Set(arrivals.map((a) => a.eventId)).size;
+    if (distinct !== WEBHOOK_BACKLOG) throw new Error(`${distinct} distinct events arrived`);
+    const first = arrivals[0]!.at;
+    const last = arrivals.at(-1)!.at;
+    const attempts = (await (await fetch(`${baseUrl}/bench/webhooks/attempts`)).json()) as {
+      latencies_ms: number[];
+    };
+    return {
+      units: WEBHOOK_BACKLOG,
+      seconds: (last - first) / 1000,
+      latenciesMs: attempts.latencies_ms,
+      extra: {
+        worker_processes: workerProcesses,
+        first_arrival_ms: first - started,
+        all_arrived_s: Math.round((last - started) / 100) / 10,
+      },
+    };
+  } finally {
+    await receiver.close();
+  }
+}
+
 async function startBenchWorkers(baseUrl: string, url: string, workerProcesses: number): Promise<void> {
   const response = await fetch(`${baseUrl}/bench/webhooks/start`, {
     method: 'POST',
@@ -288,47 +331,20 @@ export const CASES: readonly BenchCase[] = [
     name: 'webhooks-backlog-20k',
     description: `${WEBHOOK_BACKLOG} pending payment_success webhooks to a local receiver, by the in-process worker (BENCH_WEBHOOK_WORKERS=n: n \`rentpay worker\` processes, PostgreSQL only); rate from the first arrival to the last, p50/p99 per attempt`,
     unit: 'deliveries',
-    async setup(app) {
-      await benchIntegrator(app);
-      const [integrator] = await app.ctx.integrators.list();
-      // Deliveries are written only for an integrator with a URL; the receiver's comes with the start.
-      await app.ctx.db.query('UPDATE integrators SET webhook_url = $2 WHERE id = $1', [
-        integrator!.id,
-        'http://127.0.0.1:9/not-yet',
-      ]);
-      await recordBacklog(app, integrator!.id, WEBHOOK_BACKLOG);
-      installBenchWorkerRoutes(app, integrator!.id);
-      return { workerProcesses: process.env.BENCH_WEBHOOK_WORKERS || '0' };
-    },
-    async batch(baseUrl, data) {
-      const receiver = await startBenchReceiver();
-      try {
-        const workerProcesses = Number(required(data, 'workerProcesses'));
-        const started = Date.now();
-        await startBenchWorkers(baseUrl, receiver.url, workerProcesses);
-        await receiver.waitFor(WEBHOOK_BACKLOG, 600_000);
-        const { arrivals } = receiver;
-        const distinct = new Set(arrivals.map((a) => a.eventId)).size;
-        if (distinct !== WEBHOOK_BACKLOG) throw new Error(`${distinct} distinct events arrived`);
-        const first = arrivals[0]!.at;
-        const last = arrivals.at(-1)!.at;
-        const attempts = (await (await fetch(`${baseUrl}/bench/webhooks/attempts`)).json()) as {
-          latencies_ms: number[];
-        };
-        return {
-          units: WEBHOOK_BACKLOG,
-          seconds: (last - first) / 1000,
-          latenciesMs: attempts.latencies_ms,
-          extra: {
-            worker_processes: workerProcesses,
-            first_arrival_ms: first - started,
-            all_arrived_s: Math.round((last - started) / 100) / 10,
-          },
-        };
-      } finally {
-        await receiver.close();
-      }
-    },
+    yardstick: 'webhooks-backlog-reference',
+    setup: webhooksBacklogSetup,
+    batch: webhooksBacklogBatch,
+  },
+  {
+    name: 'webhooks-backlog-reference',
+    description:
+      'the yardstick for webhooks-backlog-20k: a bare loop on the same database and backlog that claims pending ' +
+      'deliveries in batches with FOR UPDATE SKIP LOCKED, POSTs each signed body with keep-alive at the worker’s ' +
+      'per-integrator concurrency to the same receiver, and marks them delivered (bench/reference-webhooks-server.ts)',
+    unit: 'deliveries',
+    server: 'reference-webhooks-server.ts',
+    setup: webhooksBacklogSetup,
+    batch: webhooksBacklogBatch,
   },
   {
     name: 'webhook-latency',
