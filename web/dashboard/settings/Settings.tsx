@@ -152,8 +152,8 @@ function Fees(props: PartProps) {
       intro={
         <>
           <p>
-            What each payment method adds to the rent: a percentage of it plus a fixed amount. Leave both
-            empty for no fee.{' '}
+            What each payment method adds to the rent: a percentage of it plus a fixed amount in pounds (e.g.
+            1.40 and 0.20). Leave both empty for no fee.{' '}
             {environment === 'production'
               ? business_lets
                 ? 'The operator has recorded that your tenants are businesses, so fees may be charged.'
@@ -171,7 +171,6 @@ function Fees(props: PartProps) {
             <Field
               id={`fee-${method}-percent`}
               label="Percent"
-              hint="e.g. 1.40"
               value={rows[method].percent}
               onValue={(value) => set(method, 'percent', value)}
               error={errors.byField[`fees.${method}.percent`]}
@@ -179,7 +178,6 @@ function Fees(props: PartProps) {
             <Field
               id={`fee-${method}-fixed`}
               label="Fixed, in pounds"
-              hint="e.g. 0.20"
               value={rows[method].fixed}
               onValue={(value) => set(method, 'fixed', value)}
               error={errors.byField[`fees.${method}.fixed`]}

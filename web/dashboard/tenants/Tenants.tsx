@@ -45,7 +45,7 @@ function TenantSearch(props: SectionProps) {
       <h1 ref={heading} tabIndex={-1}>
         Tenants
       </h1>
-      <form class="actions" aria-label="Find a tenant" onSubmit={search}>
+      <form class="actions" onSubmit={search}>
         <Field
           id="tenant-search"
           label="Find a tenant"
