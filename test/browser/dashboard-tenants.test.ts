@@ -122,6 +122,8 @@ describe('dashboard tenants, payouts and settings pages', () => {
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByRole('table', { name: /^Tenants matching “lovel”/ }).waitFor();
     assert.match(page.url(), /#tenants\?q=lovel$/);
+    // The list before the search stays until the found page comes.
+    await page.getByRole('link', { name: 'Grace Hopper' }).waitFor({ state: 'detached' });
     const rows = page.getByRole('table', { name: /^Tenants matching/ }).locator('tbody tr');
     assert.equal(await rows.count(), 1);
     await rows.getByRole('link', { name: 'Ada Lovelace' }).click();
