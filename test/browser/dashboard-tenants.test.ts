@@ -282,8 +282,9 @@ async function lookViolations(look: Look): Promise<string[]> {
 
   await page.getByRole('link', { name: 'Ledger and balance of ADA-1' }).click();
   await page.locator('.chart .point').first().waitFor();
-  // The chart's data table stays closed: its scrolling box (charts.tsx) is not keyboard-focusable yet.
-  await check('ledger');
+  await page.getByText('The data as a table').click();
+  await page.getByRole('region', { name: /: the data$/ }).waitFor();
+  await check('ledger, the chart’s data as a table');
 
   await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Payouts' }).click();
   await page.getByRole('row').filter({ hasText: 'ADA-1' }).waitFor();

@@ -147,7 +147,7 @@ export function goToLogin(reason: LoginReason): void {
  * means the session is over, so the page goes to the login page (and the call never settles).
  */
 export async function call<T>(
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
   path: string,
   body?: unknown,
   options: { signedOut?: boolean } = {},

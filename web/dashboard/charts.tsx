@@ -6,6 +6,7 @@
 
 import { useId } from 'preact/hooks';
 import { axisTicks, CHART_HEIGHT, CHART_WIDTH, chartScale, PLOT_LEFT, PLOT_RIGHT } from './chart-scale.ts';
+import { TableWrap } from './ui.tsx';
 
 /** One series of a chart: a name for the legend and the table, and one value per point (null: no value). */
 export interface Series {
@@ -134,7 +135,7 @@ export function Chart(props: ChartProps) {
       </svg>
       <details class="chart-data">
         <summary>The data as a table</summary>
-        <div class="table-wrap">
+        <TableWrap label={`${props.title}: the data`}>
           <table>
             <caption class="visually-hidden">{props.title}</caption>
             <thead>
@@ -163,7 +164,7 @@ export function Chart(props: ChartProps) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       </details>
     </figure>
   );

@@ -17,9 +17,8 @@ import {
 import type { PlatformSettings } from './types.ts';
 import './settings.css';
 
-/** PATCH /settings/ (api.ts's `call` names the methods the other pages use; the request is the same). */
 function saveSettings(body: Partial<Record<keyof PlatformSettings, unknown>>): Promise<PlatformSettings> {
-  return call<PlatformSettings>('PATCH' as 'PUT', '/settings/', body);
+  return call<PlatformSettings>('PATCH', '/settings/', body);
 }
 
 /** Settings (admins): fees per method, rent reminders and allowed origins, each saved on its own. */
