@@ -17,7 +17,7 @@ import {
   focused,
   LOOKS,
   type Look,
-  lookProblems,
+  lookChecker,
 } from '../support/dashboard-browser.ts';
 import { tenancyBody, userBody } from '../support/fixtures.ts';
 import { runJobs, type TestApp } from '../support/helpers.ts';
@@ -270,34 +270,34 @@ describe('dashboard tenants, payouts and settings pages', () => {
 async function lookViolations(look: Look): Promise<string[]> {
   const found: string[] = [];
   const { page } = await openAs('admin', 'tenants', look);
-  const check = async (state: string) => found.push(...(await lookProblems(page, look, state)));
+  const check = lookChecker(page, look, found);
   await page.getByRole('link', { name: 'Ada Lovelace' }).waitFor();
-  await check('tenants search');
+  await check('tenants search', 'tenants');
 
   await page.getByRole('link', { name: 'Ada Lovelace' }).click();
   await page.getByRole('button', { name: 'Pause the schedule of ADA-1' }).click();
   await page.getByRole('button', { name: 'Pause schedule' }).click();
   await page.getByRole('alert').filter({ hasText: 'Say why' }).waitFor();
-  await check('tenant page, a pause asking for its reason');
+  await check('tenant page, a pause asking for its reason', 'tenant');
 
   await page.getByRole('link', { name: 'Ledger and balance of ADA-1' }).click();
   await page.locator('.chart .point').first().waitFor();
   await page.getByText('The data as a table').click();
   await page.getByRole('region', { name: /: the data$/ }).waitFor();
-  await check('ledger, the chart’s data as a table');
+  await check('ledger, the chart’s data as a table', 'ledger');
 
   await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Payouts' }).click();
   await page.getByRole('row').filter({ hasText: 'ADA-1' }).waitFor();
-  await check('payouts');
+  await check('payouts', 'payouts');
   await page.getByRole('link', { name: 'Held back' }).click();
   await page.getByRole('row').filter({ hasText: 'GRACE-1' }).waitFor();
-  await check('held payouts');
+  await check('held payouts', 'payouts-held');
 
   await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Settings' }).click();
   await page.getByLabel('Days before a due date').fill('365');
   await page.getByRole('button', { name: 'Save reminders' }).click();
   await page.locator('#reminder-days-error').waitFor();
-  await check('settings, a field error');
+  await check('settings, a field error', 'settings');
   return found;
 }
 

@@ -170,6 +170,21 @@ export async function lookProblems(page: Page, look: Look, state: string): Promi
   return found;
 }
 
+/**
+ * The check of a suite's looks test: each call adds the page's lookProblems to `found`; in the desktop light look a
+ * call naming `shot` also takes the docs' picture of the page (see screenshot).
+ */
+export function lookChecker(
+  page: Page,
+  look: Look,
+  found: string[],
+): (state: string, shot?: string) => Promise<void> {
+  return async (state, shot) => {
+    found.push(...(await lookProblems(page, look, state)));
+    if (shot && look.width === 1280 && look.colorScheme === 'light') await screenshot(page, shot);
+  };
+}
+
 /** Fails with every problem the looks found, one per line. */
 export function assertNoProblems(found: string[]): void {
   assert.deepEqual(found, [], found.join('\n'));
