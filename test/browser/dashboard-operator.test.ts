@@ -182,6 +182,7 @@ describe('the operator console', () => {
     const { page } = first;
     const account = page.getByRole('row', { name: /12-34-56 12345678/ });
     await account.getByRole('cell', { name: '£1,200.00' }).waitFor();
+    await screenshot(page, 'operator-payees');
     await account.getByRole('button', { name: /^Approve/ }).click();
     await main(page)
       .getByText(/Runs pay it from the next one on/)
@@ -310,6 +311,7 @@ describe('the operator console', () => {
     await main(page)
       .getByText(/No job worker has a heartbeat/)
       .waitFor();
+    await screenshot(page, 'operator-health');
   });
 
   for (const look of LOOKS) {

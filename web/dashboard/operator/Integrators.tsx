@@ -53,7 +53,7 @@ function IntegratorList(props: SectionProps) {
                 <th scope="col">Status</th>
                 <th scope="col">Environment</th>
                 <th scope="col" class="number">
-                  Succeeded
+                  Payments, 30 days
                 </th>
                 <th scope="col" class="number">
                   Volume
@@ -61,13 +61,7 @@ function IntegratorList(props: SectionProps) {
                 <th scope="col" class="number">
                   Failure rate
                 </th>
-                <th scope="col" class="number">
-                  Webhooks pending
-                </th>
-                <th scope="col">Oldest pending</th>
-                <th scope="col" class="number">
-                  Webhooks failed
-                </th>
+                <th scope="col">Webhook backlog</th>
               </tr>
             </thead>
             <tbody>
@@ -84,12 +78,21 @@ function IntegratorList(props: SectionProps) {
                     <span class={`status-${integrator.status}`}>{STATUS_NAMES[integrator.status]}</span>
                   </td>
                   <td>{ENVIRONMENT_NAMES[integrator.environment]}</td>
-                  <td class="number">{integrator.payments.succeeded}</td>
+                  <td class="number">
+                    {integrator.payments.succeeded} succeeded
+                    <span class="block">{integrator.payments.failed} failed</span>
+                  </td>
                   <td class="number">{moneyOf(integrator.payments.amount)}</td>
                   <td class="number">{percentOf(integrator.payments.failure_rate)}</td>
-                  <td class="number">{integrator.webhooks.pending}</td>
-                  <td>{ageOf(integrator.webhooks.oldest_pending_age_seconds)}</td>
-                  <td class="number">{integrator.webhooks.failed}</td>
+                  <td>
+                    {integrator.webhooks.pending} pending
+                    {integrator.webhooks.oldest_pending_age_seconds === null ? null : (
+                      <span class="hint block">
+                        oldest for {ageOf(integrator.webhooks.oldest_pending_age_seconds)}
+                      </span>
+                    )}
+                    <span class="block">{integrator.webhooks.failed} failed</span>
+                  </td>
                 </tr>
               ))}
             </tbody>
