@@ -1,4 +1,6 @@
 import type { AuditEntry, Role } from './api.ts';
+import { AuditFilters, scopeName, useIntegratorNames } from './operator/AuditFilters.tsx';
+import type { ConsoleAuditEntry } from './operator/types.ts';
 import { Pager, useCursorPages } from './paging.tsx';
 import type { SectionProps } from './Shell.tsx';
 import { Alert, roleName, TableWrap, useFocusOnMount, When } from './ui.tsx';
@@ -31,11 +33,25 @@ function who(actor: AuditEntry['actor']) {
   }
 }
 
-/** The audit log (admins, operator staff), newest first, a page at a time. */
+/**
+ * The audit log, newest first, a page at a time: a platform's admins see their platform's; the operator's staff see
+ * the whole log (every platform's and the operator's own), narrowed by the address's `integrator_id` and `action`.
+ */
 export function AuditLog(props: SectionProps) {
   const heading = useFocusOnMount<HTMLHeadingElement>(props.focusHeading);
-  const pages = useCursorPages<AuditEntry>('/audit-log/', {}, (entry) => entry.audit_entry_id);
+  const operator = props.me.person.integrator_id === null;
+  const { query } = props.route;
+  const filters = operator
+    ? { integrator_id: query.get('integrator_id') ?? undefined, action: query.get('action') ?? undefined }
+    : {};
+  const pages = useCursorPages<ConsoleAuditEntry>(
+    operator ? '/operator/audit-log/' : '/audit-log/',
+    filters,
+    (entry) => entry.audit_entry_id,
+  );
   const { page, problem, loading, captionRef } = pages;
+  const names = useIntegratorNames(operator);
+  const filtered = Boolean(filters.integrator_id || filters.action);
 
   return (
     <>
@@ -43,15 +59,20 @@ export function AuditLog(props: SectionProps) {
         Audit log
       </h1>
       <p>
-        Every change to your team, credentials and settings, whoever made it and from wherever; newest first.
+        {operator
+          ? 'Every change on every platform and the operator’s own, whoever made it and from wherever; newest first.'
+          : 'Every change to your team, credentials and settings, whoever made it and from wherever; newest first.'}
       </p>
+      {operator ? (
+        <AuditFilters names={names} integratorId={filters.integrator_id} action={filters.action} />
+      ) : null}
       {problem ? <Alert focus>{problem}</Alert> : null}
       {!page ? (
         problem ? null : (
           <p role="status">Loading…</p>
         )
       ) : page.data.length === 0 ? (
-        <p>Nothing has been recorded yet.</p>
+        <p>{filtered ? 'No entry matches these filters.' : 'Nothing has been recorded yet.'}</p>
       ) : (
         <TableWrap label="Audit log entries">
           <table aria-busy={loading}>
@@ -62,6 +83,7 @@ export function AuditLog(props: SectionProps) {
             <thead>
               <tr>
                 <th scope="col">When</th>
+                {operator ? <th scope="col">Scope</th> : null}
                 <th scope="col">Who</th>
                 <th scope="col">Action</th>
                 <th scope="col">Target</th>
@@ -74,6 +96,7 @@ export function AuditLog(props: SectionProps) {
                   <td>
                     <When at={entry.created_at} />
                   </td>
+                  {operator ? <td class="break">{scopeName(entry.scope, names)}</td> : null}
                   <td class="break">{who(entry.actor)}</td>
                   <td>
                     <code>{entry.action}</code>
