@@ -20,7 +20,6 @@ import {
   lookProblems,
   screenshot,
 } from '../support/dashboard-browser.ts';
-import { signedInPerson } from '../support/dashboard-client.ts';
 import { tenancyBody, userBody } from '../support/fixtures.ts';
 import { runJobs, type TestApp } from '../support/helpers.ts';
 import { whoami } from '../support/operation-tests.ts';
@@ -70,25 +69,9 @@ after(async () => {
   await stand?.close();
 });
 
-/**
- * One of the operator's staff signed in, their cookie in the page's context. In production the session cookie is
- * `__Host-` and Secure (Chromium sends Secure cookies to http://localhost).
- */
+/** One of the operator's staff signed in, their cookie in the page's context: answers their email. */
 async function signedInAs(page: Page, role: Role): Promise<string> {
-  const email = d.newEmail(role);
-  const person = await signedInPerson(t, { team: null, email, role });
-  const [name, value] = person.cookie.split('=') as [string, string];
-  await page.context().addCookies([
-    {
-      name,
-      value,
-      url: d.base.replace('http:', 'https:'),
-      httpOnly: true,
-      secure: true,
-      sameSite: 'Strict',
-    },
-  ]);
-  return email;
+  return (await d.signedInAs(page, role, null)).email;
 }
 
 /** A page signed in as `role`, at a place of the dashboard once it has loaded. */

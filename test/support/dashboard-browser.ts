@@ -98,7 +98,19 @@ export class DashboardBrowser {
     const email = this.newEmail(role);
     const person = await signedInPerson(this.t, { team, email, role });
     const [name, value] = person.cookie.split('=') as [string, string];
-    await page.context().addCookies([{ name, value, url: this.base, httpOnly: true, sameSite: 'Strict' }]);
+    // In production the session cookie is `__Host-` and Secure: set for https, Chromium still sends it to
+    // http://localhost (a secure context).
+    const secure = this.t.config.serviceEnv === 'production';
+    await page.context().addCookies([
+      {
+        name,
+        value,
+        url: secure ? this.base.replace('http:', 'https:') : this.base,
+        httpOnly: true,
+        secure,
+        sameSite: 'Strict',
+      },
+    ]);
     return { email, person };
   }
 
