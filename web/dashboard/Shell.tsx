@@ -76,18 +76,6 @@ const SECTIONS: Section[] = [
     load: () => import('./settings/Settings.tsx').then((part) => part.Settings),
   },
   {
-    id: 'team',
-    name: 'Team',
-    allowed: (me) => me.permissions.includes('team.manage'),
-    load: () => import('./Team.tsx').then((part) => part.Team),
-  },
-  {
-    id: 'audit-log',
-    name: 'Audit log',
-    allowed: (me) => me.permissions.includes('audit.read'),
-    load: () => import('./AuditLog.tsx').then((part) => part.AuditLog),
-  },
-  {
     id: 'integrators',
     name: 'Integrators',
     allowed: (me) => operator(me) && me.permissions.includes('payments.read'),
@@ -104,6 +92,18 @@ const SECTIONS: Section[] = [
     name: 'System health',
     allowed: operator,
     load: () => import('./operator/Health.tsx').then((part) => part.Health),
+  },
+  {
+    id: 'team',
+    name: 'Team',
+    allowed: (me) => me.permissions.includes('team.manage'),
+    load: () => import('./Team.tsx').then((part) => part.Team),
+  },
+  {
+    id: 'audit-log',
+    name: 'Audit log',
+    allowed: (me) => me.permissions.includes('audit.read'),
+    load: () => import('./AuditLog.tsx').then((part) => part.AuditLog),
   },
 ];
 
