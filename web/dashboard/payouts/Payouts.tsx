@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { moneyOf } from '../../../src/shared/display.ts';
 import { call } from '../api.ts';
+import { PagedTable } from '../PagedTable.tsx';
 import { useCursorPages } from '../paging.tsx';
 import { href } from '../route.ts';
 import type { SectionProps } from '../Shell.tsx';
-import { PagedTable } from '../tenants/PagedTable.tsx';
 import { Alert, Field, messageOf, Select, TableWrap, useFocusOnMount, When } from '../ui.tsx';
 import { holdWords, PAYOUT_STATUS_NAMES, STATUS_OPTIONS } from './payout-words.ts';
 import type { HeldPayout, PayoutStatus, PlatformPayout } from './types.ts';

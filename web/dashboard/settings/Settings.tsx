@@ -253,6 +253,7 @@ function Origins(props: PartProps) {
         </p>
         <textarea
           id="origins"
+          class="mono"
           rows={4}
           spellcheck={false}
           value={text}

@@ -1,11 +1,11 @@
 import { useState } from 'preact/hooks';
 import { moneyOf } from '../../../src/shared/display.ts';
+import { PagedTable } from '../PagedTable.tsx';
 import { useCursorPages } from '../paging.tsx';
 import { href } from '../route.ts';
 import type { SectionProps } from '../Shell.tsx';
 import { Field, useFocusOnMount } from '../ui.tsx';
 import { Ledger } from './Ledger.tsx';
-import { PagedTable } from './PagedTable.tsx';
 import { TenantPage } from './TenantPage.tsx';
 import type { TenantSummary } from './types.ts';
 import './tenants.css';

@@ -1,6 +1,6 @@
 import type { ComponentChildren, VNode } from 'preact';
-import { type CursorPages, Pager } from '../paging.tsx';
-import { Alert, TableWrap } from '../ui.tsx';
+import { type CursorPages, Pager } from './paging.tsx';
+import { Alert, TableWrap } from './ui.tsx';
 
 /**
  * A list the API gives a page at a time, as a table: loading, its problem, what to say when it is empty, the
