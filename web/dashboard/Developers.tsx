@@ -38,7 +38,11 @@ const STATUS_NAMES: Record<EventStatus, string> = {
 /** The developer pages: the server token, the webhook endpoint, and events with their delivery attempts. */
 export function Developers(props: SectionProps) {
   const { me } = props;
-  const heading = useFocusOnMount<HTMLHeadingElement>(props.focusHeading);
+  // `#developers/events?status=failed` (the home page's webhook figures) opens the events with that status.
+  const toEvents = props.route.path[0] === 'events';
+  const asked = props.route.query.get('status') ?? '';
+  const eventStatus = toEvents && asked in STATUS_NAMES ? asked : '';
+  const heading = useFocusOnMount<HTMLHeadingElement>(props.focusHeading && !toEvents);
   const may = (permission: 'credentials.manage' | 'webhooks.manage') => me.permissions.includes(permission);
   // A test event sent from the endpoint's card shows in the events at once.
   const [sent, setSent] = useState(0);
@@ -49,7 +53,13 @@ export function Developers(props: SectionProps) {
       </h1>
       {may('credentials.manage') ? <ServerToken /> : null}
       <Endpoint manage={may('webhooks.manage')} onSent={() => setSent(sent + 1)} />
-      <Events manage={may('webhooks.manage')} sent={sent} />
+      <Events
+        manage={may('webhooks.manage')}
+        sent={sent}
+        status={eventStatus}
+        moveTo={toEvents}
+        focusHeading={props.focusHeading}
+      />
     </>
   );
 }
@@ -276,8 +286,21 @@ function Endpoint(props: { manage: boolean; onSent(): void }) {
   );
 }
 
-function Events(props: { manage: boolean; sent: number }) {
-  const [status, setStatus] = useState('');
+function Events(props: {
+  manage: boolean;
+  sent: number;
+  status: string;
+  moveTo: boolean;
+  focusHeading: boolean;
+}) {
+  const [status, setStatus] = useState(props.status);
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => setStatus(props.status), [props.status]);
+  useEffect(() => {
+    if (!props.moveTo) return;
+    heading.current?.scrollIntoView();
+    if (props.focusHeading) heading.current?.focus();
+  }, [props.moveTo, props.status]);
   const [events, setEvents] = useState<WebhookEvent[]>();
   const [hasMore, setHasMore] = useState(false);
   const [loading, setLoading] = useState(false);
@@ -314,7 +337,9 @@ function Events(props: { manage: boolean; sent: number }) {
 
   return (
     <section class="card" aria-labelledby="events-heading">
-      <h2 id="events-heading">Events</h2>
+      <h2 id="events-heading" ref={heading} tabIndex={-1}>
+        Events
+      </h2>
       <div class="actions">
         <Select
           id="event-status"
