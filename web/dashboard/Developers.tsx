@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   ApiError,
@@ -360,45 +361,21 @@ function Events(props: {
       ) : events.length === 0 ? (
         <p>No events{status ? ' with this status' : ' yet'}.</p>
       ) : (
-        <TableWrap label="Events">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Event</th>
-                <th scope="col">Created</th>
-                <th scope="col">Delivery</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Last answer</th>
-              </tr>
-            </thead>
-            <tbody>
-              {events.map((event) => (
-                <tr key={event.event_id}>
-                  <th scope="row">
-                    <button
-                      type="button"
-                      class="link"
-                      aria-expanded={open === event.event_id}
-                      aria-controls="event-detail"
-                      onClick={() => setOpen(open === event.event_id ? undefined : event.event_id)}
-                    >
-                      {event.type}
-                    </button>
-                    <span class="mono hint block">{event.event_id}</span>
-                  </th>
-                  <td>
-                    <When at={event.created_at} />
-                  </td>
-                  <td>
-                    <span class={`status-${event.status}`}>{STATUS_NAMES[event.status]}</span>
-                  </td>
-                  <td>{event.attempt_count}</td>
-                  <td>{lastAnswer(event)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <EventTable
+          label="Events"
+          events={events}
+          name={(event) => (
+            <button
+              type="button"
+              class="link"
+              aria-expanded={open === event.event_id}
+              aria-controls="event-detail"
+              onClick={() => setOpen(open === event.event_id ? undefined : event.event_id)}
+            >
+              {event.type}
+            </button>
+          )}
+        />
       )}
       {hasMore && events ? (
         <button type="button" onClick={() => load(events[events.length - 1]?.event_id)} disabled={loading}>
@@ -417,6 +394,55 @@ function Events(props: {
         ) : null}
       </div>
     </section>
+  );
+}
+
+/**
+ * Events as a table: each one's type and id, when, its delivery, attempts and last answer. `name` draws the type (a
+ * button that opens it, here); the payment page lists its events' deliveries with the same table.
+ */
+export function EventTable(props: {
+  label: string;
+  events: readonly WebhookEvent[];
+  name?(event: WebhookEvent): ComponentChildren;
+}) {
+  return (
+    <TableWrap label={props.label}>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Event</th>
+            <th scope="col">Created</th>
+            <th scope="col">Delivery</th>
+            <th scope="col">Attempts</th>
+            <th scope="col">Last answer</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.events.map((event) => (
+            <tr key={event.event_id}>
+              <th scope="row">
+                {props.name ? props.name(event) : event.type}
+                <span class="mono hint block">{event.event_id}</span>
+              </th>
+              <td>
+                <When at={event.created_at} />
+              </td>
+              <td>
+                <span class={`status-${event.status}`}>{STATUS_NAMES[event.status]}</span>
+                {event.next_attempt_at ? (
+                  <span class="hint block">
+                    next try <When at={event.next_attempt_at} />
+                  </span>
+                ) : null}
+              </td>
+              <td>{event.attempt_count}</td>
+              <td>{lastAnswer(event)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableWrap>
   );
 }
 

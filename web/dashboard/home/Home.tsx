@@ -7,23 +7,54 @@ import { pageOf } from '../route.ts';
 import type { SectionProps } from '../Shell.tsx';
 import { Alert, messageOf, TableWrap, useFocusOnMount, When } from '../ui.tsx';
 import { ARREARS_AGE_NAMES, collectionSeries, collectionSummary, waitedFor } from './home-figures.ts';
-import type { HomeFigures } from './types.ts';
+import type { AmountFigure, CountFigure, HomeFigures } from './types.ts';
 import './home.css';
 
-/** A figure of the home page: its value and what it counts, as one link to the list behind it. */
-function Figure(props: { link: string; value: string; label: string; children?: ComponentChildren }) {
+/** A figure of the home page: its value and what it counts, shown as one link to the list behind it. */
+interface FigureLink {
+  link: string;
+  value: string;
+  label: string;
+  note?: string;
+}
+
+/** A card of figures under a heading, with what else belongs to them (a chart, a table) below. */
+function FigureGroup(props: {
+  id: string;
+  title: string;
+  figures: FigureLink[];
+  children?: ComponentChildren;
+}) {
   return (
-    <li>
-      <a class="figure" href={pageOf(props.link)}>
-        <span class="figure-value">{props.value}</span>
-        <span class="figure-label">{props.label}</span>
-      </a>
+    <section class="card" aria-labelledby={`${props.id}-heading`}>
+      <h2 id={`${props.id}-heading`}>{props.title}</h2>
+      <ul class="figures">
+        {props.figures.map((figure) => (
+          <li key={figure.label}>
+            <a class="figure" href={pageOf(figure.link)}>
+              <span class="figure-value">{figure.value}</span>
+              <span class="figure-label">{figure.label}</span>
+            </a>
+            {figure.note ? <p class="hint figure-note">{figure.note}</p> : null}
+          </li>
+        ))}
+      </ul>
       {props.children}
-    </li>
+    </section>
   );
 }
 
 const count = (n: number) => n.toLocaleString('en-GB');
+const counted = (figure: CountFigure, label: string): FigureLink => ({
+  link: figure.link,
+  value: count(figure.count),
+  label,
+});
+const summed = (figure: AmountFigure, label: string): FigureLink => ({
+  link: figure.link,
+  value: moneyOf(figure.amount),
+  label,
+});
 
 /** Home: collection against rent due, arrears by age, what waits (payments, payouts, webhooks). */
 export function Home(props: SectionProps) {
@@ -48,30 +79,21 @@ export function Home(props: SectionProps) {
 function Figures({ home }: { home: HomeFigures }) {
   const points = collectionSeries(home.series);
   const pending = home.webhooks.pending;
+  const { total } = home.arrears;
   return (
     <>
       <p class="hint">
         As of <When at={home.as_of} />. Each figure opens the list behind it.
       </p>
-      <section class="card" aria-labelledby="rent-heading">
-        <h2 id="rent-heading">Rent</h2>
-        <ul class="figures">
-          <Figure
-            link={home.collected_today.link}
-            value={moneyOf(home.collected_today.amount)}
-            label="collected today"
-          />
-          <Figure
-            link={home.collected_this_month.link}
-            value={moneyOf(home.collected_this_month.amount)}
-            label="collected this month"
-          />
-          <Figure
-            link={home.due_this_month.link}
-            value={moneyOf(home.due_this_month.amount)}
-            label="due this month"
-          />
-        </ul>
+      <FigureGroup
+        id="rent"
+        title="Rent"
+        figures={[
+          summed(home.collected_today, 'collected today'),
+          summed(home.collected_this_month, 'collected this month'),
+          summed(home.due_this_month, 'due this month'),
+        ]}
+      >
         <Chart
           title="Rent collected and due, last 30 days"
           summary={collectionSummary(home.series, moneyOf)}
@@ -83,16 +105,18 @@ function Figures({ home }: { home: HomeFigures }) {
           ]}
           format={(value) => moneyOf(value.toFixed(2))}
         />
-      </section>
-      <section class="card" aria-labelledby="arrears-heading">
-        <h2 id="arrears-heading">Arrears</h2>
-        <ul class="figures">
-          <Figure
-            link={home.arrears.link}
-            value={moneyOf(home.arrears.total.amount)}
-            label={`owed by ${count(home.arrears.total.tenancies)} ${home.arrears.total.tenancies === 1 ? 'tenancy' : 'tenancies'} in arrears`}
-          />
-        </ul>
+      </FigureGroup>
+      <FigureGroup
+        id="arrears"
+        title="Arrears"
+        figures={[
+          {
+            link: home.arrears.link,
+            value: moneyOf(total.amount),
+            label: `owed by ${count(total.tenancies)} ${total.tenancies === 1 ? 'tenancy' : 'tenancies'} in arrears`,
+          },
+        ]}
+      >
         <TableWrap label="Arrears by days overdue">
           <table class="arrears">
             <caption>Arrears by days overdue</caption>
@@ -121,60 +145,41 @@ function Figures({ home }: { home: HomeFigures }) {
           </table>
         </TableWrap>
         <p class="hint">Counted to {longDate(home.arrears.as_of)}, as each tenancy's ledger counts it.</p>
-      </section>
+      </FigureGroup>
       <div class="home-columns">
-        <section class="card" aria-labelledby="waiting-heading">
-          <h2 id="waiting-heading">Payments</h2>
-          <ul class="figures">
-            <Figure
-              link={home.failed_payments.link}
-              value={count(home.failed_payments.count)}
-              label="failed in the last 30 days"
-            />
-            <Figure
-              link={home.requires_action.link}
-              value={count(home.requires_action.count)}
-              label="waiting for their tenant to authenticate"
-            />
-          </ul>
-        </section>
-        <section class="card" aria-labelledby="payouts-heading">
-          <h2 id="payouts-heading">Payouts waiting</h2>
-          <ul class="figures">
-            <Figure
-              link={home.payouts.awaiting_confirmation.link}
-              value={count(home.payouts.awaiting_confirmation.count)}
-              label="in runs not yet confirmed"
-            />
-            <Figure
-              link={home.payouts.awaiting_approval.link}
-              value={count(home.payouts.awaiting_approval.count)}
-              label="held until the landlord's account is approved"
-            />
-            <Figure
-              link={home.payouts.held.link}
-              value={count(home.payouts.held.count)}
-              label="held for bank details that cannot be paid"
-            />
-          </ul>
-        </section>
-        <section class="card" aria-labelledby="webhooks-heading">
-          <h2 id="webhooks-heading">Webhooks</h2>
-          <ul class="figures">
-            <Figure
-              link={home.webhooks.failed.link}
-              value={count(home.webhooks.failed.count)}
-              label="deliveries failed every attempt"
-            />
-            <Figure link={pending.link} value={count(pending.count)} label="deliveries pending">
-              <p class="hint figure-note">
-                {pending.count === 0
+        <FigureGroup
+          id="payments"
+          title="Payments"
+          figures={[
+            counted(home.failed_payments, 'failed in the last 30 days'),
+            counted(home.requires_action, 'waiting for their tenant to authenticate'),
+          ]}
+        />
+        <FigureGroup
+          id="payouts"
+          title="Payouts waiting"
+          figures={[
+            counted(home.payouts.awaiting_confirmation, 'in runs not yet confirmed'),
+            counted(home.payouts.awaiting_approval, 'held until the landlord’s account is approved'),
+            counted(home.payouts.held, 'held for bank details that cannot be paid'),
+          ]}
+        />
+        <FigureGroup
+          id="webhooks"
+          title="Webhooks"
+          figures={[
+            counted(home.webhooks.failed, 'deliveries failed every attempt'),
+            {
+              link: pending.link,
+              value: count(pending.count),
+              label: 'deliveries pending',
+              note:
+                pending.count === 0
                   ? 'None waiting.'
-                  : `${count(pending.retrying)} retrying; the oldest has waited ${waitedFor(pending.oldest_age_seconds ?? 0)}.`}
-              </p>
-            </Figure>
-          </ul>
-        </section>
+                  : `${count(pending.retrying)} retrying; the oldest has waited ${waitedFor(pending.oldest_age_seconds ?? 0)}.`,
+            },
+          ]}
+        />
       </div>
     </>
   );

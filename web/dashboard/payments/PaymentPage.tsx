@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { moneyOf } from '../../../src/shared/display.ts';
 import { call } from '../api.ts';
+import { EventTable } from '../Developers.tsx';
 import type { SectionProps } from '../Shell.tsx';
-import { Alert, messageOf, TableWrap, useFocusOnMount, When } from '../ui.tsx';
+import { Alert, messageOf, useFocusOnMount, When } from '../ui.tsx';
 import { lastSearchAddress } from './PaymentSearch.tsx';
 import { RefundPanel } from './RefundPanel.tsx';
 import { paidWith, STATUS_NAMES } from './search-query.ts';
@@ -21,8 +22,6 @@ const TIMELINE_NAMES: Record<TimelineEntry['type'], string> = {
   in_payout_run: 'In a payout run',
   paid_out: 'Paid out',
 };
-
-const DELIVERY_NAMES = { pending: 'Pending', delivered: 'Delivered', failed: 'Failed', not_sent: 'Not sent' };
 
 /** A payment's page: what it is, its timeline, its events' webhook deliveries, and a refund for those who may. */
 export function PaymentPage(props: SectionProps & { paymentId: string }) {
@@ -159,46 +158,7 @@ function Deliveries({ payment }: { payment: PaymentDetail }) {
       {events.length === 0 ? (
         <p>No events about this payment.</p>
       ) : (
-        <TableWrap label="Webhook deliveries of this payment's events">
-          <table>
-            <caption class="visually-hidden">Webhook deliveries of this payment's events</caption>
-            <thead>
-              <tr>
-                <th scope="col">Event</th>
-                <th scope="col">Created</th>
-                <th scope="col">Delivery</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Last answer</th>
-                <th scope="col">Next attempt</th>
-              </tr>
-            </thead>
-            <tbody>
-              {events.map((event) => (
-                <tr key={event.event_id}>
-                  <th scope="row">
-                    {event.type}
-                    <span class="mono hint block">{event.event_id}</span>
-                  </th>
-                  <td>
-                    <When at={event.created_at} />
-                  </td>
-                  <td>
-                    <span class={`status-${event.status}`}>{DELIVERY_NAMES[event.status]}</span>
-                  </td>
-                  <td>{event.attempt_count}</td>
-                  <td>
-                    {event.last_status_code !== null
-                      ? `HTTP ${event.last_status_code}`
-                      : (event.last_error ?? '—')}
-                  </td>
-                  <td>
-                    <When at={event.next_attempt_at} empty="None due" />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <EventTable label="Webhook deliveries of this payment's events" events={events} />
       )}
     </section>
   );

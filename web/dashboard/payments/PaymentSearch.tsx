@@ -76,6 +76,10 @@ export function PaymentSearch(props: SectionProps) {
     />
   );
 
+  const choice = (name: 'status' | 'method', label: string, options: typeof STATUS_OPTIONS) => (
+    <Select id={`search-${name}`} label={label} value={form[name]} options={options} onValue={set(name)} />
+  );
+
   const filtered = Object.keys(filters).length > 0;
 
   return (
@@ -98,20 +102,8 @@ export function PaymentSearch(props: SectionProps) {
             autocomplete: 'off',
           })}
           {field('amount', 'Amount', { hint: 'Charged, or its rent.', autocomplete: 'off' })}
-          <Select
-            id="search-status"
-            label="Status"
-            value={form.status}
-            options={STATUS_OPTIONS}
-            onValue={set('status')}
-          />
-          <Select
-            id="search-method"
-            label="Method"
-            value={form.method}
-            options={METHOD_OPTIONS}
-            onValue={set('method')}
-          />
+          {choice('status', 'Status', STATUS_OPTIONS)}
+          {choice('method', 'Method', METHOD_OPTIONS)}
           {field('from', 'Made from', { hint: 'A UK day, YYYY-MM-DD.', autocomplete: 'off' })}
           {field('to', 'Made to', { hint: 'Included.', autocomplete: 'off' })}
         </div>

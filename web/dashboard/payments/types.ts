@@ -1,28 +1,10 @@
 /** The payment pages' answers, as the Dashboard API's route schemas define them (src/dashboard/payment-views.ts). */
 
-import type { PaymentMethod, PaymentStatus } from '../../../src/shared/vocabulary.ts';
+import type { Payment } from '../../sdk/rentpay.d.ts';
 import type { WebhookEvent } from '../api.ts';
 
-/** A payment as the search lists it. */
-export interface DashboardPayment {
-  payment_id: string;
-  status: PaymentStatus;
-  pure_amount: string;
-  fee: string;
-  amount: string;
-  currency: 'GBP';
-  method: PaymentMethod;
-  card: { brand: string; last4: string; exp_month: number; exp_year: number } | null;
-  reference: string;
-  session_id: string;
-  schedule_id: string | null;
-  installment_number: number | null;
-  failure_code: string | null;
-  failure_message: string | null;
-  processor: 'sandbox' | 'stripe';
-  processor_reference: string | null;
-  created_at: string;
-  updated_at: string;
+/** A payment as the search lists it: the Payment with what was refunded and whose it is. */
+export interface DashboardPayment extends Payment {
   refunded: string;
   user_id: number;
   email: string;
