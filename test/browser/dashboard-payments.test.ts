@@ -161,7 +161,10 @@ describe('dashboard payments pages', () => {
     await page.getByRole('heading', { name: 'Developers', level: 1 }).waitFor();
     assert.equal(new URL(page.url()).hash, '#developers/events?status=pending');
     assert.equal(await page.getByLabel('Show').inputValue(), 'pending');
-    await page.getByRole('cell', { name: /^Pending next try/ }).first().waitFor();
+    await page
+      .getByRole('cell', { name: /^Pending next try/ })
+      .first()
+      .waitFor();
     await focused(page.getByRole('heading', { name: 'Events', level: 2 }));
   });
 
