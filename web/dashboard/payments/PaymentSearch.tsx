@@ -175,7 +175,7 @@ export function PaymentSearch(props: SectionProps) {
                       {STATUS_NAMES[payment.status]}
                     </span>
                   </td>
-                  <td>{paidWith(payment)}</td>
+                  <td class="nowrap">{paidWith(payment)}</td>
                 </tr>
               ))}
             </tbody>
