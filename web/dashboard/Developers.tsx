@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   ApiError,
@@ -38,7 +39,11 @@ const STATUS_NAMES: Record<EventStatus, string> = {
 /** The developer pages: the server token, the webhook endpoint, and events with their delivery attempts. */
 export function Developers(props: SectionProps) {
   const { me } = props;
-  const heading = useFocusOnMount<HTMLHeadingElement>(props.focusHeading);
+  // `#developers/events?status=failed` (the home page's webhook figures) opens the events with that status.
+  const toEvents = props.route.path[0] === 'events';
+  const asked = props.route.query.get('status') ?? '';
+  const eventStatus = toEvents && asked in STATUS_NAMES ? asked : '';
+  const heading = useFocusOnMount<HTMLHeadingElement>(props.focusHeading && !toEvents);
   const may = (permission: 'credentials.manage' | 'webhooks.manage') => me.permissions.includes(permission);
   // A test event sent from the endpoint's card shows in the events at once.
   const [sent, setSent] = useState(0);
@@ -49,7 +54,13 @@ export function Developers(props: SectionProps) {
       </h1>
       {may('credentials.manage') ? <ServerToken /> : null}
       <Endpoint manage={may('webhooks.manage')} onSent={() => setSent(sent + 1)} />
-      <Events manage={may('webhooks.manage')} sent={sent} />
+      <Events
+        manage={may('webhooks.manage')}
+        sent={sent}
+        status={eventStatus}
+        moveTo={toEvents}
+        focusHeading={props.focusHeading}
+      />
     </>
   );
 }
@@ -276,8 +287,21 @@ function Endpoint(props: { manage: boolean; onSent(): void }) {
   );
 }
 
-function Events(props: { manage: boolean; sent: number }) {
-  const [status, setStatus] = useState('');
+function Events(props: {
+  manage: boolean;
+  sent: number;
+  status: string;
+  moveTo: boolean;
+  focusHeading: boolean;
+}) {
+  const [status, setStatus] = useState(props.status);
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => setStatus(props.status), [props.status]);
+  useEffect(() => {
+    if (!props.moveTo) return;
+    heading.current?.scrollIntoView();
+    if (props.focusHeading) heading.current?.focus();
+  }, [props.moveTo, props.status]);
   const [events, setEvents] = useState<WebhookEvent[]>();
   const [hasMore, setHasMore] = useState(false);
   const [loading, setLoading] = useState(false);
@@ -314,7 +338,9 @@ function Events(props: { manage: boolean; sent: number }) {
 
   return (
     <section class="card" aria-labelledby="events-heading">
-      <h2 id="events-heading">Events</h2>
+      <h2 id="events-heading" ref={heading} tabIndex={-1}>
+        Events
+      </h2>
       <div class="actions">
         <Select
           id="event-status"
@@ -335,45 +361,21 @@ function Events(props: { manage: boolean; sent: number }) {
       ) : events.length === 0 ? (
         <p>No events{status ? ' with this status' : ' yet'}.</p>
       ) : (
-        <TableWrap label="Events">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Event</th>
-                <th scope="col">Created</th>
-                <th scope="col">Delivery</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Last answer</th>
-              </tr>
-            </thead>
-            <tbody>
-              {events.map((event) => (
-                <tr key={event.event_id}>
-                  <th scope="row">
-                    <button
-                      type="button"
-                      class="link"
-                      aria-expanded={open === event.event_id}
-                      aria-controls="event-detail"
-                      onClick={() => setOpen(open === event.event_id ? undefined : event.event_id)}
-                    >
-                      {event.type}
-                    </button>
-                    <span class="mono hint block">{event.event_id}</span>
-                  </th>
-                  <td>
-                    <When at={event.created_at} />
-                  </td>
-                  <td>
-                    <span class={`status-${event.status}`}>{STATUS_NAMES[event.status]}</span>
-                  </td>
-                  <td>{event.attempt_count}</td>
-                  <td>{lastAnswer(event)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <EventTable
+          label="Events"
+          events={events}
+          name={(event) => (
+            <button
+              type="button"
+              class="link"
+              aria-expanded={open === event.event_id}
+              aria-controls="event-detail"
+              onClick={() => setOpen(open === event.event_id ? undefined : event.event_id)}
+            >
+              {event.type}
+            </button>
+          )}
+        />
       )}
       {hasMore && events ? (
         <button type="button" onClick={() => load(events[events.length - 1]?.event_id)} disabled={loading}>
@@ -392,6 +394,55 @@ function Events(props: { manage: boolean; sent: number }) {
         ) : null}
       </div>
     </section>
+  );
+}
+
+/**
+ * Events as a table: each one's type and id, when, its delivery, attempts and last answer. `name` draws the type (a
+ * button that opens it, here); the payment page lists its events' deliveries with the same table.
+ */
+export function EventTable(props: {
+  label: string;
+  events: readonly WebhookEvent[];
+  name?(event: WebhookEvent): ComponentChildren;
+}) {
+  return (
+    <TableWrap label={props.label}>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Event</th>
+            <th scope="col">Created</th>
+            <th scope="col">Delivery</th>
+            <th scope="col">Attempts</th>
+            <th scope="col">Last answer</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.events.map((event) => (
+            <tr key={event.event_id}>
+              <th scope="row">
+                {props.name ? props.name(event) : event.type}
+                <span class="mono hint block">{event.event_id}</span>
+              </th>
+              <td>
+                <When at={event.created_at} />
+              </td>
+              <td>
+                <span class={`status-${event.status}`}>{STATUS_NAMES[event.status]}</span>
+                {event.next_attempt_at ? (
+                  <span class="hint block">
+                    next try <When at={event.next_attempt_at} />
+                  </span>
+                ) : null}
+              </td>
+              <td>{event.attempt_count}</td>
+              <td>{lastAnswer(event)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableWrap>
   );
 }
 

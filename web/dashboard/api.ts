@@ -144,15 +144,16 @@ export function goToLogin(reason: LoginReason): void {
 
 /**
  * A call to the dashboard API. `signedOut` calls (set-up, sign-in) take a 401 as an answer; any other call's 401
- * means the session is over, so the page goes to the login page (and the call never settles).
+ * means the session is over, so the page goes to the login page (and the call never settles). `headers` adds to the
+ * request's own (a refund's Idempotency-Key).
  */
 export async function call<T>(
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
   path: string,
   body?: unknown,
-  options: { signedOut?: boolean } = {},
+  options: { signedOut?: boolean; headers?: Record<string, string> } = {},
 ): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = { ...options.headers, accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
   let response: Response;

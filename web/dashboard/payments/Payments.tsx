@@ -1,12 +1,11 @@
 import type { SectionProps } from '../Shell.tsx';
-import { useFocusOnMount } from '../ui.tsx';
+import { PaymentPage } from './PaymentPage.tsx';
+import { PaymentSearch } from './PaymentSearch.tsx';
+import './payments.css';
 
-/** Payments: being built. */
+/** Payments: the search (`#payments?filters`) and a payment's own page (`#payments/<payment_id>`). */
 export function Payments(props: SectionProps) {
-  const heading = useFocusOnMount<HTMLHeadingElement>(props.focusHeading);
-  return (
-    <h1 ref={heading} tabIndex={-1}>
-      Payments
-    </h1>
-  );
+  const paymentId = props.route.path[0];
+  if (paymentId) return <PaymentPage key={paymentId} paymentId={paymentId} {...props} />;
+  return <PaymentSearch {...props} />;
 }
