@@ -17,6 +17,7 @@ import {
   DashboardBrowser,
   LOOKS,
   type Look,
+  loaded,
   lookProblems,
   screenshot,
 } from '../support/dashboard-browser.ts';
@@ -83,13 +84,6 @@ async function openAs(role: Role, place: string, look?: Look): Promise<{ page: P
 }
 
 const main = (page: Page) => page.getByRole('main');
-
-async function loaded(page: Page): Promise<void> {
-  await page
-    .getByRole('status')
-    .filter({ hasText: /^Loading/ })
-    .waitFor({ state: 'detached' });
-}
 
 /** Waits until the table's rows show the new list: each cell of a column starts with `text`. */
 async function everyCellStartsWith(page: Page, column: number, text: string): Promise<void> {

@@ -17,6 +17,7 @@ import {
   focused,
   LOOKS,
   type Look,
+  loaded,
   lookProblems,
   signedInHeader,
 } from '../support/dashboard-browser.ts';
@@ -316,7 +317,7 @@ describe('dashboard pages', () => {
     await signedInHeader(page, email);
     await page.getByRole('heading', { name: 'Webhook endpoint' }).waitFor();
     await page.getByRole('heading', { name: 'Events' }).waitFor();
-    await page.getByRole('status').filter({ hasText: 'Loading' }).waitFor({ state: 'detached' });
+    await loaded(page);
     for (const name of [
       'Rotate signing secret',
       'Rotate server token',
@@ -356,7 +357,7 @@ describe('dashboard pages', () => {
     await signedInHeader(page, email);
     await page.getByRole('heading', { name: 'Webhook endpoint' }).waitFor();
     // Every request of the page has been answered (none is left to meet the ended session first).
-    await page.getByRole('status').filter({ hasText: 'Loading' }).waitFor({ state: 'detached' });
+    await loaded(page);
     t.clock.advance(31 * 60_000);
     await page.getByRole('link', { name: 'Team' }).click();
     await page.waitForURL(`${base}/dashboard/login`);

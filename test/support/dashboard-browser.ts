@@ -128,12 +128,22 @@ export class DashboardBrowser {
 export async function screenshot(page: Page, name: string): Promise<void> {
   const folder = process.env.DASHBOARD_SCREENSHOTS;
   if (!folder) return;
-  await page
-    .getByRole('status')
-    .filter({ hasText: /^Loading/ })
-    .waitFor({ state: 'detached' });
+  await loaded(page);
   fs.mkdirSync(folder, { recursive: true });
   await page.screenshot({ path: path.join(folder, `dashboard-${name}.png`), fullPage: true });
+}
+
+/**
+ * Waits until nothing on the page says it is loading (every `Loading…` status is gone): however many parts load at
+ * once, unlike a locator's wait, which wants one element.
+ */
+export async function loaded(page: Page): Promise<void> {
+  await page.waitForFunction(
+    () =>
+      ![...document.querySelectorAll('[role="status"]')].some((status) =>
+        /^Loading/.test(status.textContent ?? ''),
+      ),
+  );
 }
 
 /** Waits until the element has focus (the pages move focus in an effect, after the render that shows it). */

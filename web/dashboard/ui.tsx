@@ -31,7 +31,7 @@ export function dateTime(at: string): string {
 
 /** What the dashboard's text fields set beside their value. */
 interface InputProps {
-  type?: 'email' | 'password' | 'url' | 'text';
+  type?: 'email' | 'password' | 'url' | 'text' | 'date';
   autocomplete?: string;
   inputMode?: 'numeric' | 'url' | 'email' | 'text';
   maxLength?: number;

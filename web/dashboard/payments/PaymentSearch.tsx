@@ -104,8 +104,8 @@ export function PaymentSearch(props: SectionProps) {
           {field('amount', 'Amount', { hint: 'Charged, or its rent.', autocomplete: 'off' })}
           {choice('status', 'Status', STATUS_OPTIONS)}
           {choice('method', 'Method', METHOD_OPTIONS)}
-          {field('from', 'Made from', { hint: 'A UK day, YYYY-MM-DD.', autocomplete: 'off' })}
-          {field('to', 'Made to', { hint: 'Included.', autocomplete: 'off' })}
+          {field('from', 'Made from', { type: 'date', hint: 'A UK day.', autocomplete: 'off' })}
+          {field('to', 'Made to', { type: 'date', hint: 'Included.', autocomplete: 'off' })}
         </div>
         <div class="buttons">
           <button type="submit" class="primary">
