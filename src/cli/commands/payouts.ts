@@ -1,25 +1,14 @@
 import type { Command } from 'commander';
+import type { PayoutView } from '../../payouts/view.ts';
 import { CliError, operatorClient, operatorText, withOperatorOptions } from '../operator-client.ts';
 import { jsonOutput, printable, safe, table } from '../output.ts';
-
-interface PayoutOut {
-  payout_id: string;
-  status: string;
-  payment_reference: string;
-  sort_code: string;
-  account_number: string;
-  account_name: string;
-  amount: string;
-  payment_ids: string[];
-  paid_at: string | null;
-}
 
 interface RunOut {
   payout_run_id: string;
   status: string;
   as_of: string;
   total: string;
-  items?: PayoutOut[];
+  items?: PayoutView[];
   created_at: string;
 }
 

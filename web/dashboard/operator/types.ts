@@ -1,6 +1,5 @@
 /** The operator console's answers, as the routes' schemas (src/dashboard/operator-*.ts) give them. */
 
-import type { PayoutView } from '../../../src/payouts/view.ts';
 import type { AuditEntry } from '../api.ts';
 
 export interface ConsoleIntegrator {
@@ -28,7 +27,18 @@ export interface CreatedIntegrator {
 export type Actor = AuditEntry['actor'];
 
 /** A payout in a run, as the Operator API shows it too. */
-export type Payout = PayoutView;
+export interface Payout {
+  payout_id: string;
+  payout_run_id: string;
+  status: 'created' | 'paid' | 'canceled';
+  payment_reference: string;
+  sort_code: string;
+  account_number: string;
+  account_name: string;
+  amount: string;
+  payment_ids: string[];
+  paid_at: string | null;
+}
 
 export type RunStatus = 'created' | 'confirmed' | 'canceled';
 
