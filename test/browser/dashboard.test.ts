@@ -18,7 +18,7 @@ import {
   LOOKS,
   type Look,
   loaded,
-  lookProblems,
+  lookChecker,
   signedInHeader,
 } from '../support/dashboard-browser.ts';
 import { PASSWORD, signedInPerson } from '../support/dashboard-client.ts';
@@ -401,15 +401,13 @@ describe('dashboard pages', () => {
 /** Each state of the pages a look shows, checked by axe-core; also that nothing is wider than the screen. */
 async function lookViolations(look: Look): Promise<string[]> {
   const found: string[] = [];
-  const check = async (page: Page, state: string) => {
-    found.push(...(await lookProblems(page, look, state)));
-  };
+  const check = (page: Page, state: string, shot?: string) => lookChecker(page, look, found)(state, shot);
 
   // One context for the look: signed out for the login and set-up pages, then signed in.
   const page = await openPage(look);
   await page.goto(`${base}/dashboard/login?reason=expired`);
   await page.getByRole('alert').filter({ hasText: 'Your session has ended' }).waitFor();
-  await check(page, 'login, session ended');
+  await check(page, 'login, session ended', 'login');
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.locator('#code-error').waitFor();
   await check(page, 'login, field errors');
@@ -419,7 +417,7 @@ async function lookViolations(look: Look): Promise<string[]> {
   await page.getByText(email, { exact: true }).waitFor();
   await page.getByRole('button', { name: 'Set up and sign in' }).click();
   await page.locator('#password-error').waitFor();
-  await check(page, 'set-up, authenticator app, field errors');
+  await check(page, 'set-up, authenticator app, field errors', 'setup');
   await page.getByRole('radio', { name: /Passkey/ }).check();
   await page.getByRole('heading', { name: 'Create a passkey' }).waitFor();
   await check(page, 'set-up, passkey');
@@ -434,7 +432,7 @@ async function lookViolations(look: Look): Promise<string[]> {
   await page.getByRole('heading', { name: /^ping evt_/ }).waitFor();
   await page.getByRole('button', { name: 'Rotate server token' }).click();
   await page.getByLabel('New server token').waitFor();
-  await check(page, 'developers, a new token, an event’s attempts');
+  await check(page, 'developers, a new token, an event’s attempts', 'developers');
 
   await page.getByRole('link', { name: 'Team' }).click();
   await page.getByLabel('Email').fill(newEmail('developer'));
@@ -445,11 +443,11 @@ async function lookViolations(look: Look): Promise<string[]> {
     .first()
     .click();
   await page.getByRole('button', { name: 'Keep' }).waitFor();
-  await check(page, 'team, an invite link, a removal question');
+  await check(page, 'team, an invite link, a removal question', 'team');
 
   await page.getByRole('link', { name: 'Audit log' }).click();
   await page.getByRole('row').filter({ hasText: 'server_token.rotate' }).first().waitFor();
-  await check(page, 'audit log');
+  await check(page, 'audit log', 'audit-log');
   return found;
 }
 
