@@ -12,7 +12,7 @@ import type { Db, Queryable } from '../platform/db/db.ts';
 import { firstRow, qb } from '../platform/db/query-builder.ts';
 import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { enqueue } from '../platform/jobs/define.ts';
+import { enqueueAll, jobOf } from '../platform/jobs/define.ts';
 import type { CardDetails, PaymentProcessor } from '../processors/processor.ts';
 import { type ClientContext, checkPureAmount, checkSessionAmount } from '../sessions/service.ts';
 import { formatPence } from '../shared/money.ts';
@@ -191,21 +191,15 @@ export class NewPaymentWriter {
             .returningAll()
             .$narrowType<PaymentRowNarrowing>(),
         );
-        await enqueue(
-          tx,
-          this.clock,
-          paymentReconcileJob,
-          { payment_id: id },
-          { runAt: new Date(now.getTime() + RECONCILE_AFTER_MS) },
-        );
-        // A 3DS challenge or APM page nobody answers must not stay open past its session: a late answer would charge.
-        await enqueue(
-          tx,
-          this.clock,
-          paymentExpireJob,
-          { payment_id: id },
-          { runAt: new Date(session.expires_at) },
-        );
+        await enqueueAll(tx, this.clock, [
+          jobOf(
+            paymentReconcileJob,
+            { payment_id: id },
+            { runAt: new Date(now.getTime() + RECONCILE_AFTER_MS) },
+          ),
+          // A 3DS challenge or APM page nobody answers must not stay open past its session: a late answer would charge.
+          jobOf(paymentExpireJob, { payment_id: id }, { runAt: new Date(session.expires_at) }),
+        ]);
         return { inserted: row! };
       },
     );

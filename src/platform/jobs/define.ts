@@ -8,6 +8,7 @@ import {
   enqueueJobs,
   type JobContext,
   type JobHandler,
+  type JobSpec,
   STANDARD_RETRY_DELAYS_MS,
 } from './queue.ts';
 
@@ -107,12 +108,29 @@ export function enqueueMany<Schema extends TSchema>(
   return enqueueJobs(
     tx,
     clock,
-    jobs.map(({ payload, runAt }) => ({
-      kind: definition.kind,
-      payload: payload as Record<string, unknown>,
-      ...optionsFor(definition, payload, runAt),
-    })),
+    jobs.map(({ payload, runAt }) => jobOf(definition, payload, runAt ? { runAt } : {})),
   );
+}
+
+/** One job for enqueueAll: its definition and payload, type-checked together. */
+export function jobOf<Schema extends TSchema>(
+  definition: JobDefinition<Schema, unknown>,
+  payload: Static<Schema>,
+  options: { runAt?: Date } = {},
+): JobSpec {
+  return {
+    kind: definition.kind,
+    payload: payload as Record<string, unknown>,
+    ...optionsFor(definition, payload, options.runAt),
+  };
+}
+
+/**
+ * Jobs of any kinds (made by jobOf) in one statement, in the caller's transaction: one round trip however many. A job
+ * whose dedupe key is taken is not written. Their ids in the order given.
+ */
+export function enqueueAll(tx: Queryable, clock: Clock, jobs: readonly JobSpec[]): Promise<string[]> {
+  return enqueueJobs(tx, clock, [...jobs]);
 }
 
 /**

@@ -630,25 +630,29 @@ export class SandboxProcessor implements PaymentProcessor {
     status: ChargeRow['status'],
     refusalCode: string | null,
   ): Promise<ChargeRow> {
-    await this.db.query(
-      `INSERT INTO sandbox_charges (id, idempotency_key, token_id, amount_pence, off_session, method, status,
-                                    refusal_code, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
-       ON CONFLICT (idempotency_key) DO NOTHING`,
-      [
-        `ch_sandbox_${randomBase62(22)}`,
-        idempotencyKey,
-        tokenId,
-        amountPence,
-        offSession,
-        method,
-        status,
-        refusalCode,
-        this.clock.now(),
-      ],
+    const now = this.clock.now();
+    const inserted = await firstRow(
+      this.db,
+      qb
+        .insertInto('sandbox_charges')
+        .values({
+          id: `ch_sandbox_${randomBase62(22)}`,
+          idempotency_key: idempotencyKey,
+          token_id: tokenId,
+          amount_pence: amountPence,
+          off_session: offSession,
+          method,
+          status,
+          refusal_code: refusalCode,
+          created_at: now,
+          updated_at: now,
+        })
+        .onConflict((conflict) => conflict.column('idempotency_key').doNothing())
+        .returning(CHARGE_OUTCOME)
+        .$narrowType<ChargeNarrowing>(),
     );
-    const charge = await firstRow(this.db, charges().where('idempotency_key', '=', idempotencyKey));
-    return charge!;
+    // A repeated call: the first charge with this key, as it was.
+    return inserted ?? (await firstRow(this.db, charges().where('idempotency_key', '=', idempotencyKey)))!;
   }
 
   async #decide(
