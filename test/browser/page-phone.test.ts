@@ -194,12 +194,15 @@ function focusRing(inner: Frame): Promise<Ring | undefined> {
   return inner.evaluate(() => {
     const element = document.activeElement;
     if (!element || element === document.body || !document.hasFocus()) return undefined;
+    // Measured where it is on screen: the focus may still be scrolling it into view, and elementFromPoint finds
+    // nothing outside the viewport (the ring would be measured against no background).
+    element.scrollIntoView({ block: 'center', behavior: 'instant' });
     const style = getComputedStyle(element);
     const box = element.getBoundingClientRect();
     const ringAt =
       box.top - Number.parseFloat(style.outlineOffset) - Number.parseFloat(style.outlineWidth) / 2;
     let background = 'rgb(255, 255, 255)';
-    let at = document.elementFromPoint(box.left + box.width / 2, ringAt);
+    let at = document.elementFromPoint(box.left + box.width / 2, ringAt) ?? element.parentElement;
     for (; at; at = at.parentElement) {
       const color = getComputedStyle(at).backgroundColor;
       if (color !== 'transparent' && !/rgba\(.*, 0\)$/.test(color)) {
