@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
+import type { AppContext } from '../app-context.ts';
 import { Timestamp } from '../platform/http/schemas.ts';
 import { addDays, daysInMonth } from '../shared/dates.ts';
 import { formatPence } from '../shared/money.ts';
@@ -139,22 +139,22 @@ function bucketOf(days: number): number {
  * The home page's figures for an integrator, from a handful of set-wise statements (one per domain: payments,
  * ledger, payouts, webhooks), however many tenancies and payments it has.
  */
-export async function homeFigures(app: FastifyInstance, integratorId: string): Promise<HomeView> {
-  const now = app.ctx.clock.now();
+export async function homeFigures(ctx: AppContext, integratorId: string): Promise<HomeView> {
+  const now = ctx.clock.now();
   const today = ukDate(now);
   const firstDay = addDays(today, -(SERIES_DAYS - 1));
   const month = monthStart(today);
   const from = month < firstDay ? month : firstDay;
   const monthEnd = `${today.slice(0, 8)}${daysInMonth(Number(today.slice(0, 4)), Number(today.slice(5, 7)))}`;
   const [collection, rent, payouts, webhooks] = await Promise.all([
-    app.ctx.payments.collection(integratorId, {
+    ctx.payments.collection(integratorId, {
       from: ukDayStart(from),
       before: ukDayStart(addDays(today, 1)),
       failedFrom: ukDayStart(firstDay),
     }),
-    app.ctx.ledger.overview(integratorId, { from, to: monthEnd }),
-    app.ctx.payouts.waiting(integratorId),
-    app.ctx.webhooks.health(integratorId),
+    ctx.ledger.overview(integratorId, { from, to: monthEnd }),
+    ctx.payouts.waiting(integratorId),
+    ctx.webhooks.health(integratorId),
   ]);
   const collectedBetween = (first: string, last: string) => {
     let pence = 0;

@@ -24,7 +24,7 @@ export const getHomeRoute: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const integratorId = dashboardIntegrator(request);
       requirePermission(dashboardActor(request), 'payments.read');
-      return homeFigures(app, integratorId);
+      return homeFigures(app.ctx, integratorId);
     },
   );
 };

@@ -1,11 +1,10 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
 import { longDate, moneyOf } from '../../../src/shared/display.ts';
-import { call } from '../api.ts';
 import { Chart } from '../charts.tsx';
+import { useLoaded, Waiting } from '../load.tsx';
 import { pageOf } from '../route.ts';
 import type { SectionProps } from '../Shell.tsx';
-import { Alert, messageOf, TableWrap, useFocusOnMount, When } from '../ui.tsx';
+import { TableWrap, useFocusOnMount, When } from '../ui.tsx';
 import { ARREARS_AGE_NAMES, collectionSeries, collectionSummary, waitedFor } from './home-figures.ts';
 import type { AmountFigure, CountFigure, HomeFigures } from './types.ts';
 import './home.css';
@@ -59,19 +58,15 @@ const summed = (figure: AmountFigure, label: string): FigureLink => ({
 /** Home: collection against rent due, arrears by age, what waits (payments, payouts, webhooks). */
 export function Home(props: SectionProps) {
   const heading = useFocusOnMount<HTMLHeadingElement>(props.focusHeading);
-  const [home, setHome] = useState<HomeFigures>();
-  const [problem, setProblem] = useState<string>();
-  useEffect(() => {
-    call<HomeFigures>('GET', '/home/').then(setHome, (error) => setProblem(messageOf(error)));
-  }, []);
+  const loaded = useLoaded<HomeFigures>('/home/');
+  const home = loaded.data;
 
   return (
     <>
       <h1 ref={heading} tabIndex={-1}>
         Home
       </h1>
-      {problem ? <Alert focus>{problem}</Alert> : null}
-      {!home ? problem ? null : <p role="status">Loading…</p> : <Figures home={home} />}
+      {!home ? <Waiting loaded={loaded} what="the figures" /> : <Figures home={home} />}
     </>
   );
 }

@@ -1,12 +1,12 @@
 import { useState } from 'preact/hooks';
 import { moneyOf } from '../../../src/shared/display.ts';
 import { call } from '../api.ts';
+import { useLoaded, Waiting } from '../load.tsx';
 import { href } from '../route.ts';
 import type { SectionProps } from '../Shell.tsx';
 import { Notice, TableWrap, useFocusOnMount } from '../ui.tsx';
 import { Confirming } from './Confirming.tsx';
 import { sortCodeOf } from './format.ts';
-import { useLoaded, Waiting } from './load.tsx';
 import { PageTop } from './PageTop.tsx';
 import type { PendingPayee } from './types.ts';
 

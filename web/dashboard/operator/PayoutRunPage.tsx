@@ -1,11 +1,11 @@
 import { longDate, moneyOf } from '../../../src/shared/display.ts';
 import { call } from '../api.ts';
+import { useLoaded, Waiting } from '../load.tsx';
 import { href } from '../route.ts';
 import type { SectionProps } from '../Shell.tsx';
 import { Notice, TableWrap, useFocusOnMount, When } from '../ui.tsx';
 import { Confirming } from './Confirming.tsx';
 import { actorName, PAYOUT_STATUS_NAMES, RUN_STATUS_NAMES, sortCodeOf } from './format.ts';
-import { useLoaded, Waiting } from './load.tsx';
 import { PageTop } from './PageTop.tsx';
 import type { ConsoleRun } from './types.ts';
 

@@ -1,11 +1,11 @@
 import { useRef, useState } from 'preact/hooks';
 import { longDate, moneyOf } from '../../../src/shared/display.ts';
 import { ApiError, call } from '../api.ts';
+import { useLoaded, Waiting } from '../load.tsx';
 import { href } from '../route.ts';
 import type { SectionProps } from '../Shell.tsx';
 import { Alert, Field, messageOf, TableWrap, useFocusOnMount, When } from '../ui.tsx';
 import { actorName, RUN_STATUS_NAMES } from './format.ts';
-import { useLoaded, Waiting } from './load.tsx';
 import { Payees } from './Payees.tsx';
 import { PayoutRunPage } from './PayoutRunPage.tsx';
 import type { ConsoleRun, ConsoleRunSummary } from './types.ts';

@@ -1,9 +1,8 @@
-import { useEffect, useState } from 'preact/hooks';
 import { moneyOf } from '../../../src/shared/display.ts';
-import { call } from '../api.ts';
 import { EventTable } from '../Developers.tsx';
+import { useLoaded, Waiting } from '../load.tsx';
 import type { SectionProps } from '../Shell.tsx';
-import { Alert, messageOf, useFocusOnMount, When } from '../ui.tsx';
+import { useFocusOnMount, When } from '../ui.tsx';
 import { lastSearchAddress } from './PaymentSearch.tsx';
 import { RefundPanel } from './RefundPanel.tsx';
 import { paidWith, STATUS_NAMES } from './search-query.ts';
@@ -26,19 +25,8 @@ const TIMELINE_NAMES: Record<TimelineEntry['type'], string> = {
 /** A payment's page: what it is, its timeline, its events' webhook deliveries, and a refund for those who may. */
 export function PaymentPage(props: SectionProps & { paymentId: string }) {
   const heading = useFocusOnMount<HTMLHeadingElement>(props.focusHeading);
-  const [payment, setPayment] = useState<PaymentDetail>();
-  const [problem, setProblem] = useState<string>();
-  const load = () =>
-    call<PaymentDetail>('GET', `/payments/${encodeURIComponent(props.paymentId)}/`).then(
-      (found) => {
-        setProblem(undefined);
-        setPayment(found);
-      },
-      (error) => setProblem(messageOf(error)),
-    );
-  useEffect(() => {
-    load();
-  }, []);
+  const loaded = useLoaded<PaymentDetail>(`/payments/${encodeURIComponent(props.paymentId)}/`);
+  const payment = loaded.data;
 
   return (
     <>
@@ -48,17 +36,14 @@ export function PaymentPage(props: SectionProps & { paymentId: string }) {
       <h1 ref={heading} tabIndex={-1}>
         Payment <span class="mono break">{props.paymentId}</span>
       </h1>
-      {problem ? <Alert focus>{problem}</Alert> : null}
       {!payment ? (
-        problem ? null : (
-          <p role="status">Loading…</p>
-        )
+        <Waiting loaded={loaded} what="the payment" />
       ) : (
         <>
           <Summary payment={payment} />
           <Timeline entries={payment.timeline} />
           {props.me.permissions.includes('refunds.create') ? (
-            <RefundPanel payment={payment} onRefunded={load} />
+            <RefundPanel payment={payment} onRefunded={loaded.reload} />
           ) : null}
           <Deliveries payment={payment} />
         </>

@@ -20,7 +20,7 @@ function refundDone(refund: Refund): string {
  * Refund (admin, finance): an amount, then its preview (rent and fee parts, what the landlord's payout loses), then
  * Confirm. The server refuses anyone else whatever the page shows.
  */
-export function RefundPanel(props: { payment: PaymentDetail; onRefunded(): Promise<void> }) {
+export function RefundPanel(props: { payment: PaymentDetail; onRefunded(): void }) {
   const { payment } = props;
   const [amount, setAmount] = useState(payment.refundable);
   const [amountError, setAmountError] = useState<string>();
@@ -90,7 +90,7 @@ export function RefundPanel(props: { payment: PaymentDetail; onRefunded(): Promi
       key.current = undefined;
       setDone(refundDone(refund));
       setPreview(undefined);
-      await props.onRefunded();
+      props.onRefunded();
     } catch (error) {
       // The same key stays: trying again cannot refund twice.
       setProblem(messageOf(error));

@@ -1,11 +1,11 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { moneyOf } from '../../../src/shared/display.ts';
-import { call } from '../api.ts';
+import { useLoaded, Waiting } from '../load.tsx';
 import { PagedTable } from '../PagedTable.tsx';
 import { useCursorPages } from '../paging.tsx';
 import { href } from '../route.ts';
 import type { SectionProps } from '../Shell.tsx';
-import { Alert, Field, messageOf, Select, TableWrap, useFocusOnMount, When } from '../ui.tsx';
+import { Field, Select, TableWrap, useFocusOnMount, When } from '../ui.tsx';
 import { holdWords, PAYOUT_STATUS_NAMES, STATUS_OPTIONS } from './payout-words.ts';
 import type { HeldPayout, PayoutStatus, PlatformPayout } from './types.ts';
 import './payouts.css';
@@ -122,14 +122,8 @@ function PayoutList(props: SectionProps) {
 
 function HeldPayouts(props: { focusHeading: boolean }) {
   const heading = useFocusOnMount<HTMLHeadingElement>(props.focusHeading);
-  const [held, setHeld] = useState<HeldPayout[]>();
-  const [problem, setProblem] = useState<string>();
-  useEffect(() => {
-    call<{ data: HeldPayout[] }>('GET', '/payouts/held/').then(
-      (found) => setHeld(found.data),
-      (error) => setProblem(messageOf(error)),
-    );
-  }, []);
+  const loaded = useLoaded<{ data: HeldPayout[] }>('/payouts/held/');
+  const held = loaded.data?.data;
 
   return (
     <>
@@ -140,11 +134,8 @@ function HeldPayouts(props: { focusHeading: boolean }) {
         Tenancies whose rent a payout run would pay but holds back today, and why. A tenancy can be held for
         more than one reason.
       </p>
-      {problem ? <Alert focus>{problem}</Alert> : null}
       {!held ? (
-        problem ? null : (
-          <p role="status">Loading…</p>
-        )
+        <Waiting loaded={loaded} what="the rent held back" />
       ) : held.length === 0 ? (
         <p role="status">No rent is held back: every payable rent goes into the next run.</p>
       ) : (

@@ -1,7 +1,8 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { METHOD_LABELS, PAYMENT_METHODS } from '../../../src/shared/vocabulary.ts';
 import { ApiError, call } from '../api.ts';
+import { useLoaded, Waiting } from '../load.tsx';
 import { href } from '../route.ts';
 import type { SectionProps } from '../Shell.tsx';
 import { Alert, Field, messageOf, Notice, useFocusOnMount } from '../ui.tsx';
@@ -24,11 +25,9 @@ function saveSettings(body: Partial<Record<keyof PlatformSettings, unknown>>): P
 /** Settings (admins): fees per method, rent reminders and allowed origins, each saved on its own. */
 export function Settings(props: SectionProps) {
   const heading = useFocusOnMount<HTMLHeadingElement>(props.focusHeading);
-  const [settings, setSettings] = useState<PlatformSettings>();
-  const [problem, setProblem] = useState<string>();
-  useEffect(() => {
-    call<PlatformSettings>('GET', '/settings/').then(setSettings, (error) => setProblem(messageOf(error)));
-  }, []);
+  const loaded = useLoaded<PlatformSettings>('/settings/');
+  const settings = loaded.data;
+  const setSettings = loaded.set;
   return (
     <>
       <h1 ref={heading} tabIndex={-1}>
@@ -38,11 +37,8 @@ export function Settings(props: SectionProps) {
         Each change is recorded in the audit log with your name, and the settings before and after. The people
         of your team and their roles are on the <a href={href('team')}>Team</a> page.
       </p>
-      {problem ? <Alert focus>{problem}</Alert> : null}
       {!settings ? (
-        problem ? null : (
-          <p role="status">Loading…</p>
-        )
+        <Waiting loaded={loaded} what="the settings" />
       ) : (
         <>
           <Fees settings={settings} onSaved={setSettings} />

@@ -1,9 +1,8 @@
-import { useEffect, useState } from 'preact/hooks';
 import { longDate, moneyOf } from '../../../src/shared/display.ts';
-import { call } from '../api.ts';
 import { Chart } from '../charts.tsx';
+import { useLoaded, Waiting } from '../load.tsx';
 import { href } from '../route.ts';
-import { Alert, messageOf, TableWrap, useFocusOnMount } from '../ui.tsx';
+import { TableWrap, useFocusOnMount } from '../ui.tsx';
 import {
   balanceChart,
   balanceSummary,
@@ -17,15 +16,8 @@ import type { LedgerEntry, TenancyLedger } from './types.ts';
 /** A tenancy's ledger (`#tenants/<user_id>/<payment_reference>`): its balance over time, and every entry. */
 export function Ledger(props: { userId: string; reference: string; focusHeading: boolean }) {
   const heading = useFocusOnMount<HTMLHeadingElement>(props.focusHeading);
-  const [ledger, setLedger] = useState<TenancyLedger>();
-  const [problem, setProblem] = useState<string>();
-
-  useEffect(() => {
-    call<TenancyLedger>('GET', `/tenancies/${encodeURIComponent(props.reference)}/ledger/`).then(
-      setLedger,
-      (error) => setProblem(messageOf(error)),
-    );
-  }, []);
+  const loaded = useLoaded<TenancyLedger>(`/tenancies/${encodeURIComponent(props.reference)}/ledger/`);
+  const ledger = loaded.data;
 
   return (
     <>
@@ -35,11 +27,8 @@ export function Ledger(props: { userId: string; reference: string; focusHeading:
       <h1 ref={heading} tabIndex={-1} class="break">
         Ledger of {props.reference}
       </h1>
-      {problem ? <Alert focus>{problem}</Alert> : null}
       {!ledger ? (
-        problem ? null : (
-          <p role="status">Loading…</p>
-        )
+        <Waiting loaded={loaded} what="the ledger" />
       ) : (
         <>
           <dl class="facts">

@@ -1,8 +1,8 @@
-import { useEffect, useState } from 'preact/hooks';
 import { longDate, moneyOf, ordinal } from '../../../src/shared/display.ts';
-import { call, type SignedIn } from '../api.ts';
+import type { SignedIn } from '../api.ts';
+import { useLoaded, Waiting } from '../load.tsx';
 import { href } from '../route.ts';
-import { Alert, messageOf, TableWrap, useFocusOnMount, When } from '../ui.tsx';
+import { Alert, TableWrap, useFocusOnMount, When } from '../ui.tsx';
 import { Schedules } from './Schedules.tsx';
 import { documentName, frequencyName, isKyc, nextDueText, owedText } from './tenant-words.ts';
 import type { Tenancy, Tenant, TenantDocument } from './types.ts';
@@ -10,14 +10,9 @@ import type { Tenancy, Tenant, TenantDocument } from './types.ts';
 /** A tenant's page: profile, tenancies, schedules, saved cards and documents. */
 export function TenantPage(props: { userId: string; me: SignedIn; focusHeading: boolean }) {
   const heading = useFocusOnMount<HTMLHeadingElement>(props.focusHeading);
-  const [tenant, setTenant] = useState<Tenant>();
-  const [problem, setProblem] = useState<string>();
   const known = /^[1-9]\d{0,15}$/.test(props.userId);
-
-  useEffect(() => {
-    if (!known) return;
-    call<Tenant>('GET', `/tenants/${props.userId}/`).then(setTenant, (error) => setProblem(messageOf(error)));
-  }, []);
+  const loaded = useLoaded<Tenant>(known ? `/tenants/${props.userId}/` : undefined);
+  const tenant = loaded.data;
 
   return (
     <>
@@ -29,12 +24,8 @@ export function TenantPage(props: { userId: string; me: SignedIn; focusHeading: 
       </h1>
       {!known ? (
         <Alert>There is no tenant with user ID “{props.userId}”: a user ID is a number.</Alert>
-      ) : null}
-      {problem ? <Alert focus>{problem}</Alert> : null}
-      {!tenant ? (
-        problem || !known ? null : (
-          <p role="status">Loading…</p>
-        )
+      ) : !tenant ? (
+        <Waiting loaded={loaded} what="the tenant" />
       ) : (
         <>
           <Profile tenant={tenant} />

@@ -1,8 +1,8 @@
-/** The console's pages read one answer each: loaded when the page opens, again after a change. */
+/** A page that reads one answer: loaded when the page opens (or its path changes), again after a change. */
 
 import { useEffect, useState } from 'preact/hooks';
-import { call } from '../api.ts';
-import { Alert, messageOf } from '../ui.tsx';
+import { call } from './api.ts';
+import { Alert, messageOf } from './ui.tsx';
 
 export interface Loaded<T> {
   data: T | undefined;
@@ -12,11 +12,13 @@ export interface Loaded<T> {
   reload(): void;
 }
 
-export function useLoaded<T>(path: string): Loaded<T> {
+/** The answer of GET `path`; nothing is asked while `path` is undefined (a page that knows the answer would be 404). */
+export function useLoaded<T>(path: string | undefined): Loaded<T> {
   const [data, setData] = useState<T>();
   const [problem, setProblem] = useState<string>();
   const [attempt, setAttempt] = useState(0);
   useEffect(() => {
+    if (path === undefined) return;
     let current = true;
     setProblem(undefined);
     call<T>('GET', path).then(
