@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { actorName, ageOf, originsOf, percentOf, sortCodeOf } from '../../web/dashboard/operator/format.ts';
+import { ageOf } from '../../web/dashboard/format.ts';
+import { actorName, originsOf, percentOf, sortCodeOf } from '../../web/dashboard/operator/format.ts';
 
 describe('the operator console’s words', () => {
   for (const [rate, shown] of [
@@ -23,8 +24,15 @@ describe('the operator console’s words', () => {
     [120, '2 min'],
     [3_620, '1 h'],
     [7_500, '2 h 5 min'],
+    [59, '59 s'],
+    [60, '1 min'],
+    [3_599, '59 min 59 s'],
+    [3_600, '1 h'],
+    [3_660, '1 h 1 min'],
     [86_400, '1 d'],
+    [90_000, '1 d 1 h'],
     [273_600, '3 d 4 h'],
+    [273_659, '3 d 4 h'],
     [-5, '0 s'],
   ] as const) {
     it(`${seconds} seconds read ${shown}`, () => assert.equal(ageOf(seconds), shown));

@@ -1,25 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { moneyOf } from '../../src/shared/display.ts';
-import { collectionSeries, collectionSummary, waitedFor } from '../../web/dashboard/home/home-figures.ts';
+import { collectionSeries, collectionSummary } from '../../web/dashboard/home/home-figures.ts';
 
 describe('the home page’s figures', () => {
-  for (const [seconds, words] of [
-    [0, '0 s'],
-    [59, '59 s'],
-    [60, '1 min'],
-    [3599, '59 min'],
-    [3600, '1 h'],
-    [3660, '1 h 1 min'],
-    [86_400, '1 day'],
-    [90_000, '1 day 1 h'],
-    [3 * 86_400 + 4 * 3600 + 59, '3 days 4 h'],
-  ] as const) {
-    it(`says ${seconds} seconds of waiting as “${words}”`, () => {
-      assert.equal(waitedFor(seconds), words);
-    });
-  }
-
   const series = [
     { date: '2026-05-31', collected: '0.00', due: '1000.00', link: '' },
     { date: '2026-06-01', collected: '1217.40', due: '0.00', link: '' },

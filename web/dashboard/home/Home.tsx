@@ -1,11 +1,12 @@
 import type { ComponentChildren } from 'preact';
 import { longDate, moneyOf } from '../../../src/shared/display.ts';
 import { Chart } from '../charts.tsx';
+import { ageOf } from '../format.ts';
 import { useLoaded, Waiting } from '../load.tsx';
 import { pageOf } from '../route.ts';
 import type { SectionProps } from '../Shell.tsx';
 import { TableWrap, useFocusOnMount, When } from '../ui.tsx';
-import { ARREARS_AGE_NAMES, collectionSeries, collectionSummary, waitedFor } from './home-figures.ts';
+import { ARREARS_AGE_NAMES, collectionSeries, collectionSummary } from './home-figures.ts';
 import type { AmountFigure, CountFigure, HomeFigures } from './types.ts';
 import './home.css';
 
@@ -171,7 +172,7 @@ function Figures({ home }: { home: HomeFigures }) {
               note:
                 pending.count === 0
                   ? 'None waiting.'
-                  : `${count(pending.retrying)} retrying; the oldest has waited ${waitedFor(pending.oldest_age_seconds ?? 0)}.`,
+                  : `${count(pending.retrying)} retrying; the oldest has waited ${ageOf(pending.oldest_age_seconds ?? 0)}.`,
             },
           ]}
         />

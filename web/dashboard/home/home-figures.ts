@@ -9,22 +9,6 @@ export const ARREARS_AGE_NAMES: Record<ArrearsAge, string> = {
   over_60: 'Over 60 days overdue',
 };
 
-/** How long something has waited, to the largest two units: "45 s", "3 min", "2 h 5 min", "3 days 4 h". */
-export function waitedFor(seconds: number): string {
-  const minutes = Math.floor(seconds / 60);
-  const hours = Math.floor(minutes / 60);
-  const days = Math.floor(hours / 24);
-  if (days > 0)
-    return hours % 24 ? `${days} ${days === 1 ? 'day' : 'days'} ${hours % 24} h` : plural(days, 'day');
-  if (hours > 0) return minutes % 60 ? `${hours} h ${minutes % 60} min` : `${hours} h`;
-  if (minutes > 0) return `${minutes} min`;
-  return `${seconds} s`;
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
-}
-
 const DAY_LONG = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', timeZone: 'UTC' });
 const DAY_SHORT = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
 

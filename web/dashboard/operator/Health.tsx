@@ -1,7 +1,7 @@
+import { ageOf } from '../format.ts';
 import { useLoaded, Waiting } from '../load.tsx';
 import type { SectionProps } from '../Shell.tsx';
 import { TableWrap, useFocusOnMount, When } from '../ui.tsx';
-import { ageOf } from './format.ts';
 import type { SystemHealth } from './types.ts';
 import './operator.css';
 

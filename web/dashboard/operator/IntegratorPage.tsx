@@ -1,12 +1,13 @@
 import { useState } from 'preact/hooks';
 import { moneyOf } from '../../../src/shared/display.ts';
 import { call } from '../api.ts';
+import { ageOf } from '../format.ts';
 import { useLoaded, Waiting } from '../load.tsx';
 import { href } from '../route.ts';
 import type { SectionProps } from '../Shell.tsx';
 import { Alert, Notice, OnceSecret, useFocusOnMount, When } from '../ui.tsx';
 import { Confirming } from './Confirming.tsx';
-import { ageOf, ENVIRONMENT_NAMES, percentOf, STATUS_NAMES } from './format.ts';
+import { ENVIRONMENT_NAMES, percentOf, STATUS_NAMES } from './format.ts';
 import { PageTop } from './PageTop.tsx';
 import type { ConsoleIntegrator } from './types.ts';
 

@@ -1,10 +1,11 @@
 import { moneyOf } from '../../../src/shared/display.ts';
+import { ageOf } from '../format.ts';
 import { useLoaded, Waiting } from '../load.tsx';
 import { href } from '../route.ts';
 import type { SectionProps } from '../Shell.tsx';
 import { TableWrap, useFocusOnMount, When } from '../ui.tsx';
 import { CreateIntegrator } from './CreateIntegrator.tsx';
-import { ageOf, ENVIRONMENT_NAMES, percentOf, STATUS_NAMES } from './format.ts';
+import { ENVIRONMENT_NAMES, percentOf, STATUS_NAMES } from './format.ts';
 import { IntegratorPage } from './IntegratorPage.tsx';
 import type { ConsoleIntegrator } from './types.ts';
 import './operator.css';
