@@ -194,12 +194,12 @@ export class PayoutService {
 
   /**
    * What each tenancy has to pay out as of a day, split into what a run pays and what it holds back; of the tenancies
-   * `tenancyIds` names only, when given.
+   * `of.tenancyIds` names only, when given; `of.approved`: the approved accounts, when the caller has read them.
    */
   async #payable(
     tx: Queryable,
     asOf: string,
-    tenancyIds?: string[],
+    of: { tenancyIds?: string[]; approved?: Set<string> | undefined } = {},
   ): Promise<{
     paying: (TenancyPayable & { account: PayoutAccount })[];
     held: Held[];
@@ -207,6 +207,7 @@ export class PayoutService {
     carried: { integrator_id: string; payment_reference: string; amount_pence: number }[];
   }> {
     const today = utcDate(this.clock.now());
+    const { tenancyIds } = of;
     const lines = await (tenancyIds === undefined
       ? PAYABLE.rows(tx, [asOf, today])
       : PAYABLE_OF_TENANCIES.rows(tx, [asOf, today, tenancyIds]));
@@ -218,7 +219,7 @@ export class PayoutService {
       entry.amount_pence += line.amount_pence;
       byTenancy.set(line.tenancy_id, entry);
     }
-    const approved = await this.#approvedAccounts(tx);
+    const approved = 'approved' in of ? of.approved : await this.#approvedAccounts(tx);
     const paying: (TenancyPayable & { account: PayoutAccount })[] = [];
     const held: Held[] = [];
     const carried: { integrator_id: string; payment_reference: string; amount_pence: number }[] = [];
@@ -284,6 +285,32 @@ export class PayoutService {
       .sort((a, b) => `${a.sort_code}${a.account_number}`.localeCompare(`${b.sort_code}${b.account_number}`));
   }
 
+  /**
+   * What is payable as of `asOf` for the integrator's tenancies that `candidates` finds a run could hold back, not
+   * for every payment it ever took: the account check is the runs' own (accountHold).
+   */
+  async #holdable(
+    integratorId: string,
+    asOf: string,
+    candidates: typeof accountHeldTenancies,
+  ): Promise<{
+    held: Held[];
+    carried: { integrator_id: string; payment_reference: string; amount_pence: number }[];
+  }> {
+    const approved = await this.#approvedAccounts(this.db);
+    const tenancyIds = await candidates(
+      this.db,
+      integratorId,
+      (tenancy) => !accountHold(approved, tenancy).ready,
+    );
+    if (tenancyIds.length === 0) return { held: [], carried: [] };
+    const { held, carried } = await this.#payable(this.db, asOf, { tenancyIds, approved });
+    return {
+      held: held.filter((entry) => entry.integrator_id === integratorId),
+      carried: carried.filter((entry) => entry.integrator_id === integratorId),
+    };
+  }
+
   /** The payout carrying a payment's rent, if one does (see paymentPayout). */
   paymentPayout(paymentId: string): Promise<PaymentPayout> {
     return paymentPayout(this.db, paymentId);
@@ -302,19 +329,8 @@ export class PayoutService {
         .where('integrator_id', '=', integratorId)
         .where('status', '=', 'created'),
     );
-    // Only tenancies whose account a run would hold back can be held: what is payable is read for those alone.
-    const approved = await this.#approvedAccounts(this.db);
-    const candidates = await accountHeldTenancies(
-      this.db,
-      integratorId,
-      (tenancy) => !accountHold(approved, tenancy).ready,
-    );
-    const held =
-      candidates.length === 0
-        ? []
-        : (await this.#payable(this.db, utcDate(this.clock.now()), candidates)).held.filter(
-            (entry) => entry.integrator_id === integratorId,
-          );
+    // Only tenancies whose account a run would hold back can be held for it.
+    const { held } = await this.#holdable(integratorId, utcDate(this.clock.now()), accountHeldTenancies);
     const approval = held.filter((entry) => entry.kind === 'payee_awaiting_approval').length;
     return {
       awaiting_confirmation: created?.count ?? 0,
@@ -329,25 +345,15 @@ export class PayoutService {
    * next payouts), and rent under an open dispute.
    */
   async heldFor(integratorId: string, asOf = utcDate(this.clock.now())): Promise<PlatformHold[]> {
-    // Only tenancies that can be held are counted, not every payment ever made: those whose account a run would hold
-    // back, and those with refunds or lost disputes not yet deducted.
-    const approved = await this.#approvedAccounts(this.db);
-    const candidates = await holdCandidates(
-      this.db,
-      integratorId,
-      (tenancy) => !accountHold(approved, tenancy).ready,
-    );
-    const { held, carried } =
-      candidates.length === 0 ? { held: [], carried: [] } : await this.#payable(this.db, asOf, candidates);
+    // Also those with refunds or lost disputes not yet deducted, which can outweigh the rent waiting.
+    const { held, carried } = await this.#holdable(integratorId, asOf, holdCandidates);
     const holds: PlatformHold[] = [
-      ...held.filter((h) => h.integrator_id === integratorId),
-      ...carried
-        .filter((c) => c.integrator_id === integratorId)
-        .map((c) => ({
-          ...c,
-          kind: 'negative_carried' as const,
-          reason: negativeCarriedReason(c.amount_pence),
-        })),
+      ...held,
+      ...carried.map((c) => ({
+        ...c,
+        kind: 'negative_carried' as const,
+        reason: negativeCarriedReason(c.amount_pence),
+      })),
       ...(await disputedHolds(this.db, integratorId)),
     ];
     return holds
