@@ -1,8 +1,8 @@
 import { moneyOf } from '../../../src/shared/display.ts';
-import { EventTable } from '../Developers.tsx';
 import { useLoaded, Waiting } from '../load.tsx';
 import type { SectionProps } from '../Shell.tsx';
 import { useFocusOnMount, When } from '../ui.tsx';
+import { EventTable } from '../WebhookEvents.tsx';
 import { lastSearchAddress } from './PaymentSearch.tsx';
 import { RefundPanel } from './RefundPanel.tsx';
 import { paidWith, STATUS_NAMES } from './search-query.ts';
