@@ -240,6 +240,11 @@ describe('dashboard payments pages', () => {
 
     const refund = page.locator('.timeline-refund');
     await refund.filter({ hasText: '£200.00' }).waitFor();
+    // The amount field starts again at what is left, once the reloaded payment has rendered.
+    await page.waitForFunction(
+      (input) => (input as HTMLInputElement).value === '1017.40',
+      await amount.elementHandle(),
+    );
     assert.equal(await amount.inputValue(), '1017.40');
     // The platform's audit log (an admin's) names the person who refunded.
     const admin = await signedInPerson(t, {
