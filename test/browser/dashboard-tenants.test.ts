@@ -138,6 +138,8 @@ describe('dashboard tenants, payouts and settings pages', () => {
     await page.getByRole('link', { name: 'Ledger and balance of ADA-1' }).click();
     await focused(page.getByRole('heading', { name: 'Ledger of ADA-1', level: 1 }));
     assert.match(page.url(), /#tenants\/1\/ADA-1$/);
+    // The heading shows at once; the chart once the ledger has come.
+    await page.locator('.chart .point').first().waitFor();
     const points = await page
       .locator('.chart .point[data-series="Balance"]')
       .evaluateAll((found) => found.map((point) => [point.dataset.label, Number(point.dataset.value)]));
