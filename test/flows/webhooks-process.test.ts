@@ -29,12 +29,16 @@ interface WorkerProcess {
 /** Worker processes still running; a failed test kills its own, or its pipes would keep this file from ending. */
 const running = new Set<ChildProcess>();
 
+/** Deliveries one worker runs at once for one integrator. */
+const PER_INTEGRATOR = 4;
+
 function startWorker(options: DatabaseOptions): WorkerProcess {
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
     DATA_DIR: options.dataDir,
     LOG_LEVEL: 'info',
     WORKER_POLL_INTERVAL_MS: '50',
+    WORKER_CONCURRENCY_PER_INTEGRATOR: String(PER_INTEGRATOR),
     ALLOW_PRIVATE_WEBHOOK_HOSTS: '1',
     // The worker's health and metrics listen on PORT: any free one.
     PORT: '0',
@@ -180,7 +184,23 @@ describe('webhooks with real worker processes', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rentpay-webhook-workers-'));
     const options = { databaseUrl: database.databaseUrl, dataDir };
     const receiver = await Receiver.start();
-    receiver.respond = () => ({ status: 200, delayMs: Math.floor(Math.random() * 10) });
+    // One worker has at most PER_INTEGRATOR deliveries of this integrator in flight. The first requests are held
+    // until more than that are waiting at once, which only two working workers can do: then both deliver, however
+    // their start-up races. (PGlite runs one worker, which is answered at once.)
+    const held: (() => void)[] = [];
+    let bothWorking = !TEST_DATABASE_URL;
+    receiver.respond = async () => {
+      if (!bothWorking) {
+        await new Promise<void>((release) => {
+          held.push(release);
+          if (held.length > PER_INTEGRATOR) {
+            bothWorking = true;
+            for (const wake of held.splice(0)) wake();
+          }
+        });
+      }
+      return { status: 200, delayMs: Math.floor(Math.random() * 10) };
+    };
     const events = 300;
     try {
       await pgliteDataDir(dataDir);
