@@ -112,8 +112,12 @@ export async function assertCardAttemptsLeft(
     { prepare: 'card-declines' },
   );
   const block = declineBlock(declines, session, now);
-  if (!block) return;
-  throw new ServiceError(
+  if (block) throw tooManyAttempts(block);
+}
+
+/** 429 too_many_attempts for a decline limit reached, with how long to wait. */
+export function tooManyAttempts(block: DeclineBlock): ServiceError {
+  return new ServiceError(
     'too_many_attempts',
     block.scope === 'session'
       ? `Too many declined cards in this payment session (${SESSION_DECLINE_LIMIT}); it takes no more payment ` +
@@ -152,12 +156,23 @@ export async function settleCardAttempt(
   declined: boolean,
   now: Date,
 ): Promise<void> {
-  if (declined) {
-    await db.query(
-      'UPDATE card_declines SET pending = false, created_at = $2 WHERE source = $1 AND pending',
-      [source, now],
-    );
-  } else {
-    await db.query('DELETE FROM card_declines WHERE source = $1 AND pending', [source]);
-  }
+  await settleCardAttempts(db, [{ source, declined }], now);
+}
+
+/** settleCardAttempt for several answered attempts, in one statement. */
+export async function settleCardAttempts(
+  db: Queryable,
+  attempts: readonly { source: string; declined: boolean }[],
+  now: Date,
+): Promise<void> {
+  if (attempts.length === 0) return;
+  await db.query(
+    `WITH x AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(source text, declined boolean)),
+     kept AS (
+       UPDATE card_declines c SET pending = false, created_at = $2
+         FROM x WHERE c.source = x.source AND x.declined AND c.pending
+       RETURNING c.id)
+     DELETE FROM card_declines c USING x WHERE c.source = x.source AND NOT x.declined AND c.pending`,
+    [attempts as { source: string; declined: boolean }[], now],
+  );
 }

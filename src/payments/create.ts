@@ -1,27 +1,27 @@
-import { sql } from 'kysely';
-import {
-  assertCardAttemptsLeft,
-  declineOwner,
-  isCardAttempt,
-  reserveCardAttempt,
-} from '../cards/card-testing.ts';
+import { assertCardAttemptsLeft, declineOwner, isCardAttempt } from '../cards/card-testing.ts';
 import { assertSavedCardsEnabled, type SavedCardService, UNKNOWN_CARD_TOKEN } from '../cards/service.ts';
 import { hasFeature, type Integrator } from '../integrators/service.ts';
 import type { Clock } from '../platform/clock/clock.ts';
+import { StatementBatcher } from '../platform/db/batcher.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
-import { firstRow, qb } from '../platform/db/query-builder.ts';
+import { firstRow } from '../platform/db/query-builder.ts';
+import { isDatabaseUnavailable } from '../platform/db/unavailable.ts';
 import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { enqueueAll, jobOf } from '../platform/jobs/define.ts';
 import type { CardDetails, PaymentProcessor } from '../processors/processor.ts';
 import { type ClientContext, checkPureAmount, checkSessionAmount } from '../sessions/service.ts';
 import { formatPence } from '../shared/money.ts';
 import { APM_METHODS, type PaymentMethod, WALLET_METHODS } from '../shared/vocabulary.ts';
 import { type PaymentAmounts, paymentAmounts } from './fees.ts';
-import { paymentExpireJob } from './jobs/payment-expire.ts';
-import { paymentReconcileJob, RECONCILE_AFTER_MS } from './jobs/payment-reconcile.ts';
+import { insertNewPayments, type NewPayment, type NewPaymentResult } from './new-payments.ts';
 import { paymentRows } from './rows.ts';
-import type { PaymentRow, PaymentRowNarrowing } from './view.ts';
+import type { PaymentRow } from './view.ts';
+
+/**
+ * The most transactions of new payments running at once on this node; payments arriving meanwhile wait and then
+ * share one. More would only queue for the database's connections and its commits.
+ */
+const NEW_PAYMENT_TRANSACTIONS = 4;
 
 /**
  * What pays: a new card's token or a saved card (method card), a wallet sheet's token (apple_pay,
@@ -89,124 +89,30 @@ export class NewPaymentWriter {
     checkFeatures(integrator, input);
     const source = await this.#resolve(input);
 
-    const id = newId('pay');
-    const now = this.clock.now();
-    const attempt = await this.db.transaction<{ raced: PaymentRow } | { inserted: PaymentRow }>(
-      async (tx) => {
-        // Attempts in one session queue on its row, so each check below sees every attempt committed before it.
-        await tx.query('SELECT id FROM sessions WHERE id = $1 FOR UPDATE', [session.id]);
-        const raced = await this.#byKey(session.id, input.idempotencyKey, tx);
-        if (raced) return { raced };
-        const state = await firstRow(
-          tx,
-          qb
-            .selectFrom('sessions as s')
-            .select((eb) => [
-              eb('s.completed_at', 'is not', null).as('completed'),
-              eb
-                .selectFrom('payments as p')
-                .select('p.id')
-                .whereRef('p.session_id', '=', 's.id')
-                .where('p.status', 'in', ['processing', 'requires_action'])
-                .limit(1)
-                .as('in_flight'),
-            ])
-            .where('s.id', '=', session.id),
-        );
-        if (state?.completed) {
-          throw new ServiceError(
-            'conflict',
-            'This session has already been paid; log in again for another payment.',
-          );
-        }
-        // A second attempt under another key while one is with the processor, or waiting for 3DS that may
-        // still be completed, could become a second charge.
-        if (state?.in_flight) {
-          throw new ServiceError(
-            'conflict',
-            `Payment ${state.in_flight} of this session is waiting for authentication or being processed; ` +
-              'complete it, or wait for its outcome, before paying again.',
-          );
-        }
-        // Checked again with the user's attempts queued, and this one counted until the issuer has answered.
-        if (isCardAttempt(input.method, source.card)) {
-          await reserveCardAttempt(tx, declineOwner(input.client), session, id, now);
-        }
-        const row = await firstRow(
-          tx,
-          qb
-            .insertInto('payments')
-            .columns([
-              'id',
-              'integrator_id',
-              'session_id',
-              'user_id',
-              'tenancy_id',
-              'status',
-              'pure_amount_pence',
-              'fee_pence',
-              'amount_pence',
-              'method',
-              'card_brand',
-              'card_last4',
-              'card_exp_month',
-              'card_exp_year',
-              'reference',
-              'idempotency_key',
-              'processor',
-              'processor_token',
-              'saved_card_id',
-              'created_at',
-              'updated_at',
-            ])
-            .expression(
-              qb
-                .selectFrom('sessions as s')
-                .innerJoin('tenancies as t', 't.id', 's.tenancy_id')
-                .select((eb) => [
-                  eb.val(id).as('id'),
-                  's.integrator_id',
-                  's.id as session_id',
-                  's.user_id',
-                  's.tenancy_id',
-                  sql.lit('processing').as('status'),
-                  eb.val(amounts.purePence).as('pure_amount_pence'),
-                  eb.val(amounts.feePence).as('fee_pence'),
-                  eb.val(amounts.amountPence).as('amount_pence'),
-                  eb.val(input.method).as('method'),
-                  eb.val(source.card?.brand ?? null).as('card_brand'),
-                  eb.val(source.card?.last4 ?? null).as('card_last4'),
-                  eb.val(source.card?.exp_month ?? null).as('card_exp_month'),
-                  eb.val(source.card?.exp_year ?? null).as('card_exp_year'),
-                  eb.fn.coalesce(eb.val(input.reference ?? null), 't.payment_reference').as('reference'),
-                  eb.val(input.idempotencyKey).as('idempotency_key'),
-                  eb.val(this.processor.name).as('processor'),
-                  eb.val(source.processorToken).as('processor_token'),
-                  eb.val(source.savedCardId).as('saved_card_id'),
-                  eb.val(now).as('created_at'),
-                  eb.val(now).as('updated_at'),
-                ])
-                .where('s.id', '=', session.id),
-            )
-            .returningAll()
-            .$narrowType<PaymentRowNarrowing>(),
-        );
-        await enqueueAll(tx, this.clock, [
-          jobOf(
-            paymentReconcileJob,
-            { payment_id: id },
-            { runAt: new Date(now.getTime() + RECONCILE_AFTER_MS) },
-          ),
-          // A 3DS challenge or APM page nobody answers must not stay open past its session: a late answer would charge.
-          jobOf(paymentExpireJob, { payment_id: id }, { runAt: new Date(session.expires_at) }),
-        ]);
-        return { inserted: row! };
-      },
-    );
+    const written = await this.#inserts.run({
+      id: newId('pay'),
+      session,
+      idempotencyKey: input.idempotencyKey,
+      amounts,
+      method: input.method,
+      reference: input.reference,
+      processor: this.processor.name,
+      processorToken: source.processorToken,
+      card: source.card,
+      savedCardId: source.savedCardId,
+      cardAttempt: isCardAttempt(input.method, source.card),
+    });
+    if ('refused' in written) throw written.refused;
     // Another request with the same key got in while we were looking up the card.
-    if ('raced' in attempt) return { payment: checkReplay(attempt.raced, input), replayed: true };
-    return { payment: attempt.inserted, replayed: false };
+    if ('raced' in written) return { payment: checkReplay(written.raced, input), replayed: true };
+    return { payment: written.inserted, replayed: false };
   }
+
+  /** New payments of one turn of the event loop share a transaction (see insertNewPayments). */
+  readonly #inserts = new StatementBatcher<NewPayment, NewPaymentResult>(
+    (batch) => this.db.transaction((tx) => insertNewPayments(tx, this.clock, batch)),
+    { splits: (error) => !isDatabaseUnavailable(error), maxInFlight: NEW_PAYMENT_TRANSACTIONS },
+  );
 
   async #resolve({ client, method, source }: CreatePaymentInput): Promise<ResolvedSource> {
     switch (source.type) {

@@ -2,11 +2,11 @@ import type { Selectable } from 'kysely';
 import { type Static, Type } from 'typebox';
 import type { Clock } from '../platform/clock/clock.ts';
 import type { Queryable } from '../platform/db/db.ts';
-import { firstRow, qb } from '../platform/db/query-builder.ts';
+import { qb, rows } from '../platform/db/query-builder.ts';
 import type { TenanciesTable, UsersTable } from '../platform/db/tables.ts';
 import { Timestamp } from '../platform/http/schemas.ts';
 import { EVENT_TENANT_FIELDS } from '../webhooks/event-data.ts';
-import { type EventType, recordEvent } from '../webhooks/record-event.ts';
+import { type EventType, recordEvents } from '../webhooks/record-event.ts';
 import { type PaymentRow, PaymentView, paymentView } from './view.ts';
 
 const Money = Type.String({ pattern: '^\\d+\\.\\d{2}$' });
@@ -94,6 +94,13 @@ export function paymentEventData(
   };
 }
 
+/** One payment event to record: its type, the payment, and what it adds beside the four keys. */
+export interface PaymentEventRecord {
+  type: EventType;
+  payment: PaymentRow;
+  extra?: PaymentEventExtra;
+}
+
 /** Records a payment's event, with `extra` beside its four keys. */
 export async function recordPaymentEvent(
   tx: Queryable,
@@ -102,13 +109,32 @@ export async function recordPaymentEvent(
   payment: PaymentRow,
   extra: PaymentEventExtra = {},
 ): Promise<void> {
-  const who = await firstRow(
+  await recordPaymentEvents(tx, clock, [{ type, payment, extra }]);
+}
+
+/** Several payments' events: their tenants read in one statement, the events written in one more. */
+export async function recordPaymentEvents(
+  tx: Queryable,
+  clock: Clock,
+  records: readonly PaymentEventRecord[],
+): Promise<void> {
+  if (records.length === 0) return;
+  const found = await rows(
     tx,
     qb
-      .selectFrom('users as u')
-      .innerJoin('tenancies as t', (join) => join.on('t.id', '=', payment.tenancy_id))
-      .select(['u.external_id', 'u.email', 't.payment_reference'])
-      .where('u.id', '=', payment.user_id),
+      .selectFrom('tenancies as t')
+      .innerJoin('users as u', 'u.id', 't.user_id')
+      .select(['t.id as tenancy_id', 'u.external_id', 'u.email', 't.payment_reference'])
+      .where('t.id', 'in', [...new Set(records.map((record) => record.payment.tenancy_id))]),
   );
-  await recordEvent(tx, clock, payment.integrator_id, type, paymentEventData(payment, who!, extra));
+  const byTenancy = new Map(found.map((who) => [who.tenancy_id, who]));
+  await recordEvents(
+    tx,
+    clock,
+    records.map(({ type, payment, extra }) => ({
+      integratorId: payment.integrator_id,
+      type,
+      data: paymentEventData(payment, byTenancy.get(payment.tenancy_id)!, extra),
+    })),
+  );
 }

@@ -1,22 +1,21 @@
 import type { Actor } from '../audit/actor.ts';
-import { isCardAttempt, isIssuerDecline, settleCardAttempt } from '../cards/card-testing.ts';
 import { SavedCardService } from '../cards/service.ts';
 import type { SavedCardRow } from '../cards/view.ts';
 import type { Clock } from '../platform/clock/clock.ts';
+import { StatementBatcher } from '../platform/db/batcher.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
 import { firstRow, qb, rows } from '../platform/db/query-builder.ts';
-import { type PaymentProcessor, type ProcessorOutcome, paymentStatusFor } from '../processors/processor.ts';
-import { completeSessions } from '../sessions/completion.ts';
+import { isDatabaseUnavailable } from '../platform/db/unavailable.ts';
+import type { PaymentProcessor, ProcessorOutcome } from '../processors/processor.ts';
 import type { SessionRow } from '../sessions/service.ts';
-import type { PaymentStatus } from '../shared/vocabulary.ts';
 import { type Collection, collection } from './collection.ts';
 import { type CreatePaymentInput, type CreatePaymentResult, NewPaymentWriter } from './create.ts';
-import { recordPaymentEvent } from './events.ts';
 import { allPayments, type ListedPayment, listedPayment, listPayments, type PaymentFilter } from './list.ts';
+import { applyOutcomes, awaitsTenant, FINAL, type OutcomeToApply } from './outcomes.ts';
 import { previewRefund, type RefundPreview } from './refund-preview.ts';
 import { RefundService } from './refunds.ts';
-import { paymentRows, paymentUpdate } from './rows.ts';
-import { enqueueSettlement, SettlementService, settlesAtOnce } from './settlement.ts';
+import { paymentRows } from './rows.ts';
+import { SettlementService } from './settlement.ts';
 import type { PaymentRow } from './view.ts';
 import { type PaymentVolume, paymentVolumeByIntegrator } from './volume.ts';
 
@@ -33,12 +32,11 @@ function waitsForTenant(payment: PaymentRow): boolean {
   return awaitsTenant(payment) && payment.next_action === null;
 }
 
-/** A recurring charge in `requires_action`: waiting for its tenant, or brought back to them and being confirmed. */
-function awaitsTenant(payment: PaymentRow): boolean {
-  return payment.status === 'requires_action' && payment.schedule_id !== null;
-}
-
-const FINAL: readonly PaymentStatus[] = ['succeeded', 'failed', 'canceled'];
+/**
+ * The most transactions of outcomes running at once on this node; outcomes arriving meanwhile wait and then share
+ * one. More would only queue for the database's connections and its commits.
+ */
+const OUTCOME_TRANSACTIONS = 4;
 
 /**
  * How often a waiting payment may be read from the processor when pages poll it. Stripe allows 25 reads a second
@@ -272,75 +270,28 @@ export class PaymentService {
 
   /**
    * Moves a payment to where the processor says it is, with its event, in one transaction. Final states
-   * stay final: a late or repeated notification changes nothing and records nothing.
+   * stay final: a late or repeated notification changes nothing and records nothing. Outcomes given in the same
+   * turn of the event loop share that transaction's statements (see applyOutcomes).
    */
-  async applyOutcome(
+  applyOutcome(
     paymentId: string,
     outcome: ProcessorOutcome,
     options: { expiring?: boolean } = {},
   ): Promise<PaymentRow> {
-    const status = paymentStatusFor(outcome);
-    return this.db.transaction(async (tx) => {
-      const current = await firstRow(tx, paymentRows().where('id', '=', paymentId).forUpdate());
-      if (!current) throw new Error(`No payment ${paymentId}`);
-      if (FINAL.includes(current.status)) return current;
-      // A recurring charge waiting for its tenant, or being confirmed by them: the off-session refusal that asked
-      // for them (Stripe's event of it, however late) is known and changes nothing.
-      if (
-        !options.expiring &&
-        awaitsTenant(current) &&
-        outcome.status === 'refused' &&
-        outcome.code === 'authentication_required'
-      ) {
-        return current;
-      }
-      const now = this.clock.now();
-      const updated = await firstRow(
-        tx,
-        paymentUpdate()
-          .set((eb) => ({
-            status,
-            processor_payment_id: eb.fn.coalesce(
-              eb.val(outcome.processorPaymentId ?? null),
-              'processor_payment_id',
-            ),
-            next_action: outcome.status === 'action_required' ? { ...outcome.action } : null,
-            failure_code: outcome.status === 'refused' ? outcome.code : null,
-            failure_message: outcome.status === 'refused' ? outcome.message : null,
-            updated_at: now,
-            funds_available_at: status === 'succeeded' && settlesAtOnce(this.processor) ? now : null,
-            // The first time it waits for its tenant is kept, for its timeline.
-            ...(status === 'requires_action'
-              ? { action_required_at: eb.fn.coalesce('action_required_at', eb.val(now)) }
-              : {}),
-          }))
-          .where('id', '=', paymentId),
-      );
-      const payment = updated!;
-      if (status === 'succeeded') {
-        await completeSessions(tx, [payment.session_id], now);
-        await recordPaymentEvent(tx, this.clock, 'payment_success', payment);
-        await enqueueSettlement(tx, this.clock, this.processor, [payment.id]);
-      } else if (status === 'failed') {
-        // A recurring charge that waited for its tenant is not tried again.
-        await recordPaymentEvent(
-          tx,
-          this.clock,
-          'payment_failed',
-          payment,
-          payment.schedule_id ? { retry_on: null } : {},
-        );
-      }
-      if (payment.schedule_id && FINAL.includes(status)) await this.settleScheduledCharge(tx, payment, now);
-      // A card attempt of the Client API was counted as pending: an issuer decline keeps it, any end removes it.
-      const card = payment.card_last4 === null ? null : { brand: payment.card_brand };
-      if (isCardAttempt(payment.method, card) && payment.schedule_id === null && FINAL.includes(status)) {
-        const declined = outcome.status === 'refused' && isIssuerDecline('card', outcome.code);
-        await settleCardAttempt(tx, payment.id, declined, now);
-      }
-      return payment;
-    });
+    return this.#outcomes.run({ paymentId, outcome, expiring: options.expiring });
   }
+
+  readonly #outcomes = new StatementBatcher<OutcomeToApply, PaymentRow>(
+    (items) =>
+      this.db.transaction((tx) =>
+        applyOutcomes(
+          tx,
+          { clock: this.clock, processor: this.processor, settleScheduledCharge: this.settleScheduledCharge },
+          items,
+        ),
+      ),
+    { splits: (error) => !isDatabaseUnavailable(error), maxInFlight: OUTCOME_TRANSACTIONS },
+  );
 
   /**
    * An acquirer's asynchronous notification, delivered through the job system: about a payment (3DS, an

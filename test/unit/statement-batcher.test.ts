@@ -37,6 +37,41 @@ describe('StatementBatcher', () => {
     assert.deepEqual(batches, [['a', 'b'], ['c', 'd'], ['e']]);
   });
 
+  it('with maxInFlight, calls made while that many batches run wait for one to end, then go together', async () => {
+    const batches: string[][] = [];
+    const gates: (() => void)[] = [];
+    const batcher = new StatementBatcher<string, string>(
+      async (inputs) => {
+        batches.push(inputs);
+        await new Promise<void>((open) => gates.push(open));
+        return inputs.map((input) => input.toUpperCase());
+      },
+      { maxInFlight: 1 },
+    );
+    const first = batcher.run('a');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(batches, [['a']]);
+    // Three more calls, each in a turn of its own, while the first batch runs.
+    const later: Promise<string>[] = [];
+    for (const input of ['b', 'c', 'd']) {
+      later.push(batcher.run(input));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    assert.deepEqual(batches, [['a']], 'nothing else starts while one runs');
+    gates.shift()!();
+    assert.equal(await first, 'A');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(batches, [['a'], ['b', 'c', 'd']]);
+    gates.shift()!();
+    assert.deepEqual(await Promise.all(later), ['B', 'C', 'D']);
+  });
+
+  it('refuses a maxInFlight that is not a whole number from 1', () => {
+    for (const maxInFlight of [0, 1.5, -1]) {
+      assert.throws(() => new StatementBatcher(async () => [], { maxInFlight }), /maxInFlight/);
+    }
+  });
+
   it('a batch that fails as a whole is run again call by call: only the failing call is rejected', async () => {
     const splits: [number, string][] = [];
     const { batches, batcher } = recordingBatcher({

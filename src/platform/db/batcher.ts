@@ -11,6 +11,12 @@ export interface StatementBatcherOptions {
   splits?: (error: unknown) => boolean;
   /** Told each time a batch of several failed and is run again input by input. */
   onSplit?: (size: number, error: unknown) => void;
+  /**
+   * The most batches running at once (default: no limit). Calls made while that many run wait for one to end and
+   * then go together: under load a multi-statement transaction is shared by more calls, instead of each turn's
+   * few taking a connection of their own and queueing for it.
+   */
+  maxInFlight?: number;
 }
 
 /**
@@ -26,6 +32,8 @@ export interface StatementBatcherOptions {
 export class StatementBatcher<Input, Output> {
   #pending: PendingCall<Input, Output>[] = [];
   #scheduled = false;
+  #inFlight = 0;
+  readonly #maxInFlight: number;
   readonly #maxBatch: number;
   readonly #splits: (error: unknown) => boolean;
   readonly #onSplit: (size: number, error: unknown) => void;
@@ -34,9 +42,18 @@ export class StatementBatcher<Input, Output> {
     private readonly runBatch: (inputs: Input[]) => Promise<Output[]>,
     options: StatementBatcherOptions = {},
   ) {
-    const { maxBatch = 64, splits = () => true, onSplit = () => undefined } = options;
+    const {
+      maxBatch = 64,
+      splits = () => true,
+      onSplit = () => undefined,
+      maxInFlight = Number.POSITIVE_INFINITY,
+    } = options;
     if (!Number.isInteger(maxBatch) || maxBatch < 1)
       throw new Error('maxBatch must be a whole number from 1');
+    if (maxInFlight !== Number.POSITIVE_INFINITY && (!Number.isInteger(maxInFlight) || maxInFlight < 1)) {
+      throw new Error('maxInFlight must be a whole number from 1');
+    }
+    this.#maxInFlight = maxInFlight;
     this.#maxBatch = maxBatch;
     this.#splits = splits;
     this.#onSplit = onSplit;
@@ -55,10 +72,14 @@ export class StatementBatcher<Input, Output> {
 
   #flush(): void {
     this.#scheduled = false;
-    const pending = this.#pending;
-    this.#pending = [];
-    for (let start = 0; start < pending.length; start += this.#maxBatch) {
-      void this.#settle(pending.slice(start, start + this.#maxBatch));
+    while (this.#pending.length > 0 && this.#inFlight < this.#maxInFlight) {
+      const calls = this.#pending.splice(0, this.#maxBatch);
+      this.#inFlight += 1;
+      void this.#settle(calls).finally(() => {
+        this.#inFlight -= 1;
+        // Unlimited, the turn's own setImmediate flushes what waits.
+        if (this.#maxInFlight !== Number.POSITIVE_INFINITY) this.#flush();
+      });
     }
   }
 

@@ -1,0 +1,231 @@
+import type { SqlBool } from 'kysely';
+import {
+  type DeclineRecord,
+  declineBlock,
+  tooManyAttempts,
+  USER_DECLINE_WINDOW_MS,
+} from '../cards/card-testing.ts';
+import type { Clock } from '../platform/clock/clock.ts';
+import { sqlStatement } from '../platform/db/checked-sql.ts';
+import type { Queryable } from '../platform/db/db.ts';
+import { qb, rows } from '../platform/db/query-builder.ts';
+import { ServiceError } from '../platform/errors.ts';
+import { newId } from '../platform/ids.ts';
+import { enqueueAll, jobOf } from '../platform/jobs/define.ts';
+import type { CardDetails } from '../processors/processor.ts';
+import type { PaymentMethod } from '../shared/vocabulary.ts';
+import type { PaymentAmounts } from './fees.ts';
+import { paymentExpireJob } from './jobs/payment-expire.ts';
+import { paymentReconcileJob, RECONCILE_AFTER_MS } from './jobs/payment-reconcile.ts';
+import { paymentRows } from './rows.ts';
+import { PAYMENT_ROW, type PaymentRow } from './view.ts';
+
+/** A payment checked and resolved at the processor, to be written `processing`. */
+export interface NewPayment {
+  id: string;
+  session: { id: string; user_id: string; expires_at: Date };
+  idempotencyKey: string;
+  amounts: PaymentAmounts;
+  method: PaymentMethod;
+  reference: string | undefined;
+  processor: string;
+  processorToken: string | null;
+  card: CardDetails | null;
+  savedCardId: string | null;
+  /** Counts against the card-testing limits: reserved as a pending decline until the processor answers. */
+  cardAttempt: boolean;
+}
+
+/** Written; or an earlier payment of the same session and idempotency key (`raced`); or refused. */
+export type NewPaymentResult = { inserted: PaymentRow } | { raced: PaymentRow } | { refused: ServiceError };
+
+const INSERT_PAYMENTS = sqlStatement(
+  PAYMENT_ROW,
+  `WITH x AS (
+     SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
+       id text, session_id text, decline_id text, pure_amount_pence bigint, fee_pence bigint, amount_pence bigint,
+       method text, card_brand text, card_last4 text, card_exp_month integer, card_exp_year integer, reference text,
+       idempotency_key text, processor text, processor_token text, saved_card_id text)),
+   declines AS (
+     INSERT INTO card_declines (id, integrator_id, user_id, session_id, source, created_at, pending)
+     SELECT x.decline_id, s.integrator_id, s.user_id, s.id, x.id, $2, true
+       FROM x JOIN sessions s ON s.id = x.session_id
+      WHERE x.decline_id IS NOT NULL
+     RETURNING id)
+   INSERT INTO payments (id, integrator_id, session_id, user_id, tenancy_id, status, pure_amount_pence, fee_pence,
+                         amount_pence, method, card_brand, card_last4, card_exp_month, card_exp_year, reference,
+                         idempotency_key, processor, processor_token, saved_card_id, created_at, updated_at)
+   SELECT x.id, s.integrator_id, s.id, s.user_id, s.tenancy_id, 'processing', x.pure_amount_pence, x.fee_pence,
+          x.amount_pence, x.method, x.card_brand, x.card_last4, x.card_exp_month, x.card_exp_year,
+          COALESCE(x.reference, t.payment_reference), x.idempotency_key, x.processor, x.processor_token,
+          x.saved_card_id, $2, $2
+     FROM x JOIN sessions s ON s.id = x.session_id JOIN tenancies t ON t.id = s.tenancy_id
+   RETURNING *`,
+);
+
+/**
+ * Writes new payments `processing`, with their reconciliation and expiry jobs, in the caller's transaction: a few
+ * statements however many. Each is checked with its session's row locked, so it sees every attempt committed
+ * before it: a session already paid, or with a payment at the processor or waiting for 3DS, takes no other (a
+ * second charge); a card attempt is counted as a pending decline with its user's row locked, so concurrent attempts
+ * in any session, on any node, cannot all pass the card-testing limits. One result per payment, in order; each
+ * session at most once.
+ */
+export async function insertNewPayments(
+  tx: Queryable,
+  clock: Clock,
+  batch: readonly NewPayment[],
+): Promise<NewPaymentResult[]> {
+  const sessionIds = batch.map((payment) => payment.session.id);
+  if (new Set(sessionIds).size !== sessionIds.length) {
+    throw new Error('A session is twice in one batch of new payments');
+  }
+  // Rows locked in id order, sessions before users, so two batches never wait for each other in a circle.
+  await rows(
+    tx,
+    qb.selectFrom('sessions').select('id').where('id', 'in', sessionIds).orderBy('id').forUpdate(),
+  );
+  const cardUsers = [
+    ...new Set(batch.filter((payment) => payment.cardAttempt).map((payment) => payment.session.user_id)),
+  ];
+  const now = clock.now();
+  if (cardUsers.length > 0) {
+    await rows(
+      tx,
+      qb.selectFrom('users').select('id').where('id', 'in', cardUsers).orderBy('id').forNoKeyUpdate(),
+    );
+  }
+  const raced = await rows(
+    tx,
+    paymentRows().where((eb) =>
+      eb.or(
+        batch.map((payment) =>
+          eb.and([
+            eb('session_id', '=', payment.session.id),
+            eb('idempotency_key', '=', payment.idempotencyKey),
+          ]),
+        ),
+      ),
+    ),
+  );
+  const states = await rows(
+    tx,
+    qb
+      .selectFrom('sessions as s')
+      .select((eb) => [
+        's.id',
+        eb('s.completed_at', 'is not', null).as('completed'),
+        eb
+          .selectFrom('payments as p')
+          .select('p.id')
+          .whereRef('p.session_id', '=', 's.id')
+          .where('p.status', 'in', ['processing', 'requires_action'])
+          .limit(1)
+          .as('in_flight'),
+      ])
+      .where('s.id', 'in', sessionIds),
+  );
+  // Pending rows are attempts still with the processor: counted, so concurrent attempts cannot all get through.
+  const declines =
+    cardUsers.length === 0
+      ? []
+      : await rows(
+          tx,
+          qb
+            .selectFrom('card_declines')
+            .select(['user_id', 'session_id', 'created_at'])
+            .where('user_id', 'in', cardUsers)
+            .where('created_at', '>', new Date(now.getTime() - USER_DECLINE_WINDOW_MS)),
+        );
+
+  // undefined: accepted, to be written.
+  const results: (NewPaymentResult | undefined)[] = [];
+  const accepted: NewPayment[] = [];
+  const declinesOf = (userId: string): DeclineRecord[] =>
+    declines.filter((decline) => decline.user_id === userId);
+  for (const payment of batch) {
+    const earlier = raced.find(
+      (row) => row.session_id === payment.session.id && row.idempotency_key === payment.idempotencyKey,
+    );
+    if (earlier) {
+      results.push({ raced: earlier });
+      continue;
+    }
+    const refused = refusal(states.find((state) => state.id === payment.session.id));
+    if (refused) {
+      results.push({ refused });
+      continue;
+    }
+    if (payment.cardAttempt) {
+      const block = declineBlock(declinesOf(payment.session.user_id), payment.session, now);
+      if (block) {
+        results.push({ refused: tooManyAttempts(block) });
+        continue;
+      }
+      // Counted for the attempts after it in this batch, as the row it writes counts for later ones.
+      declines.push({ user_id: payment.session.user_id, session_id: payment.session.id, created_at: now });
+    }
+    accepted.push(payment);
+    results.push(undefined);
+  }
+
+  if (accepted.length === 0) return results as NewPaymentResult[];
+  const inserted = await INSERT_PAYMENTS.rows(tx, [
+    accepted.map((payment) => ({
+      id: payment.id,
+      session_id: payment.session.id,
+      decline_id: payment.cardAttempt ? newId('dcl') : null,
+      pure_amount_pence: payment.amounts.purePence,
+      fee_pence: payment.amounts.feePence,
+      amount_pence: payment.amounts.amountPence,
+      method: payment.method,
+      card_brand: payment.card?.brand ?? null,
+      card_last4: payment.card?.last4 ?? null,
+      card_exp_month: payment.card?.exp_month ?? null,
+      card_exp_year: payment.card?.exp_year ?? null,
+      reference: payment.reference ?? null,
+      idempotency_key: payment.idempotencyKey,
+      processor: payment.processor,
+      processor_token: payment.processorToken,
+      saved_card_id: payment.savedCardId,
+    })),
+    now,
+  ]);
+  await enqueueAll(
+    tx,
+    clock,
+    accepted.flatMap((payment) => [
+      jobOf(
+        paymentReconcileJob,
+        { payment_id: payment.id },
+        { runAt: new Date(now.getTime() + RECONCILE_AFTER_MS) },
+      ),
+      // A 3DS challenge or APM page nobody answers must not stay open past its session: a late answer would charge.
+      jobOf(paymentExpireJob, { payment_id: payment.id }, { runAt: new Date(payment.session.expires_at) }),
+    ]),
+  );
+  const byId = new Map(inserted.map((row) => [row.id, row]));
+  return batch.map((payment, n) => results[n] ?? { inserted: byId.get(payment.id)! });
+}
+
+/** Why a session takes no new payment now: it is paid, or another payment of it may still charge. */
+function refusal(
+  state: { completed: SqlBool; in_flight: string | null } | undefined,
+): ServiceError | undefined {
+  if (state?.completed) {
+    return new ServiceError(
+      'conflict',
+      'This session has already been paid; log in again for another payment.',
+    );
+  }
+  // A second attempt under another key while one is with the processor, or waiting for 3DS that may still be
+  // completed, could become a second charge.
+  if (state?.in_flight) {
+    return new ServiceError(
+      'conflict',
+      `Payment ${state.in_flight} of this session is waiting for authentication or being processed; ` +
+        'complete it, or wait for its outcome, before paying again.',
+    );
+  }
+  return undefined;
+}
