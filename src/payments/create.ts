@@ -1,10 +1,9 @@
-import { assertCardAttemptsLeft, declineOwner, isCardAttempt } from '../cards/card-testing.ts';
+import { declineBlock, isCardAttempt, tooManyAttempts } from '../cards/card-testing.ts';
 import { assertSavedCardsEnabled, type SavedCardService, UNKNOWN_CARD_TOKEN } from '../cards/service.ts';
 import { hasFeature, type Integrator } from '../integrators/service.ts';
 import type { Clock } from '../platform/clock/clock.ts';
 import { StatementBatcher } from '../platform/db/batcher.ts';
-import type { Db, Queryable } from '../platform/db/db.ts';
-import { firstRow } from '../platform/db/query-builder.ts';
+import type { Db } from '../platform/db/db.ts';
 import { isDatabaseUnavailable } from '../platform/db/unavailable.ts';
 import { FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
@@ -13,8 +12,14 @@ import { type ClientContext, checkPureAmount, checkSessionAmount } from '../sess
 import { formatPence } from '../shared/money.ts';
 import { APM_METHODS, type PaymentMethod, WALLET_METHODS } from '../shared/vocabulary.ts';
 import { type PaymentAmounts, paymentAmounts } from './fees.ts';
-import { insertNewPayments, type NewPayment, type NewPaymentResult } from './new-payments.ts';
-import { paymentRows } from './rows.ts';
+import {
+  insertNewPayments,
+  type NewPayment,
+  type NewPaymentResult,
+  type PaymentCheckInput,
+  type PaymentChecks,
+  readPaymentChecks,
+} from './new-payments.ts';
 import type { PaymentRow } from './view.ts';
 
 /**
@@ -79,12 +84,18 @@ export class NewPaymentWriter {
     checkPureAmount(input.purePence);
     checkSessionAmount(session, input.purePence);
     const amounts = paymentAmounts(input.purePence, integrator.fees[input.method]);
-    const earlier = await this.#byKey(session.id, input.idempotencyKey);
+    const { earlier, declines } = await this.#checks.run({
+      sessionId: session.id,
+      idempotencyKey: input.idempotencyKey,
+      userId: session.user_id,
+    });
     if (earlier) return { payment: checkReplay(earlier, input), replayed: true };
     if (input.expectedAmountPence !== undefined && input.expectedAmountPence !== amounts.amountPence) {
       throw amountChanged(input.expectedAmountPence, amounts);
     }
-    await assertCardAttemptsLeft(this.db, declineOwner(input.client), session, this.clock.now());
+    // 429 too_many_attempts before anything is sent to the processor, once a decline limit is reached.
+    const block = declineBlock(declines, session, this.clock.now());
+    if (block) throw tooManyAttempts(block);
 
     checkFeatures(integrator, input);
     const source = await this.#resolve(input);
@@ -107,6 +118,12 @@ export class NewPaymentWriter {
     if ('raced' in written) return { payment: checkReplay(written.raced, input), replayed: true };
     return { payment: written.inserted, replayed: false };
   }
+
+  /** The checks of one turn's new payments are read together (see readPaymentChecks). */
+  readonly #checks = new StatementBatcher<PaymentCheckInput, PaymentChecks>(
+    (inputs) => readPaymentChecks(this.db, this.clock.now(), inputs),
+    { splits: (error) => !isDatabaseUnavailable(error) },
+  );
 
   /** New payments of one turn of the event loop share a transaction (see insertNewPayments). */
   readonly #inserts = new StatementBatcher<NewPayment, NewPaymentResult>(
@@ -153,17 +170,6 @@ export class NewPaymentWriter {
         );
       }
     }
-  }
-
-  async #byKey(
-    sessionId: string,
-    idempotencyKey: string,
-    db: Queryable = this.db,
-  ): Promise<PaymentRow | undefined> {
-    return firstRow(
-      db,
-      paymentRows().where('session_id', '=', sessionId).where('idempotency_key', '=', idempotencyKey),
-    );
   }
 }
 

@@ -208,6 +208,58 @@ export async function insertNewPayments(
   return batch.map((payment, n) => results[n] ?? { inserted: byId.get(payment.id)! });
 }
 
+/** What a new payment is checked against before the processor is asked. */
+export interface PaymentCheckInput {
+  sessionId: string;
+  idempotencyKey: string;
+  userId: string;
+}
+
+export interface PaymentChecks {
+  /** The payment this session and idempotency key made before, if one did. */
+  earlier: PaymentRow | undefined;
+  /** The user's declines of the last 24 hours, pending attempts included. */
+  declines: DeclineRecord[];
+}
+
+/** The checks of several new payments, in two statements run side by side; one result per input, in order. */
+export async function readPaymentChecks(
+  db: Queryable,
+  now: Date,
+  inputs: readonly PaymentCheckInput[],
+): Promise<PaymentChecks[]> {
+  const users = [...new Set(inputs.map((input) => input.userId))];
+  const [earlier, declines] = await Promise.all([
+    rows(
+      db,
+      paymentRows().where((eb) =>
+        eb.or(
+          inputs.map((input) =>
+            eb.and([
+              eb('session_id', '=', input.sessionId),
+              eb('idempotency_key', '=', input.idempotencyKey),
+            ]),
+          ),
+        ),
+      ),
+    ),
+    rows(
+      db,
+      qb
+        .selectFrom('card_declines')
+        .select(['user_id', 'session_id', 'created_at'])
+        .where('user_id', 'in', users)
+        .where('created_at', '>', new Date(now.getTime() - USER_DECLINE_WINDOW_MS)),
+    ),
+  ]);
+  return inputs.map((input) => ({
+    earlier: earlier.find(
+      (row) => row.session_id === input.sessionId && row.idempotency_key === input.idempotencyKey,
+    ),
+    declines: declines.filter((decline) => decline.user_id === input.userId),
+  }));
+}
+
 /** Why a session takes no new payment now: it is paid, or another payment of it may still charge. */
 function refusal(
   state: { completed: SqlBool; in_flight: string | null } | undefined,

@@ -2,9 +2,12 @@
 // counterpart there, and the sandbox's own pages (3DS, APM, wallet) share its charge rows. Hence the length.
 
 import type { InferResult, NotNull, Selectable } from 'kysely';
+import { Type } from 'typebox';
 import type { Clock } from '../../platform/clock/clock.ts';
+import { StatementBatcher } from '../../platform/db/batcher.ts';
+import { Col, sqlStatement } from '../../platform/db/checked-sql.ts';
 import type { Db, Queryable } from '../../platform/db/db.ts';
-import { firstRow, qb } from '../../platform/db/query-builder.ts';
+import { firstRow, qb, rows } from '../../platform/db/query-builder.ts';
 import type { SandboxChargesTable } from '../../platform/db/tables.ts';
 import { randomBase62 } from '../../platform/ids.ts';
 import { enqueue } from '../../platform/jobs/define.ts';
@@ -12,6 +15,7 @@ import { cardBrand, luhnValid } from '../../shared/card-numbers.ts';
 import {
   APM_METHODS,
   type ApmMethod,
+  PAYMENT_METHODS,
   type PaymentMethod,
   type WalletMethod,
 } from '../../shared/vocabulary.ts';
@@ -56,6 +60,18 @@ interface ChargeNarrowing {
   method: PaymentMethod;
 }
 
+/** A charge to write, as its row's columns. */
+interface NewCharge {
+  id: string;
+  idempotency_key: string;
+  token_id: string | null;
+  amount_pence: number;
+  off_session: boolean;
+  method: PaymentMethod;
+  status: ChargeRow['status'];
+  refusal_code: string | null;
+}
+
 /** The columns of a charge that tell its outcome. */
 const CHARGE_OUTCOME = ['id', 'method', 'status', 'refusal_code'] as const;
 
@@ -65,6 +81,33 @@ function charges() {
 }
 
 type ChargeRow = InferResult<ReturnType<typeof charges>>[number];
+
+/** New charges (a key already charged is left as it is); each key's charge, new or earlier, with its key. */
+const INSERT_CHARGES = sqlStatement(
+  Col.row({
+    idempotency_key: Col.text,
+    id: Col.text,
+    method: Type.Enum(PAYMENT_METHODS),
+    status: Type.Enum(['authorised', 'action_required', 'refused', 'cancelled']),
+    refusal_code: Col.nullable(Col.text),
+  }),
+  `WITH x AS (
+     SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id text, idempotency_key text, token_id text,
+       amount_pence bigint, off_session boolean, method text, status text, refusal_code text)),
+   inserted AS (
+     INSERT INTO sandbox_charges (id, idempotency_key, token_id, amount_pence, off_session, method, status,
+                                  refusal_code, created_at, updated_at)
+     SELECT x.id, x.idempotency_key, x.token_id, x.amount_pence, x.off_session, x.method, x.status, x.refusal_code,
+            $2, $2
+       FROM x
+     ON CONFLICT (idempotency_key) DO NOTHING
+     RETURNING idempotency_key, id, method, status, refusal_code)
+   SELECT * FROM inserted
+   UNION ALL
+   SELECT c.idempotency_key, c.id, c.method, c.status, c.refusal_code
+     FROM sandbox_charges c JOIN x ON x.idempotency_key = c.idempotency_key
+    WHERE NOT EXISTS (SELECT 1 FROM inserted i WHERE i.idempotency_key = c.idempotency_key)`,
+);
 
 /** A charge as the sandbox's challenge pages show it. */
 export type SandboxChallenge = Pick<Selectable<SandboxChargesTable>, 'id' | 'amount_pence' | 'status'> &
@@ -576,9 +619,15 @@ export class SandboxProcessor implements PaymentProcessor {
   /** A token that pays by `method`: a card token for card, that wallet's token for a wallet. */
   async #token(id: string, method: PaymentMethod): Promise<TokenRow | undefined> {
     if (!id.startsWith(TOKEN_PREFIX)) return undefined;
-    const row = await firstRow(this.db, tokens().where('id', '=', id));
+    const row = await this.#tokens.run(id);
     return row && (row.wallet ?? 'card') === method ? row : undefined;
   }
+
+  /** The tokens read in one turn of the event loop are read in one statement. */
+  readonly #tokens = new StatementBatcher<string, TokenRow | undefined>(async (ids) => {
+    const found = await rows(this.db, tokens().where('id', 'in', ids));
+    return ids.map((id) => found.find((token) => token.id === id));
+  });
 
   async #charge(request: AuthoriseRequest, offSession: boolean): Promise<ProcessorOutcome> {
     if (isApm(request.method)) {
@@ -621,7 +670,7 @@ export class SandboxProcessor implements PaymentProcessor {
   }
 
   /** The key is unique: a repeated call finds the first charge and answers as it did, charging nothing. */
-  async #insertCharge(
+  #insertCharge(
     idempotencyKey: string,
     tokenId: string | null,
     amountPence: number,
@@ -630,30 +679,43 @@ export class SandboxProcessor implements PaymentProcessor {
     status: ChargeRow['status'],
     refusalCode: string | null,
   ): Promise<ChargeRow> {
-    const now = this.clock.now();
-    const inserted = await firstRow(
-      this.db,
-      qb
-        .insertInto('sandbox_charges')
-        .values({
-          id: `ch_sandbox_${randomBase62(22)}`,
-          idempotency_key: idempotencyKey,
-          token_id: tokenId,
-          amount_pence: amountPence,
-          off_session: offSession,
-          method,
-          status,
-          refusal_code: refusalCode,
-          created_at: now,
-          updated_at: now,
-        })
-        .onConflict((conflict) => conflict.column('idempotency_key').doNothing())
-        .returning(CHARGE_OUTCOME)
-        .$narrowType<ChargeNarrowing>(),
-    );
-    // A repeated call: the first charge with this key, as it was.
-    return inserted ?? (await firstRow(this.db, charges().where('idempotency_key', '=', idempotencyKey)))!;
+    return this.#charges.run({
+      id: `ch_sandbox_${randomBase62(22)}`,
+      idempotency_key: idempotencyKey,
+      token_id: tokenId,
+      amount_pence: amountPence,
+      off_session: offSession,
+      method,
+      status,
+      refusal_code: refusalCode,
+    });
   }
+
+  /** The charges of one turn of the event loop are written in one statement, as an acquirer takes many at once. */
+  readonly #charges = new StatementBatcher<NewCharge, ChargeRow>(async (batch) => {
+    const found = await INSERT_CHARGES.rows(this.db, [batch, this.clock.now()]);
+    const byKey = new Map(found.map((charge) => [charge.idempotency_key, charge]));
+    // A key another transaction wrote while this statement ran (or twice in this batch) is read again, committed.
+    const missing = batch.filter((charge) => !byKey.has(charge.idempotency_key));
+    if (missing.length > 0) {
+      const again = await rows(
+        this.db,
+        charges()
+          .select('idempotency_key')
+          .where(
+            'idempotency_key',
+            'in',
+            missing.map((charge) => charge.idempotency_key),
+          ),
+      );
+      for (const charge of again) byKey.set(charge.idempotency_key, charge);
+    }
+    return batch.map((charge) => {
+      const row = byKey.get(charge.idempotency_key);
+      if (!row) throw new Error(`No sandbox charge of key ${charge.idempotency_key}`);
+      return row;
+    });
+  });
 
   async #decide(
     token: TokenRow,
