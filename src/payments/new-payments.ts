@@ -1,4 +1,4 @@
-import type { SqlBool } from 'kysely';
+import { Type } from 'typebox';
 import {
   type DeclineRecord,
   declineBlock,
@@ -6,12 +6,13 @@ import {
   USER_DECLINE_WINDOW_MS,
 } from '../cards/card-testing.ts';
 import type { Clock } from '../platform/clock/clock.ts';
-import { sqlStatement } from '../platform/db/checked-sql.ts';
+import { Col, sqlStatement } from '../platform/db/checked-sql.ts';
 import type { Queryable } from '../platform/db/db.ts';
 import { qb, rows } from '../platform/db/query-builder.ts';
 import { ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { enqueueAll, jobOf } from '../platform/jobs/define.ts';
+import { jobOf } from '../platform/jobs/define.ts';
+import { insertJobRecordsSql, jobRecords } from '../platform/jobs/queue.ts';
 import type { CardDetails } from '../processors/processor.ts';
 import type { PaymentMethod } from '../shared/vocabulary.ts';
 import type { PaymentAmounts } from './fees.ts';
@@ -51,7 +52,8 @@ const INSERT_PAYMENTS = sqlStatement(
      SELECT x.decline_id, s.integrator_id, s.user_id, s.id, x.id, $2, true
        FROM x JOIN sessions s ON s.id = x.session_id
       WHERE x.decline_id IS NOT NULL
-     RETURNING id)
+     RETURNING id),
+   jobs AS (${insertJobRecordsSql('$3', '$2')} RETURNING id)
    INSERT INTO payments (id, integrator_id, session_id, user_id, tenancy_id, status, pure_amount_pence, fee_pence,
                          amount_pence, method, card_brand, card_last4, card_exp_month, card_exp_year, reference,
                          idempotency_key, processor, processor_token, saved_card_id, created_at, updated_at)
@@ -61,6 +63,45 @@ const INSERT_PAYMENTS = sqlStatement(
           x.saved_card_id, $2, $2
      FROM x JOIN sessions s ON s.id = x.session_id JOIN tenancies t ON t.id = s.tenancy_id
    RETURNING *`,
+);
+
+/** Locks the sessions (ids in $1), then the users (ids in $2), each in id order. */
+const LOCK_SESSIONS_AND_USERS = sqlStatement(
+  Col.row({ sessions: Col.int, users: Col.int }),
+  `WITH s AS (
+     SELECT id FROM sessions WHERE id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb))) ORDER BY id
+        FOR UPDATE),
+   u AS (
+     SELECT id FROM users WHERE id = ANY (ARRAY(SELECT jsonb_array_elements_text($2::jsonb))) ORDER BY id
+        FOR NO KEY UPDATE)
+   SELECT (SELECT count(*) FROM s)::int AS sessions, (SELECT count(*) FROM u)::int AS users`,
+);
+
+/**
+ * Per new payment: the payment its session and key made before, whether its session is paid or has a payment that
+ * may still charge, and (with a user_id: a card attempt) its user's declines since $2, pending ones included.
+ */
+const SESSION_STATES = sqlStatement(
+  Col.row({
+    session_id: Col.text,
+    raced_id: Col.nullable(Col.text),
+    completed: Col.bool,
+    in_flight: Col.nullable(Col.text),
+    declines: Type.Array(Col.row({ session_id: Col.text, created_at: Col.text })),
+  }),
+  `WITH x AS (
+     SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(session_id text, idempotency_key text, user_id text))
+   SELECT s.id AS session_id,
+          (SELECT p.id FROM payments p
+            WHERE p.session_id = s.id AND p.idempotency_key = x.idempotency_key) AS raced_id,
+          s.completed_at IS NOT NULL AS completed,
+          (SELECT p.id FROM payments p
+            WHERE p.session_id = s.id AND p.status IN ('processing', 'requires_action') LIMIT 1) AS in_flight,
+          COALESCE((SELECT jsonb_agg(jsonb_build_object('session_id', d.session_id, 'created_at', d.created_at))
+                      FROM card_declines d
+                     WHERE x.user_id IS NOT NULL AND d.user_id = x.user_id AND d.created_at > $2),
+                   '[]'::jsonb) AS declines
+     FROM x JOIN sessions s ON s.id = x.session_id`,
 );
 
 /**
@@ -80,90 +121,63 @@ export async function insertNewPayments(
   if (new Set(sessionIds).size !== sessionIds.length) {
     throw new Error('A session is twice in one batch of new payments');
   }
-  // Rows locked in id order, sessions before users, so two batches never wait for each other in a circle.
-  await rows(
-    tx,
-    qb.selectFrom('sessions').select('id').where('id', 'in', sessionIds).orderBy('id').forUpdate(),
-  );
   const cardUsers = [
     ...new Set(batch.filter((payment) => payment.cardAttempt).map((payment) => payment.session.user_id)),
   ];
   const now = clock.now();
-  if (cardUsers.length > 0) {
-    await rows(
-      tx,
-      qb.selectFrom('users').select('id').where('id', 'in', cardUsers).orderBy('id').forNoKeyUpdate(),
-    );
-  }
-  const raced = await rows(
-    tx,
-    paymentRows().where((eb) =>
-      eb.or(
-        batch.map((payment) =>
-          eb.and([
-            eb('session_id', '=', payment.session.id),
-            eb('idempotency_key', '=', payment.idempotencyKey),
-          ]),
-        ),
-      ),
-    ),
-  );
-  const states = await rows(
-    tx,
-    qb
-      .selectFrom('sessions as s')
-      .select((eb) => [
-        's.id',
-        eb('s.completed_at', 'is not', null).as('completed'),
-        eb
-          .selectFrom('payments as p')
-          .select('p.id')
-          .whereRef('p.session_id', '=', 's.id')
-          .where('p.status', 'in', ['processing', 'requires_action'])
-          .limit(1)
-          .as('in_flight'),
-      ])
-      .where('s.id', 'in', sessionIds),
-  );
+  // Rows locked in id order, sessions before users, so two batches never wait for each other in a circle.
+  await LOCK_SESSIONS_AND_USERS.rows(tx, [[...sessionIds].sort(), cardUsers.sort()]);
+  const states = await SESSION_STATES.rows(tx, [
+    batch.map((payment) => ({
+      session_id: payment.session.id,
+      idempotency_key: payment.idempotencyKey,
+      user_id: payment.cardAttempt ? payment.session.user_id : null,
+    })),
+    new Date(now.getTime() - USER_DECLINE_WINDOW_MS),
+  ]);
+  const stateOf = new Map(states.map((state) => [state.session_id, state]));
+  const racedIds = states.flatMap((state) => (state.raced_id ? [state.raced_id] : []));
+  const raced = racedIds.length === 0 ? [] : await rows(tx, paymentRows().where('id', 'in', racedIds));
   // Pending rows are attempts still with the processor: counted, so concurrent attempts cannot all get through.
-  const declines =
-    cardUsers.length === 0
-      ? []
-      : await rows(
-          tx,
-          qb
-            .selectFrom('card_declines')
-            .select(['user_id', 'session_id', 'created_at'])
-            .where('user_id', 'in', cardUsers)
-            .where('created_at', '>', new Date(now.getTime() - USER_DECLINE_WINDOW_MS)),
-        );
+  const declines = new Map<string, DeclineRecord[]>();
+  for (const payment of batch) {
+    const userId = payment.session.user_id;
+    const recent = stateOf.get(payment.session.id)?.declines ?? [];
+    if (payment.cardAttempt && !declines.has(userId)) {
+      declines.set(
+        userId,
+        recent.map((decline) => ({
+          session_id: decline.session_id,
+          created_at: new Date(decline.created_at),
+        })),
+      );
+    }
+  }
 
   // undefined: accepted, to be written.
   const results: (NewPaymentResult | undefined)[] = [];
   const accepted: NewPayment[] = [];
-  const declinesOf = (userId: string): DeclineRecord[] =>
-    declines.filter((decline) => decline.user_id === userId);
   for (const payment of batch) {
-    const earlier = raced.find(
-      (row) => row.session_id === payment.session.id && row.idempotency_key === payment.idempotencyKey,
-    );
+    const state = stateOf.get(payment.session.id);
+    const earlier = raced.find((row) => row.id === state?.raced_id);
     if (earlier) {
       results.push({ raced: earlier });
       continue;
     }
-    const refused = refusal(states.find((state) => state.id === payment.session.id));
+    const refused = refusal(state);
     if (refused) {
       results.push({ refused });
       continue;
     }
     if (payment.cardAttempt) {
-      const block = declineBlock(declinesOf(payment.session.user_id), payment.session, now);
+      const userDeclines = declines.get(payment.session.user_id)!;
+      const block = declineBlock(userDeclines, payment.session, now);
       if (block) {
         results.push({ refused: tooManyAttempts(block) });
         continue;
       }
       // Counted for the attempts after it in this batch, as the row it writes counts for later ones.
-      declines.push({ user_id: payment.session.user_id, session_id: payment.session.id, created_at: now });
+      userDeclines.push({ session_id: payment.session.id, created_at: now });
     }
     accepted.push(payment);
     results.push(undefined);
@@ -190,20 +204,18 @@ export async function insertNewPayments(
       saved_card_id: payment.savedCardId,
     })),
     now,
+    jobRecords(
+      accepted.flatMap((payment) => [
+        jobOf(
+          paymentReconcileJob,
+          { payment_id: payment.id },
+          { runAt: new Date(now.getTime() + RECONCILE_AFTER_MS) },
+        ),
+        // A 3DS challenge or APM page nobody answers must not stay open past its session: a late answer would charge.
+        jobOf(paymentExpireJob, { payment_id: payment.id }, { runAt: new Date(payment.session.expires_at) }),
+      ]),
+    ),
   ]);
-  await enqueueAll(
-    tx,
-    clock,
-    accepted.flatMap((payment) => [
-      jobOf(
-        paymentReconcileJob,
-        { payment_id: payment.id },
-        { runAt: new Date(now.getTime() + RECONCILE_AFTER_MS) },
-      ),
-      // A 3DS challenge or APM page nobody answers must not stay open past its session: a late answer would charge.
-      jobOf(paymentExpireJob, { payment_id: payment.id }, { runAt: new Date(payment.session.expires_at) }),
-    ]),
-  );
   const byId = new Map(inserted.map((row) => [row.id, row]));
   return batch.map((payment, n) => results[n] ?? { inserted: byId.get(payment.id)! });
 }
@@ -262,7 +274,7 @@ export async function readPaymentChecks(
 
 /** Why a session takes no new payment now: it is paid, or another payment of it may still charge. */
 function refusal(
-  state: { completed: SqlBool; in_flight: string | null } | undefined,
+  state: { completed: boolean; in_flight: string | null } | undefined,
 ): ServiceError | undefined {
   if (state?.completed) {
     return new ServiceError(

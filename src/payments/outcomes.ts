@@ -46,8 +46,14 @@ const UPDATE_PAYMENTS = sqlStatement(
           action_required_at = CASE WHEN x.status = 'requires_action' THEN COALESCE(p.action_required_at, $2)
                                     ELSE p.action_required_at END
      FROM jsonb_to_recordset($1::jsonb) AS x(id text, status text, processor_payment_id text, next_action jsonb,
-                                            failure_code text, failure_message text, funds_now boolean)
+                                            failure_code text, failure_message text, funds_now boolean,
+                                            known_if_awaiting boolean)
     WHERE p.id = x.id
+      -- Final states stay final.
+      AND p.status NOT IN ('succeeded', 'failed', 'canceled')
+      -- A recurring charge waiting for its tenant, or being confirmed by them: the off-session refusal that asked
+      -- for them (Stripe's event of it, however late) is known and changes nothing.
+      AND NOT (x.known_if_awaiting AND p.status = 'requires_action' AND p.schedule_id IS NOT NULL)
    RETURNING p.*`,
 );
 
@@ -63,41 +69,35 @@ export async function applyOutcomes(
 ): Promise<PaymentRow[]> {
   const ids = items.map((item) => item.paymentId);
   if (new Set(ids).size !== ids.length) throw new Error('A payment is twice in one batch of outcomes');
-  // Locked in id order, so two batches never wait for each other in a circle.
-  const current = await rows(tx, paymentRows().where('id', 'in', ids).orderBy('id').forUpdate());
-  const byId = new Map(current.map((row) => [row.id, row]));
-  const changes = [];
-  const outcomes = new Map<string, ProcessorOutcome>();
-  for (const { paymentId, outcome, expiring } of items) {
-    const payment = byId.get(paymentId);
-    if (!payment) throw new Error(`No payment ${paymentId}`);
-    if (FINAL.includes(payment.status)) continue;
-    // A recurring charge waiting for its tenant, or being confirmed by them: the off-session refusal that asked
-    // for them (Stripe's event of it, however late) is known and changes nothing.
-    if (
-      !expiring &&
-      awaitsTenant(payment) &&
-      outcome.status === 'refused' &&
-      outcome.code === 'authentication_required'
-    ) {
-      continue;
-    }
-    const status = paymentStatusFor(outcome);
-    outcomes.set(paymentId, outcome);
-    changes.push({
-      id: paymentId,
-      status,
-      processor_payment_id: outcome.processorPaymentId ?? null,
-      next_action: outcome.status === 'action_required' ? { ...outcome.action } : null,
-      failure_code: outcome.status === 'refused' ? outcome.code : null,
-      failure_message: outcome.status === 'refused' ? outcome.message : null,
-      funds_now: status === 'succeeded' && settlesAtOnce(services.processor),
-    });
-  }
-  if (changes.length === 0) return ids.map((id) => byId.get(id)!);
+  const outcomes = new Map(items.map((item) => [item.paymentId, item.outcome]));
   const now = services.clock.now();
-  const updated = await UPDATE_PAYMENTS.rows(tx, [changes, now]);
-  for (const payment of updated) byId.set(payment.id, payment);
+  // The UPDATE locks each row and decides on it as it stands once locked: an outcome that arrived meanwhile is seen.
+  const updated = await UPDATE_PAYMENTS.rows(tx, [
+    items.map(({ paymentId, outcome, expiring }) => {
+      const status = paymentStatusFor(outcome);
+      return {
+        id: paymentId,
+        status,
+        processor_payment_id: outcome.processorPaymentId ?? null,
+        next_action: outcome.status === 'action_required' ? { ...outcome.action } : null,
+        failure_code: outcome.status === 'refused' ? outcome.code : null,
+        failure_message: outcome.status === 'refused' ? outcome.message : null,
+        funds_now: status === 'succeeded' && settlesAtOnce(services.processor),
+        known_if_awaiting:
+          !expiring && outcome.status === 'refused' && outcome.code === 'authentication_required',
+      };
+    }),
+    now,
+  ]);
+  const byId = new Map(updated.map((payment) => [payment.id, payment]));
+  // The rest changed nothing (final already, or a refusal known): answered as they stand.
+  const unchanged = ids.filter((id) => !byId.has(id));
+  if (unchanged.length > 0) {
+    for (const payment of await rows(tx, paymentRows().where('id', 'in', unchanged))) {
+      byId.set(payment.id, payment);
+    }
+    for (const id of unchanged) if (!byId.has(id)) throw new Error(`No payment ${id}`);
+  }
 
   const succeeded = updated.filter((payment) => payment.status === 'succeeded');
   const events: PaymentEventRecord[] = [];

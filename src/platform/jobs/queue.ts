@@ -121,7 +121,8 @@ export async function wakeWorkers(tx: Queryable): Promise<void> {
   await tx.notifyOnCommit(JOBS_CHANNEL, '');
 }
 
-async function wakeWorkersIfDue(
+/** Wakes the idle workers once `tx` commits if any of these jobs is due now. */
+export async function wakeWorkersIfDue(
   tx: Queryable,
   now: Date,
   jobs: readonly { runAt?: Date | undefined }[],
@@ -182,30 +183,38 @@ export interface JobSpec extends EnqueueOptions {
 export async function enqueueJobs(tx: Queryable, clock: Clock, jobs: JobSpec[]): Promise<string[]> {
   if (jobs.length === 0) return [];
   const now = clock.now();
-  const ids = jobs.map(() => newId('job'));
-  await tx.query(
-    `INSERT INTO jobs (id, kind, payload, dedupe_key, run_at, max_attempts, fair_key, created_at, updated_at)
-     SELECT x.id, x.kind, x.payload, x.dedupe_key, COALESCE(x.run_at, $2), COALESCE(x.max_attempts, 10), x.fair_key,
-            $2, $2
-       FROM jsonb_to_recordset($1::jsonb)
+  const records = jobRecords(jobs);
+  await tx.query(insertJobRecordsSql('$1', '$2'), [records, now]);
+  await wakeWorkersIfDue(tx, now, jobs);
+  return records.map((record) => record.id);
+}
+
+/** Jobs as the rows of a jsonb parameter for insertJobRecordsSql, each with its new id. */
+export function jobRecords(jobs: readonly JobSpec[]) {
+  return jobs.map((job) => ({
+    id: newId('job'),
+    kind: job.kind,
+    payload: job.payload,
+    dedupe_key: job.dedupeKey ?? null,
+    run_at: job.runAt?.toISOString() ?? null,
+    max_attempts: job.maxAttempts ?? null,
+    fair_key: job.fairKey ?? null,
+  }));
+}
+
+/**
+ * For a caller that writes its jobs within a statement of its own: the INSERT of the jobRecords in the jsonb
+ * parameter `records` (a data-modifying CTE body, or a whole statement), `now` being the time's placeholder. A job
+ * whose dedupe key is taken is not written. The caller wakes the workers (wakeWorkersIfDue) if any is due now.
+ */
+export function insertJobRecordsSql(records: string, now: string): string {
+  return `INSERT INTO jobs (id, kind, payload, dedupe_key, run_at, max_attempts, fair_key, created_at, updated_at)
+     SELECT x.id, x.kind, x.payload, x.dedupe_key, COALESCE(x.run_at, ${now}), COALESCE(x.max_attempts, 10),
+            x.fair_key, ${now}, ${now}
+       FROM jsonb_to_recordset(${records}::jsonb)
             AS x(id text, kind text, payload jsonb, dedupe_key text, run_at timestamptz, max_attempts integer,
                  fair_key text)
-     ON CONFLICT (dedupe_key) DO NOTHING`,
-    [
-      jobs.map((job, i) => ({
-        id: ids[i],
-        kind: job.kind,
-        payload: job.payload,
-        dedupe_key: job.dedupeKey ?? null,
-        run_at: job.runAt?.toISOString() ?? null,
-        max_attempts: job.maxAttempts ?? null,
-        fair_key: job.fairKey ?? null,
-      })),
-      now,
-    ],
-  );
-  await wakeWorkersIfDue(tx, now, jobs);
-  return ids;
+     ON CONFLICT (dedupe_key) DO NOTHING`;
 }
 
 export interface QueueStats {

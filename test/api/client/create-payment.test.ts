@@ -85,6 +85,41 @@ describe('POST /api/client/payments (createPayment)', async () => {
     assert.equal(await paymentsOf(tenant.sessionId), 1);
   });
 
+  it('payments made at the same moment share their statements, yet each gets its own answer: a refusal, a replay, a decline or a double submit touches no other', async () => {
+    const tenants = await Promise.all(Array.from({ length: 8 }, () => newTenant(t, api)));
+    const [paid, replayed, declined, doubled, ...plain] = tenants;
+    const visa = await cardToken(t, PAN.visa);
+    assert.equal((await paid!.client.pay({ card_token: visa })).status, 201);
+    const earlierKey = newKey();
+    const earlier = await replayed!.client.pay({ card_token: visa, idempotency_key: earlierKey });
+    assert.equal(earlier.status, 201);
+    const doubleKey = newKey();
+    const answers = await Promise.all([
+      paid!.client.pay({ card_token: visa }),
+      replayed!.client.pay({ card_token: visa, idempotency_key: earlierKey }),
+      declined!.client.pay({ card_token: await cardToken(t, '4000000000000002') }),
+      doubled!.client.pay({ card_token: visa, idempotency_key: doubleKey }),
+      doubled!.client.pay({ card_token: visa, idempotency_key: doubleKey }),
+      ...plain.map((tenant) => tenant.client.pay({ card_token: visa })),
+    ]);
+    const [again, replay, decline, double1, double2, ...fine] = answers;
+    assertError(again!, 409, 'conflict', /already been paid/);
+    assert.equal(replay!.status, 200);
+    assert.equal(replay!.body.payment_id, earlier.body.payment_id);
+    assert.equal(decline!.status, 201);
+    assert.equal(decline!.body.failure_code, 'card_declined');
+    assert.deepEqual([double1!.status, double2!.status].sort(), [200, 201], 'one made, the other replayed');
+    assert.equal(double1!.body.payment_id, double2!.body.payment_id);
+    for (const [n, answer] of fine.entries()) {
+      assert.equal(answer.status, 201, JSON.stringify(answer.body));
+      assert.equal(answer.body.status, 'succeeded');
+      assert.equal(answer.body.session_id, plain[n]!.sessionId, 'its own session');
+      assert.deepEqual(await paymentEvents(t, answer.body.payment_id), ['payment_success']);
+    }
+    for (const tenant of tenants) assert.equal(await paymentsOf(tenant.sessionId), 1, tenant.email);
+    assert.deepEqual(await paymentEvents(t, decline!.body.payment_id), ['payment_failed']);
+  });
+
   it('400 field errors for bad input, and nothing is written', async () => {
     const tenant = await newTenant(t, api);
     const token = await cardToken(t, PAN.visa);
