@@ -1,0 +1,126 @@
+/**
+ * `--db-stats`: what one operation of a case costs the PostgreSQL server, from pg_stat_statements (statements,
+ * rows) and pg_stat_wal (WAL written). Both are reset before a case's measured part and read once its server
+ * processes have stopped (a backend flushes its WAL counters when it exits, and otherwise only every few
+ * seconds), then divided by the case's operations.
+ */
+import pg from 'pg';
+import { fmt } from './report.ts';
+
+export interface StatementCost {
+  query: string;
+  calls_per_op: number;
+  rows_per_op: number;
+  mean_ms: number;
+}
+
+export interface DbStats {
+  operations: number;
+  /** Every statement the server ran, BEGIN and COMMIT included: with node-postgres each is one round trip. */
+  statements_per_op: number;
+  transactions_per_op: number;
+  rows_per_op: number;
+  wal_bytes_per_op: number;
+  wal_records_per_op: number;
+  wal_fpi_per_op: number;
+  /** The statements run most often, most first. */
+  top: StatementCost[];
+}
+
+const TOP = 12;
+/** The probe's own statements, left out of the figures. */
+const OWN = `query NOT ILIKE '%pg_stat_%' AND query NOT ILIKE '%pg_backend_pid%'`;
+
+export class DbStatsProbe {
+  private constructor(private readonly pool: pg.Pool) {}
+
+  /** A probe on the database at `url`, or the reason it cannot measure there. */
+  static async open(url: string): Promise<DbStatsProbe | string> {
+    const pool = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: 5_000 });
+    try {
+      await pool.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+      await pool.query('SELECT 1 FROM pg_stat_statements LIMIT 1');
+      await pool.query('SELECT 1 FROM pg_stat_wal');
+      return new DbStatsProbe(pool);
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      const reason = error instanceof Error ? error.message : String(error);
+      return `no database figures: pg_stat_statements is not available (${reason}); start PostgreSQL 14 or later with shared_preload_libraries=pg_stat_statements`;
+    }
+  }
+
+  async reset(): Promise<void> {
+    await this.pool.query('SELECT pg_stat_statements_reset()');
+    await this.pool.query("SELECT pg_stat_reset_shared('wal')");
+  }
+
+  /** Waits (up to 10 s) until no other session is connected to this database, so every counter is flushed. */
+  async settle(): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      const { rows } = await this.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'`,
+      );
+      if ((rows[0]?.n ?? 0) === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  async read(operations: number): Promise<DbStats> {
+    const per = (n: number) => Number((n / Math.max(1, operations)).toFixed(2));
+    const statements = await this.pool.query<{ query: string; calls: string; rows: string; mean_ms: number }>(
+      `SELECT query, calls, rows, mean_exec_time AS mean_ms FROM pg_stat_statements
+        WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND ${OWN}
+        ORDER BY calls DESC`,
+    );
+    const wal = await this.pool.query<{ wal_bytes: string; wal_records: string; wal_fpi: string }>(
+      'SELECT wal_bytes, wal_records, wal_fpi FROM pg_stat_wal',
+    );
+    const sum = (pick: (row: (typeof statements.rows)[number]) => number) =>
+      statements.rows.reduce((total, row) => total + pick(row), 0);
+    const commits = sum((row) => (/^\s*(COMMIT|END)\b/i.test(row.query) ? Number(row.calls) : 0));
+    const { wal_bytes, wal_records, wal_fpi } = wal.rows[0]!;
+    return {
+      operations,
+      statements_per_op: per(sum((row) => Number(row.calls))),
+      transactions_per_op: per(commits),
+      rows_per_op: per(sum((row) => Number(row.rows))),
+      wal_bytes_per_op: Math.round(Number(wal_bytes) / Math.max(1, operations)),
+      wal_records_per_op: per(Number(wal_records)),
+      wal_fpi_per_op: per(Number(wal_fpi)),
+      top: statements.rows.slice(0, TOP).map((row) => ({
+        query: row.query.replace(/\s+/g, ' ').slice(0, 110),
+        calls_per_op: per(Number(row.calls)),
+        rows_per_op: per(Number(row.rows)),
+        mean_ms: Number(row.mean_ms.toFixed(3)),
+      })),
+    };
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}
+
+/** The --db-stats section printed after the table. */
+export function dbStatsReport(rows: { case: string; unit: string; db_stats?: DbStats }[]): string {
+  const out: string[] = [];
+  for (const row of rows) {
+    const s = row.db_stats;
+    if (!s) continue;
+    const unit = row.unit.replace(/s$/, '');
+    out.push(
+      `${row.case} on postgres, per ${unit} (${fmt(s.operations)} ${row.unit}): ${s.statements_per_op} statements ` +
+        `(round trips), ${s.transactions_per_op} commits, ${s.rows_per_op} rows, ${fmt(s.wal_bytes_per_op)} WAL bytes ` +
+        `in ${s.wal_records_per_op} records (${s.wal_fpi_per_op} full-page images)`,
+    );
+    for (const top of s.top) {
+      out.push(
+        `  ${String(top.calls_per_op).padStart(7)} calls  ${String(top.rows_per_op).padStart(7)} rows  ` +
+          `${top.mean_ms.toFixed(3).padStart(8)} ms  ${top.query}`,
+      );
+    }
+  }
+  return out.join('\n');
+}
