@@ -18,6 +18,7 @@ export interface DbStats {
   operations: number;
   /** Every statement the server ran, BEGIN and COMMIT included: with node-postgres each is one round trip. */
   statements_per_op: number;
+  /** Transactions committed, a statement outside BEGIN … COMMIT included. */
   transactions_per_op: number;
   rows_per_op: number;
   wal_bytes_per_op: number;
@@ -32,6 +33,9 @@ const TOP = 12;
 const OWN = `query NOT ILIKE '%pg_stat_%' AND query NOT ILIKE '%pg_backend_pid%'`;
 
 export class DbStatsProbe {
+  /** pg_stat_database's xact_commit at the reset: commits are counted from it, autocommitted statements too. */
+  #commitsAtReset = 0;
+
   private constructor(private readonly pool: pg.Pool) {}
 
   /** A probe on the database at `url`, or the reason it cannot measure there. */
@@ -50,8 +54,18 @@ export class DbStatsProbe {
   }
 
   async reset(): Promise<void> {
+    // An idle backend flushes its counters within a second: the set-up's and warm-up's go before the reset.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
     await this.pool.query('SELECT pg_stat_statements_reset()');
     await this.pool.query("SELECT pg_stat_reset_shared('wal')");
+    this.#commitsAtReset = await this.#commits();
+  }
+
+  async #commits(): Promise<number> {
+    const { rows } = await this.pool.query<{ n: string }>(
+      'SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()',
+    );
+    return Number(rows[0]?.n ?? 0);
   }
 
   /** Waits (up to 10 s) until no other session is connected to this database, so every counter is flushed. */
@@ -79,7 +93,7 @@ export class DbStatsProbe {
     );
     const sum = (pick: (row: (typeof statements.rows)[number]) => number) =>
       statements.rows.reduce((total, row) => total + pick(row), 0);
-    const commits = sum((row) => (/^\s*(COMMIT|END)\b/i.test(row.query) ? Number(row.calls) : 0));
+    const commits = (await this.#commits()) - this.#commitsAtReset;
     const { wal_bytes, wal_records, wal_fpi } = wal.rows[0]!;
     return {
       operations,
@@ -109,9 +123,9 @@ export function dbStatsReport(rows: { case: string; unit: string; db_stats?: DbS
   for (const row of rows) {
     const s = row.db_stats;
     if (!s) continue;
-    const unit = row.unit.replace(/s$/, '');
+    const unit = row.unit === 'req' ? 'request' : row.unit.replace(/s$/, '');
     out.push(
-      `${row.case} on postgres, per ${unit} (${fmt(s.operations)} ${row.unit}): ${s.statements_per_op} statements ` +
+      `${row.case} on postgres, per ${unit} (${fmt(s.operations)} measured): ${s.statements_per_op} statements ` +
         `(round trips), ${s.transactions_per_op} commits, ${s.rows_per_op} rows, ${fmt(s.wal_bytes_per_op)} WAL bytes ` +
         `in ${s.wal_records_per_op} records (${s.wal_fpi_per_op} full-page images)`,
     );
