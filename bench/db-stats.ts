@@ -4,6 +4,7 @@
  * processes have stopped (a backend flushes its WAL counters when it exits, and otherwise only every few
  * seconds), then divided by the case's operations.
  */
+import fs from 'node:fs';
 import pg from 'pg';
 import { fmt } from './report.ts';
 
@@ -24,6 +25,13 @@ export interface DbStats {
   wal_bytes_per_op: number;
   wal_records_per_op: number;
   wal_fpi_per_op: number;
+  /** The statements' execution time on the server (pg_stat_statements total_exec_time). */
+  exec_ms_per_op: number;
+  /**
+   * CPU the whole PostgreSQL server (backends, WAL writer, checkpointer...) used, when it runs on this machine and
+   * its processes can be read in /proc; null otherwise.
+   */
+  cpu_ms_per_op: number | null;
   /** The statements run most often, most first. */
   top: StatementCost[];
 }
@@ -35,6 +43,8 @@ const OWN = `query NOT ILIKE '%pg_stat_%' AND query NOT ILIKE '%pg_backend_pid%'
 export class DbStatsProbe {
   /** pg_stat_database's xact_commit at the reset: commits are counted from it, autocommitted statements too. */
   #commitsAtReset = 0;
+  #postmaster: number | undefined;
+  #cpuAtReset: number | undefined;
 
   private constructor(private readonly pool: pg.Pool) {}
 
@@ -59,6 +69,9 @@ export class DbStatsProbe {
     await this.pool.query('SELECT pg_stat_statements_reset()');
     await this.pool.query("SELECT pg_stat_reset_shared('wal')");
     this.#commitsAtReset = await this.#commits();
+    const { rows } = await this.pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    this.#postmaster = parentOf(rows[0]!.pid);
+    this.#cpuAtReset = this.#postmaster === undefined ? undefined : serverCpuMs(this.#postmaster);
   }
 
   async #commits(): Promise<number> {
@@ -95,6 +108,9 @@ export class DbStatsProbe {
       statements.rows.reduce((total, row) => total + pick(row), 0);
     const commits = (await this.#commits()) - this.#commitsAtReset;
     const { wal_bytes, wal_records, wal_fpi } = wal.rows[0]!;
+    const cpuNow = this.#postmaster === undefined ? undefined : serverCpuMs(this.#postmaster);
+    const cpuMs =
+      cpuNow === undefined || this.#cpuAtReset === undefined ? undefined : cpuNow - this.#cpuAtReset;
     return {
       operations,
       statements_per_op: per(sum((row) => Number(row.calls))),
@@ -103,6 +119,10 @@ export class DbStatsProbe {
       wal_bytes_per_op: Math.round(Number(wal_bytes) / Math.max(1, operations)),
       wal_records_per_op: per(Number(wal_records)),
       wal_fpi_per_op: per(Number(wal_fpi)),
+      exec_ms_per_op: Number(
+        (sum((row) => row.mean_ms * Number(row.calls)) / Math.max(1, operations)).toFixed(3),
+      ),
+      cpu_ms_per_op: cpuMs === undefined ? null : Number((cpuMs / Math.max(1, operations)).toFixed(3)),
       top: statements.rows.slice(0, TOP).map((row) => ({
         query: row.query.replace(/\s+/g, ' ').slice(0, 110),
         calls_per_op: per(Number(row.calls)),
@@ -117,6 +137,42 @@ export class DbStatsProbe {
   }
 }
 
+/** Clock ticks of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
+const TICK_MS = 10;
+
+function statFields(pid: number): string[] | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After the command name in parentheses: state, ppid, … (fields 3 onward of proc(5)).
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The postmaster of the backend `pid`, when this process can see it (the database runs on this machine). */
+function parentOf(pid: number): number | undefined {
+  const fields = statFields(pid);
+  return fields ? Number(fields[1]) : undefined;
+}
+
+/**
+ * CPU milliseconds of the PostgreSQL server so far: the postmaster's own and its exited children's (utime, stime,
+ * cutime, cstime), plus every live child's. The difference of two readings is what the server used between them.
+ */
+function serverCpuMs(postmaster: number): number | undefined {
+  const own = statFields(postmaster);
+  if (!own) return undefined;
+  // proc(5) fields 14 to 17, here from index 11.
+  let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = statFields(Number(entry));
+    if (fields && Number(fields[1]) === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks * TICK_MS;
+}
+
 /** The --db-stats section printed after the table. */
 export function dbStatsReport(rows: { case: string; unit: string; db_stats?: DbStats }[]): string {
   const out: string[] = [];
@@ -127,7 +183,8 @@ export function dbStatsReport(rows: { case: string; unit: string; db_stats?: DbS
     out.push(
       `${row.case} on postgres, per ${unit} (${fmt(s.operations)} measured): ${s.statements_per_op} statements ` +
         `(round trips), ${s.transactions_per_op} commits, ${s.rows_per_op} rows, ${fmt(s.wal_bytes_per_op)} WAL bytes ` +
-        `in ${s.wal_records_per_op} records (${s.wal_fpi_per_op} full-page images)`,
+        `in ${s.wal_records_per_op} records (${s.wal_fpi_per_op} full-page images), ${s.exec_ms_per_op} ms executing, ` +
+        `${s.cpu_ms_per_op === null ? 'server CPU not readable here' : `${s.cpu_ms_per_op} ms of the server's CPU`}`,
     );
     for (const top of s.top) {
       out.push(
