@@ -155,6 +155,7 @@ async function batch(baseUrl: string, data: CaseData, baseUrls = [baseUrl]): Pro
     }
     const paid = done.filter((t) => t.paid === 'succeeded').length;
     const processing = done.filter((t) => t.paid === 'processing').length;
+    if (paid + processing === 0) throw new Error(`no tenant paid: ${failures[0]?.failed ?? 'no answer'}`);
     // A processing payment's webhook follows once its outcome is known; a retried delivery arrives twice.
     const { arrivals } = receiver;
     const distinctArrivals = () => new Set(arrivals.map((a) => a.eventId)).size;
@@ -163,7 +164,7 @@ async function batch(baseUrl: string, data: CaseData, baseUrls = [baseUrl]): Pro
       await receiver.waitFor(arrivals.length + 1, deadline - Date.now()).catch(() => undefined);
     }
     const distinct = distinctArrivals();
-    const last = Math.max(...arrivals.map((a) => a.at));
+    const last = arrivals.length > 0 ? Math.max(...arrivals.map((a) => a.at)) : Date.now();
     const seconds = (last - began) / 1000;
     const of = (step: Step) => done.flatMap((t) => (t.steps[step] === undefined ? [] : [t.steps[step]]));
     return {
