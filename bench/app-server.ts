@@ -10,7 +10,8 @@ runChild(async () => {
   if (!benchCase) throw new Error(`unknown benchmark case "${name ?? ''}"`);
   const app = await buildApp(loadConfig(process.env));
   try {
-    const data = await benchCase.setup(app);
+    // A further server process of the same case (--serve-processes): the first one's setup made the data.
+    const data = process.env.BENCH_SERVE_ONLY ? {} : await benchCase.setup(app);
     await app.listen({ port: 0, host: '127.0.0.1' });
     return { port: portOf(app.server), data, close: () => app.close() };
   } catch (error) {

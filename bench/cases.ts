@@ -10,6 +10,7 @@ import {
 import { webhooksFairnessCase } from './fairness.ts';
 import { LEDGER_YEARS, ledgerSetup, PAYOUT_PAYMENTS, payoutRunBatch, payoutRunSetup } from './ledger.ts';
 import { paymentPageCase } from './page.ts';
+import { rentDayCase } from './rent-day.ts';
 import { chargeDueSchedules, installBenchSchedulerRoutes, seedDueSchedules } from './schedules.ts';
 import { benchIntegrator, benchSessions, benchUser, ONBOARD_BATCH, required } from './users.ts';
 import { installBenchWorkerRoutes, recordBacklog, startBenchReceiver } from './webhooks.ts';
@@ -50,14 +51,19 @@ export interface BenchCase {
   setup(app: FastifyInstance): Promise<CaseData>;
   /** Load cases: the request autocannon sends over and over, from the parent. */
   request?(data: CaseData): BenchRequest;
-  /** Batch cases: a fixed piece of work the parent sends and times instead of an autocannon load. */
-  batch?(baseUrl: string, data: CaseData): Promise<BatchResult>;
+  /**
+   * Batch cases: a fixed piece of work the parent sends and times instead of an autocannon load. With
+   * --serve-processes n, `baseUrls` holds every server process's address (the first is `baseUrl`, where setup ran).
+   */
+  batch?(baseUrl: string, data: CaseData, baseUrls?: string[]): Promise<BatchResult>;
+  /** Seconds a run of the case may take besides --duration and --warmup (set-up and a fixed workload). */
+  budgetSeconds?: number;
 }
 
 const ONBOARD_TOTAL = 10_000;
 
 /** A token for the sandbox's success card, to pay with in the batch. */
-async function successCardToken(app: FastifyInstance): Promise<string> {
+export async function successCardToken(app: FastifyInstance): Promise<string> {
   if (!(app.ctx.processor instanceof SandboxProcessor))
     throw new Error('the bench needs the sandbox processor');
   const { token } = await app.ctx.processor.tokenise({
@@ -70,7 +76,7 @@ async function successCardToken(app: FastifyInstance): Promise<string> {
 }
 
 /** One card payment of £1,250.00 through the Client API, as the page makes it; throws unless it succeeded. */
-async function payByCard(baseUrl: string, userToken: string, cardToken: string): Promise<void> {
+export async function payByCard(baseUrl: string, userToken: string, cardToken: string): Promise<void> {
   const response = await fetch(`${baseUrl}/api/client/payments`, {
     method: 'POST',
     headers: {
@@ -90,15 +96,15 @@ async function payByCard(baseUrl: string, userToken: string, cardToken: string):
 async function inFlight<T>(
   items: T[],
   concurrency: number,
-  work: (item: T) => Promise<void>,
+  work: (item: T, lane: number) => Promise<void>,
 ): Promise<number[]> {
   const latencies: number[] = [];
   let next = 0;
-  const lanes = Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+  const lanes = Array.from({ length: Math.min(concurrency, items.length) }, async (_, lane) => {
     while (next < items.length) {
       const item = items[next++]!;
       const sent = performance.now();
-      await work(item);
+      await work(item, lane);
       latencies.push(performance.now() - sent);
     }
   });
@@ -118,12 +124,13 @@ async function cardPaymentSetup(app: FastifyInstance): Promise<CaseData> {
   return { sessions: JSON.stringify(sessions), cardToken: await successCardToken(app) };
 }
 
-async function cardPaymentBatch(baseUrl: string, data: CaseData): Promise<BatchResult> {
+async function cardPaymentBatch(baseUrl: string, data: CaseData, baseUrls = [baseUrl]): Promise<BatchResult> {
   const sessions = JSON.parse(required(data, 'sessions')) as string[];
   const cardToken = required(data, 'cardToken');
   const began = performance.now();
-  const latenciesMs = await inFlight(sessions, PAYMENT_CONCURRENCY, (userToken) =>
-    payByCard(baseUrl, userToken, cardToken),
+  // With several server processes, each lane keeps to one of them, as a load balancer's connections would.
+  const latenciesMs = await inFlight(sessions, PAYMENT_CONCURRENCY, (userToken, lane) =>
+    payByCard(baseUrls[lane % baseUrls.length]!, userToken, cardToken),
   );
   return { units: sessions.length, seconds: (performance.now() - began) / 1000, latenciesMs };
 }
@@ -171,7 +178,11 @@ async function webhooksBacklogBatch(baseUrl: string, data: CaseData): Promise<Ba
   }
 }
 
-async function startBenchWorkers(baseUrl: string, url: string, workerProcesses: number): Promise<void> {
+export async function startBenchWorkers(
+  baseUrl: string,
+  url: string,
+  workerProcesses: number,
+): Promise<void> {
   const response = await fetch(`${baseUrl}/bench/webhooks/start`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -399,4 +410,5 @@ export const CASES: readonly BenchCase[] = [
       chargeDueSchedules(baseUrl, Number(required(data, 'count')), Number(required(data, 'workerProcesses'))),
   },
   webhooksFairnessCase,
+  rentDayCase,
 ];

@@ -13,6 +13,10 @@ export const USAGE = `Usage: npm run bench -- [options]
   --rounds <n>             measure every case n times, interleaved (odd rounds in the given order, even rounds
                            reversed); the table shows each case's median round and the median of the per-round
                            ratios to its yardstick (default 1)
+  --db-stats               on PostgreSQL with pg_stat_statements: the database's cost per operation of each
+                           case (statements, commits, rows, WAL bytes; its most frequent statements)
+  --serve-processes <n>    run each case's server as n processes on the same database, the load spread over them
+                           (PostgreSQL only; default 1)
   -h, --help
 
 Environment: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test),
@@ -30,6 +34,8 @@ export interface Options {
   dbs: DbKind[];
   cases: BenchCase[];
   dbExplicit: boolean;
+  dbStats: boolean;
+  serveProcesses: number;
 }
 
 export function parseOptions(argv: string[]): Options | undefined {
@@ -42,6 +48,8 @@ export function parseOptions(argv: string[]): Options | undefined {
       db: { type: 'string' },
       case: { type: 'string', multiple: true },
       rounds: { type: 'string', default: '1' },
+      'db-stats': { type: 'boolean', default: false },
+      'serve-processes': { type: 'string', default: '1' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -71,5 +79,7 @@ export function parseOptions(argv: string[]): Options | undefined {
     dbs: db === 'both' ? ['pglite', 'postgres'] : [db],
     cases,
     dbExplicit: values.db !== undefined,
+    dbStats: values['db-stats'] === true,
+    serveProcesses: int('serve-processes', values['serve-processes'], 1, 8),
   };
 }

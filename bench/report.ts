@@ -1,4 +1,5 @@
 import type { BenchCase } from './cases.ts';
+import type { DbStats } from './db-stats.ts';
 
 /** The bench's results: one row of figures per case and database, and the table printed from them. */
 export type DbKind = 'pglite' | 'postgres';
@@ -21,6 +22,10 @@ export interface Figures {
   /** With --rounds: every round's rate, in the order measured; the row's figures are the median round's. */
   round_rates?: number[];
   extra?: Record<string, number>;
+  /** Batch cases: the units of work done (the rate's numerator). */
+  units?: number;
+  /** With --db-stats on PostgreSQL: the database's cost per unit (per request for load cases). */
+  db_stats?: DbStats;
 }
 
 export interface Failure {

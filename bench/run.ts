@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import type { BenchCase, BenchRequest } from './cases.ts';
+import { DbStatsProbe, dbStatsReport } from './db-stats.ts';
 import { type Options, parseOptions, USAGE } from './options.ts';
 import { percentile } from './percentile.ts';
 import { type DbKind, type Failure, type Figures, fmt, median, medianRows, table } from './report.ts';
@@ -73,6 +74,38 @@ async function load(
   });
 }
 
+type LoadResult = Pick<autocannon.Result, 'errors' | 'timeouts' | 'non2xx'> & {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+};
+
+/**
+ * The load over several server processes, the connections shared out among them (--serve-processes): rates and
+ * counts add up; p50 is the requests' weighted mean of each process's p50 and p99 the worst process's p99.
+ */
+async function loadAll(
+  ports: number[],
+  request: BenchRequest,
+  seconds: number,
+  connections: number,
+): Promise<LoadResult> {
+  if (ports.length === 1) return load(ports[0]!, request, seconds, connections);
+  const shares = ports.map((_, i) => Math.floor((connections + ports.length - 1 - i) / ports.length));
+  const results = await Promise.all(ports.map((port, i) => load(port, request, seconds, shares[i]!)));
+  const total = (pick: (r: autocannon.Result) => number) => results.reduce((sum, r) => sum + pick(r), 0);
+  const requests = total((r) => r.requests.total);
+  return {
+    requests: { average: total((r) => r.requests.average), total: requests },
+    latency: {
+      p50: Math.round(total((r) => r.latency.p50 * r.requests.total) / Math.max(1, requests)),
+      p99: Math.max(...results.map((r) => r.latency.p99)),
+    },
+    errors: total((r) => r.errors),
+    timeouts: total((r) => r.timeouts),
+    non2xx: total((r) => r.non2xx),
+  };
+}
+
 async function measure(
   name: string,
   db: DbKind | null,
@@ -80,10 +113,13 @@ async function measure(
   request: BenchRequest,
   options: Options,
   referenceRps: number | null,
+  more: { ports?: number[]; beforeMeasured?: () => Promise<void> } = {},
 ): Promise<Figures> {
-  await preflight(server.port, request);
-  if (options.warmup > 0) await load(server.port, request, options.warmup, options.connections);
-  const result = await load(server.port, request, options.duration, options.connections);
+  const ports = more.ports ?? [server.port];
+  for (const port of ports) await preflight(port, request);
+  if (options.warmup > 0) await loadAll(ports, request, options.warmup, options.connections);
+  await more.beforeMeasured?.();
+  const result = await loadAll(ports, request, options.duration, options.connections);
   return {
     case: name,
     db,
@@ -105,8 +141,11 @@ async function measureBatch(
   db: DbKind,
   server: ServerProcess,
   referenceRps: number,
+  more: { ports?: number[]; beforeMeasured?: () => Promise<void> } = {},
 ): Promise<Figures> {
-  const result = await benchCase.batch!(`http://127.0.0.1:${server.port}`, server.data);
+  await more.beforeMeasured?.();
+  const baseUrls = (more.ports ?? [server.port]).map((port) => `http://127.0.0.1:${port}`);
+  const result = await benchCase.batch!(baseUrls[0]!, server.data, baseUrls);
   const at = (q: number) => percentile(result.latenciesMs, q);
   const rate = result.units / result.seconds;
   return {
@@ -121,6 +160,7 @@ async function measureBatch(
     timeouts: 0,
     non_2xx: 0,
     ratio_to_reference: referenceRps > 0 ? Number((rate / referenceRps).toFixed(3)) : null,
+    units: result.units,
     ...(result.extra ? { extra: result.extra } : {}),
   };
 }
@@ -211,7 +251,11 @@ async function main(): Promise<number> {
       killAllServers();
       process.exit(1);
     },
-    runs * (options.duration + options.warmup + 180) * 1000,
+    (runs * (options.duration + options.warmup + 180) +
+      options.dbs.length *
+        options.rounds *
+        options.cases.reduce((sum, c) => sum + (c.budgetSeconds ?? 0), 0)) *
+      1000,
   );
   watchdog.unref();
 
@@ -250,22 +294,42 @@ async function main(): Promise<number> {
 
   reference.ratio_to_reference = 1;
 
+  let probe: DbStatsProbe | undefined;
+  if (options.dbStats && dbs.includes('postgres')) {
+    const opened = await DbStatsProbe.open(postgresUrl);
+    if (typeof opened === 'string') {
+      log(`bench: ${opened}`);
+      skipped.push(`db-stats: ${opened}`);
+    } else probe = opened;
+  }
+
   const failures: Failure[] = [];
   const measured: Figures[][] = [];
   const runCase = async (benchCase: BenchCase, db: DbKind): Promise<Figures | undefined> => {
     log(`bench: ${benchCase.name} on ${db} ...`);
     let prepared: PreparedDb | undefined;
     let server: ServerProcess | undefined;
+    const others: ServerProcess[] = [];
     try {
       prepared = await prepareDatabase(db, postgresUrl);
       pendingCleanup = prepared.cleanup;
-      server = await startServer(
-        benchCase.server ?? 'app-server.ts',
-        serverEnv({ ...prepared.env, BENCH_CASE: benchCase.name }),
-        `${benchCase.name}/${db}`,
-      );
+      const file = benchCase.server ?? 'app-server.ts';
+      const env = serverEnv({ ...prepared.env, BENCH_CASE: benchCase.name });
+      server = await startServer(file, env, `${benchCase.name}/${db}`);
+      // Several serve processes share one PostgreSQL; PGlite's directory is one process's, a yardstick is one server.
+      const serveProcesses = db === 'postgres' && !benchCase.server ? options.serveProcesses : 1;
+      for (let n = 2; n <= serveProcesses; n++) {
+        others.push(
+          await startServer(file, { ...env, BENCH_SERVE_ONLY: '1' }, `${benchCase.name}/${db}#${n}`),
+        );
+      }
+      const stats = db === 'postgres' ? probe : undefined;
+      const more = {
+        ports: [server, ...others].map((s) => s.port),
+        beforeMeasured: stats && (() => stats.reset()),
+      };
       const figures = benchCase.batch
-        ? await measureBatch(benchCase, db, server, reference.requests_per_second)
+        ? await measureBatch(benchCase, db, server, reference.requests_per_second, more)
         : await measure(
             benchCase.name,
             db,
@@ -273,8 +337,16 @@ async function main(): Promise<number> {
             benchCase.request!(server.data),
             benchCase.connections ? { ...options, connections: benchCase.connections } : options,
             reference.requests_per_second,
+            more,
           );
       if (benchCase.connections) figures.extra = { ...figures.extra, connections: benchCase.connections };
+      if (serveProcesses > 1) figures.extra = { ...figures.extra, serve_processes: serveProcesses };
+      if (stats) {
+        // Read once the servers are gone: a backend flushes its WAL counters at exit, otherwise every few seconds.
+        await Promise.all([server, ...others].map((s) => s.stop()));
+        await stats.settle();
+        figures.db_stats = await stats.read(figures.units ?? figures.requests);
+      }
       log(
         `bench:   ${fmt(figures.requests_per_second)} ${figures.unit}/s, p99 ${figures.p99_ms} ms, ` +
           `${figures.ratio_to_reference ?? '-'}x the reference`,
@@ -289,7 +361,7 @@ async function main(): Promise<number> {
       failures.push({ case: benchCase.name, db, error: message });
       return undefined;
     } finally {
-      await server?.stop();
+      await Promise.all([server, ...others].map((s) => s?.stop()));
       pendingCleanup = undefined;
       await prepared?.cleanup().catch((error: unknown) => log(`bench: cleanup failed: ${String(error)}`));
     }
@@ -354,7 +426,10 @@ async function main(): Promise<number> {
   fs.mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
   fs.writeFileSync(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
 
+  await probe?.close();
   process.stdout.write(`\n${table(reference, rows, failures)}\n\n`);
+  const costs = dbStatsReport(rows);
+  if (costs) process.stdout.write(`${costs}\n\n`);
   for (const note of skipped) process.stdout.write(`skipped ${note}\n`);
   process.stdout.write(`${JSON.stringify(report)}\n`);
   log(`bench: written to ${path.relative(process.cwd(), RESULTS_FILE)}`);
