@@ -174,5 +174,6 @@ export async function settleCardAttempts(
        RETURNING c.id)
      DELETE FROM card_declines c USING x WHERE c.source = x.source AND NOT x.declined AND c.pending`,
     [attempts as { source: string; declined: boolean }[], now],
+    { prepare: 'settle-card-attempts' },
   );
 }

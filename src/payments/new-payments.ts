@@ -63,6 +63,7 @@ const INSERT_PAYMENTS = sqlStatement(
           x.saved_card_id, $2, $2
      FROM x JOIN sessions s ON s.id = x.session_id JOIN tenancies t ON t.id = s.tenancy_id
    RETURNING *`,
+  { prepare: 'new-payments-insert' },
 );
 
 /** Locks the sessions (ids in $1), then the users (ids in $2), each in id order. */
@@ -75,6 +76,7 @@ const LOCK_SESSIONS_AND_USERS = sqlStatement(
      SELECT id FROM users WHERE id = ANY (ARRAY(SELECT jsonb_array_elements_text($2::jsonb))) ORDER BY id
         FOR NO KEY UPDATE)
    SELECT (SELECT count(*) FROM s)::int AS sessions, (SELECT count(*) FROM u)::int AS users`,
+  { prepare: 'new-payments-lock' },
 );
 
 /**
@@ -102,6 +104,7 @@ const SESSION_STATES = sqlStatement(
                      WHERE x.user_id IS NOT NULL AND d.user_id = x.user_id AND d.created_at > $2),
                    '[]'::jsonb) AS declines
      FROM x JOIN sessions s ON s.id = x.session_id`,
+  { prepare: 'new-payments-states' },
 );
 
 /**

@@ -55,6 +55,7 @@ const UPDATE_PAYMENTS = sqlStatement(
       -- for them (Stripe's event of it, however late) is known and changes nothing.
       AND NOT (x.known_if_awaiting AND p.status = 'requires_action' AND p.schedule_id IS NOT NULL)
    RETURNING p.*`,
+  { prepare: 'payment-outcomes' },
 );
 
 /**

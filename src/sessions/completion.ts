@@ -9,7 +9,8 @@ export async function completeSessions(
   if (sessionIds.length === 0) return;
   await tx.query(
     `UPDATE sessions SET completed_at = $2
-      WHERE id IN (SELECT jsonb_array_elements_text($1::jsonb)) AND completed_at IS NULL`,
+      WHERE id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb))) AND completed_at IS NULL`,
     [sessionIds as string[], now],
+    { prepare: 'complete-sessions' },
   );
 }

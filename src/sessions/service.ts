@@ -287,6 +287,7 @@ const CLIENT_CONTEXT = sqlStatement(
      JOIN users u ON u.id = s.user_id
      JOIN tenancies t ON t.id = s.tenancy_id
     WHERE s.token_hash = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))`,
+  { prepare: 'client-context' },
 );
 
 export class SessionService {

@@ -48,6 +48,7 @@ const RECORD_EVENTS = sqlStatement(
      RETURNING event_id, integrator_id, job_id),
    j AS (${insertJobsSql({ from: 'd', id: 'd.job_id', kind: '$3', payload: "jsonb_build_object('event_id', d.event_id, 'integrator_id', d.integrator_id)", now: '$2', fairKey: 'd.integrator_id' })})
    SELECT count(*)::int AS jobs FROM j`,
+  { prepare: 'record-events' },
 );
 
 /**

@@ -114,8 +114,13 @@ class PostgresDb implements Db {
       await client.query('BEGIN');
       const notifications = new PendingNotifications();
       const tx: Queryable = {
-        query: async <Row>(sql: string, params?: readonly SqlParam[]) =>
-          (await client.query(sql, encodeParams(params))).rows as Row[],
+        query: async <Row>(sql: string, params?: readonly SqlParam[], options?: QueryOptions) => {
+          const values = encodeParams(params);
+          const result = await client.query(
+            options?.prepare ? { name: options.prepare, text: sql, values } : { text: sql, values },
+          );
+          return result.rows as Row[];
+        },
         notifyOnCommit: (channel, payload) => notifications.add(channel, payload),
       };
       const result = await fn(tx);

@@ -107,6 +107,7 @@ const INSERT_CHARGES = sqlStatement(
    SELECT c.idempotency_key, c.id, c.method, c.status, c.refusal_code
      FROM sandbox_charges c JOIN x ON x.idempotency_key = c.idempotency_key
     WHERE NOT EXISTS (SELECT 1 FROM inserted i WHERE i.idempotency_key = c.idempotency_key)`,
+  { prepare: 'sandbox-charges' },
 );
 
 /** A charge as the sandbox's challenge pages show it. */
