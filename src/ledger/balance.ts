@@ -172,17 +172,25 @@ export function buildLedger(
       key: payout.payout_id,
     });
   }
-  items.sort(
-    (a, b) =>
-      a.date.localeCompare(b.date) ||
-      ORDER[a.type] - ORDER[b.type] ||
-      (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
-  );
+  // Dates are YYYY-MM-DD: compared as strings (localeCompare would cost a locale lookup per comparison).
+  items.sort((a, b) => compare(a.date, b.date) || ORDER[a.type] - ORDER[b.type] || compare(a.key, b.key));
   let balance = 0;
-  const entries = items.map(({ delta, key: _key, ...entry }) => {
-    balance += delta;
-    return { ...entry, balance_pence: balance };
+  const entries = items.map((item): LedgerEntry => {
+    balance += item.delta;
+    const entry: LedgerEntry = {
+      date: item.date,
+      type: item.type,
+      amount_pence: item.amount_pence,
+      balance_pence: balance,
+    };
+    if (item.payment_id !== undefined) entry.payment_id = item.payment_id;
+    if (item.payout_id !== undefined) entry.payout_id = item.payout_id;
+    return entry;
   });
   // The balance is what fell due less what was paid towards rent: the same arrears as the set-wise overview's.
   return { entries, ...arrearsAsOf(dues, paidThrough(payments, asOf), asOf), next_due: next };
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -56,14 +56,17 @@ export function ledgerView(ledger: TenancyLedger): LedgerView {
     payment_reference: ledger.payment_reference,
     currency: 'GBP',
     as_of: ledger.as_of,
-    entries: ledger.entries.map((entry) => ({
-      date: entry.date,
-      type: entry.type,
-      amount: formatPence(entry.amount_pence),
-      ...(entry.payment_id ? { payment_id: entry.payment_id } : {}),
-      ...(entry.payout_id ? { payout_id: entry.payout_id } : {}),
-      balance: formatPence(entry.balance_pence),
-    })),
+    entries: ledger.entries.map((entry) => {
+      const view: LedgerView['entries'][number] = {
+        date: entry.date,
+        type: entry.type,
+        amount: formatPence(entry.amount_pence),
+        balance: formatPence(entry.balance_pence),
+      };
+      if (entry.payment_id) view.payment_id = entry.payment_id;
+      if (entry.payout_id) view.payout_id = entry.payout_id;
+      return view;
+    }),
     arrears: formatPence(ledger.arrears_pence),
     next_due: ledger.next_due
       ? { date: ledger.next_due.date, amount: formatPence(ledger.next_due.amount_pence) }
