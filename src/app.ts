@@ -13,6 +13,7 @@ import { installOpenApi } from './integration/openapi.ts';
 import { integrationApi } from './integration/plugin.ts';
 import { operatorApi } from './operator/plugin.ts';
 import { hostedPage } from './page/plugin.ts';
+import { installPaymentMetrics } from './payments/metrics.ts';
 import { type Clock, systemClock } from './platform/clock/clock.ts';
 import type { Config } from './platform/config/config.ts';
 import { type Db, databaseOptions, openDatabase } from './platform/db/db.ts';
@@ -151,6 +152,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const registry = installMetrics(app, db, clock, config.metricsToken);
   installWebhookMetrics(registry, db, clock);
   installLoginMetrics(registry);
+  installPaymentMetrics(registry);
   await installOpenApi(app, config.publicUrl);
   await app.register(healthRoutes);
   await app.register(integrationApi, { prefix: '/api/third-party' });

@@ -12,6 +12,7 @@ import { type ClientContext, checkPureAmount, checkSessionAmount } from '../sess
 import { formatPence } from '../shared/money.ts';
 import { APM_METHODS, type PaymentMethod, WALLET_METHODS } from '../shared/vocabulary.ts';
 import { type PaymentAmounts, paymentAmounts } from './fees.ts';
+import { countedBatches } from './metrics.ts';
 import {
   insertNewPayments,
   type NewPayment,
@@ -27,6 +28,8 @@ import type { PaymentRow } from './view.ts';
  * share one. More would only queue for the database's connections and its commits.
  */
 const NEW_PAYMENT_TRANSACTIONS = 4;
+
+const WRITES = countedBatches('write');
 
 /**
  * What pays: a new card's token or a saved card (method card), a wallet sheet's token (apple_pay,
@@ -127,8 +130,15 @@ export class NewPaymentWriter {
 
   /** New payments of one turn of the event loop share a transaction (see insertNewPayments). */
   readonly #inserts = new StatementBatcher<NewPayment, NewPaymentResult>(
-    (batch) => this.db.transaction((tx) => insertNewPayments(tx, this.clock, batch)),
-    { splits: (error) => !isDatabaseUnavailable(error), maxInFlight: NEW_PAYMENT_TRANSACTIONS },
+    (batch) => {
+      WRITES.observe(batch.length);
+      return this.db.transaction((tx) => insertNewPayments(tx, this.clock, batch));
+    },
+    {
+      splits: (error) => !isDatabaseUnavailable(error),
+      onSplit: WRITES.onSplit,
+      maxInFlight: NEW_PAYMENT_TRANSACTIONS,
+    },
   );
 
   async #resolve({ client, method, source }: CreatePaymentInput): Promise<ResolvedSource> {

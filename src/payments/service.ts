@@ -11,6 +11,7 @@ import type { SessionRow } from '../sessions/service.ts';
 import { type Collection, collection } from './collection.ts';
 import { type CreatePaymentInput, type CreatePaymentResult, NewPaymentWriter } from './create.ts';
 import { allPayments, type ListedPayment, listedPayment, listPayments, type PaymentFilter } from './list.ts';
+import { countedBatches } from './metrics.ts';
 import { applyOutcomes, awaitsTenant, FINAL, type OutcomeToApply } from './outcomes.ts';
 import { previewRefund, type RefundPreview } from './refund-preview.ts';
 import { RefundService } from './refunds.ts';
@@ -37,6 +38,8 @@ function waitsForTenant(payment: PaymentRow): boolean {
  * one. More would only queue for the database's connections and its commits.
  */
 const OUTCOME_TRANSACTIONS = 4;
+
+const OUTCOMES = countedBatches('outcome');
 
 /**
  * How often a waiting payment may be read from the processor when pages poll it. Stripe allows 25 reads a second
@@ -282,15 +285,21 @@ export class PaymentService {
   }
 
   readonly #outcomes = new StatementBatcher<OutcomeToApply, PaymentRow>(
-    (items) =>
-      this.db.transaction((tx) =>
+    (items) => {
+      OUTCOMES.observe(items.length);
+      return this.db.transaction((tx) =>
         applyOutcomes(
           tx,
           { clock: this.clock, processor: this.processor, settleScheduledCharge: this.settleScheduledCharge },
           items,
         ),
-      ),
-    { splits: (error) => !isDatabaseUnavailable(error), maxInFlight: OUTCOME_TRANSACTIONS },
+      );
+    },
+    {
+      splits: (error) => !isDatabaseUnavailable(error),
+      onSplit: OUTCOMES.onSplit,
+      maxInFlight: OUTCOME_TRANSACTIONS,
+    },
   );
 
   /**

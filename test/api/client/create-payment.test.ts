@@ -94,6 +94,15 @@ describe('POST /api/client/payments (createPayment)', async () => {
     const earlier = await replayed!.client.pay({ card_token: visa, idempotency_key: earlierKey });
     assert.equal(earlier.status, 201);
     const doubleKey = newKey();
+    const metrics = async () => {
+      const text = (await t.app.inject('/metrics')).body;
+      const value = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+      return {
+        writes: value('rentpay_payment_batch_size_count\\{step="write"\\}'),
+        written: value('rentpay_payment_batch_size_sum\\{step="write"\\}'),
+      };
+    };
+    const before = await metrics();
     const answers = await Promise.all([
       paid!.client.pay({ card_token: visa }),
       replayed!.client.pay({ card_token: visa, idempotency_key: earlierKey }),
@@ -117,6 +126,10 @@ describe('POST /api/client/payments (createPayment)', async () => {
       assert.deepEqual(await paymentEvents(t, answer.body.payment_id), ['payment_success']);
     }
     for (const tenant of tenants) assert.equal(await paymentsOf(tenant.sessionId), 1, tenant.email);
+    const after = await metrics();
+    // The payments of all but the paid session were written, in fewer transactions than payments.
+    assert.ok(after.written - before.written >= 8, JSON.stringify({ before, after }));
+    assert.ok(after.writes - before.writes < after.written - before.written, JSON.stringify({ before, after }));
     assert.deepEqual(await paymentEvents(t, decline!.body.payment_id), ['payment_failed']);
   });
 
