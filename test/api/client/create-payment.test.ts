@@ -129,7 +129,10 @@ describe('POST /api/client/payments (createPayment)', async () => {
     const after = await metrics();
     // The payments of all but the paid session were written, in fewer transactions than payments.
     assert.ok(after.written - before.written >= 8, JSON.stringify({ before, after }));
-    assert.ok(after.writes - before.writes < after.written - before.written, JSON.stringify({ before, after }));
+    assert.ok(
+      after.writes - before.writes < after.written - before.written,
+      JSON.stringify({ before, after }),
+    );
     assert.deepEqual(await paymentEvents(t, decline!.body.payment_id), ['payment_failed']);
   });
 
