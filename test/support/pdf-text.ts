@@ -35,11 +35,12 @@ export async function fetchPdf(t: TestApp, url: string, headers: Record<string, 
   return pdfText(response.rawPayload);
 }
 
-/** The parts of `text` in this order, each after the one before. */
+/** The parts of `text` in this order, each after the one before; a line break counts as a space (text wraps). */
 export function assertInOrder(text: string, parts: readonly string[]): void {
+  const flat = text.replace(/\s+/g, ' ');
   let from = 0;
-  for (const part of parts) {
-    const at = text.indexOf(part, from);
+  for (const part of parts.map((p) => p.replace(/\s+/g, ' '))) {
+    const at = flat.indexOf(part, from);
     assert.ok(at >= 0, `"${part}" after position ${from} in:\n${text}`);
     from = at + part.length;
   }
