@@ -8,7 +8,6 @@ import { cardToken, clientOf, PAN, startPaymentApp } from '../../support/payment
 import { assertInOrder, fetchPdf } from '../../support/pdf-text.ts';
 
 const STATEMENTS = '/api/third-party/statements/';
-const DAY = 86_400_000;
 
 describe('GET /api/third-party/statements/ (getStatement)', () => {
   let t: TestApp;
