@@ -12,14 +12,18 @@ import PDFDocument from 'pdfkit';
 
 const require = createRequire(import.meta.url);
 
-/** The fonts' bytes, read once per process from the `dejavu-fonts-ttf` package (a runtime dependency). */
+/**
+ * The fonts, from the `dejavu-fonts-ttf` package (a runtime dependency), read and parsed once per process: parsing
+ * them was most of a statement's time. Each document embeds its own subset of the glyphs it uses.
+ */
 const FONTS = (() => {
-  let loaded: { regular: Buffer; bold: Buffer } | undefined;
+  let loaded: { regular: PDFKit.Mixins.PDFFontSource; bold: PDFKit.Mixins.PDFFontSource } | undefined;
+  const fontkit = require('fontkit') as { create(bytes: Buffer): unknown };
+  const parsed = (file: string) =>
+    // pdfkit takes a parsed fontkit font as well as bytes (its typings name only the bytes).
+    fontkit.create(fs.readFileSync(require.resolve(`dejavu-fonts-ttf/ttf/${file}`))) as Buffer;
   return () => {
-    loaded ??= {
-      regular: fs.readFileSync(require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf')),
-      bold: fs.readFileSync(require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf')),
-    };
+    loaded ??= { regular: parsed('DejaVuSans.ttf'), bold: parsed('DejaVuSans-Bold.ttf') };
     return loaded;
   };
 })();

@@ -200,7 +200,8 @@ describe('operator refunds: pending first, idempotent by key, finished by a job'
       status: 'succeeded',
       created_at: made.body.created_at,
     });
-    assert.deepEqual(data.payment, made.body.payment);
+    const { receipt_url: _, ...payment } = data.payment;
+    assert.deepEqual(payment, made.body.payment);
   });
 
   it('a processor answer lost after it refunded: 202 pending, then the job finishes it once with one event', async () => {
