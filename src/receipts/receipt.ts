@@ -93,7 +93,7 @@ export function renderReceipt(data: ReceiptData): Promise<Buffer> {
           bold: true,
         },
       ],
-      0.6,
+      0.7,
     );
   }
   pdf.paragraph(`Generated ${ukMoment(data.generatedAt)} from rentpay's records of this payment.`, {

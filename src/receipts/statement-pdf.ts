@@ -10,7 +10,7 @@ function describe(entry: Statement['entries'][number]): string {
     case 'payment':
       return `Payment ${entry.payment_id}`;
     case 'refund':
-      return `Refund of payment ${entry.payment_id}`;
+      return `Refund of ${entry.payment_id}`;
   }
 }
 
@@ -31,30 +31,33 @@ export function renderStatement(statement: Statement): Promise<Buffer> {
     { label: 'Platform', value: parties.platform },
   ]);
   pdf.heading('Summary', 2);
-  pdf.details([
-    {
-      label: `Opening balance, ${shortDate(statement.from)}`,
-      value: balance(statement.opening_balance_pence),
-    },
-    { label: 'Rent due in the period', value: money(statement.totals.rent_due_pence) },
-    { label: 'Paid in the period', value: money(statement.totals.paid_pence) },
-    { label: 'Refunded in the period', value: money(statement.totals.refunded_pence) },
-    {
-      label: `Closing balance, ${shortDate(statement.to)}`,
-      value: balance(statement.closing_balance_pence),
-      bold: true,
-    },
-    { label: 'Arrears at the end', value: money(statement.arrears_pence), bold: true },
-    { label: 'Days overdue', value: String(statement.days_overdue) },
-  ]);
+  pdf.details(
+    [
+      {
+        label: `Opening balance, ${shortDate(statement.from)}`,
+        value: balance(statement.opening_balance_pence),
+      },
+      { label: 'Rent due in the period', value: money(statement.totals.rent_due_pence) },
+      { label: 'Paid in the period', value: money(statement.totals.paid_pence) },
+      { label: 'Refunded in the period', value: money(statement.totals.refunded_pence) },
+      {
+        label: `Closing balance, ${shortDate(statement.to)}`,
+        value: balance(statement.closing_balance_pence),
+        bold: true,
+      },
+      { label: 'Arrears at the end', value: money(statement.arrears_pence), bold: true },
+      { label: 'Days overdue', value: String(statement.days_overdue) },
+    ],
+    0.5,
+  );
   pdf.heading('Due dates', 2);
   if (statement.due_dates.length === 0) pdf.paragraph('No rent fell due in this period.');
   else {
     pdf.table(
       [
-        { title: 'Rent', width: 0.4 },
-        { title: 'Due', width: 0.2, align: 'right' },
-        { title: 'Paid', width: 0.2, align: 'right' },
+        { title: 'Rent', width: 0.46 },
+        { title: 'Due', width: 0.17, align: 'right' },
+        { title: 'Paid', width: 0.17, align: 'right' },
         { title: 'Paid in full on', width: 0.2, align: 'right' },
       ],
       statement.due_dates.map((due) => [
@@ -71,9 +74,9 @@ export function renderStatement(statement: Statement): Promise<Buffer> {
     pdf.table(
       [
         { title: 'Date', width: 0.16 },
-        { title: 'What', width: 0.44 },
-        { title: 'Amount', width: 0.18, align: 'right' },
-        { title: 'Balance', width: 0.22, align: 'right' },
+        { title: 'What', width: 0.47 },
+        { title: 'Amount', width: 0.17, align: 'right' },
+        { title: 'Balance', width: 0.2, align: 'right' },
       ],
       statement.entries.map((entry) => [
         shortDate(entry.date),
