@@ -12,21 +12,52 @@ import PDFDocument from 'pdfkit';
 
 const require = createRequire(import.meta.url);
 
+interface ParsedFont {
+  hasGlyphForCodePoint(codePoint: number): boolean;
+  /** fontkit's glyphs made so far, each with the characters it was first made for. */
+  _glyphs: Record<number, unknown>;
+}
+
 /**
  * The fonts, from the `dejavu-fonts-ttf` package (a runtime dependency), read and parsed once per process: parsing
  * them was most of a statement's time. Each document embeds its own subset of the glyphs it uses.
  */
 const FONTS = (() => {
-  let loaded: { regular: PDFKit.Mixins.PDFFontSource; bold: PDFKit.Mixins.PDFFontSource } | undefined;
-  const fontkit = require('fontkit') as { create(bytes: Buffer): unknown };
+  let loaded: { Regular: ParsedFont; Bold: ParsedFont } | undefined;
+  const fontkit = require('fontkit') as { create(bytes: Buffer): ParsedFont };
   const parsed = (file: string) =>
-    // pdfkit takes a parsed fontkit font as well as bytes (its typings name only the bytes).
-    fontkit.create(fs.readFileSync(require.resolve(`dejavu-fonts-ttf/ttf/${file}`))) as Buffer;
+    fontkit.create(fs.readFileSync(require.resolve(`dejavu-fonts-ttf/ttf/${file}`)));
   return () => {
-    loaded ??= { regular: parsed('DejaVuSans.ttf'), bold: parsed('DejaVuSans-Bold.ttf') };
+    loaded ??= { Regular: parsed('DejaVuSans.ttf'), Bold: parsed('DejaVuSans-Bold.ttf') };
     return loaded;
   };
 })();
+
+type FontName = 'Regular' | 'Bold';
+
+/** Marks that only change how the character before them looks (emoji variation selectors, joiners): left out. */
+function invisible(codePoint: number): boolean {
+  return (
+    (codePoint >= 0x200b && codePoint <= 0x200f) ||
+    (codePoint >= 0x2060 && codePoint <= 0x206f) ||
+    (codePoint >= 0xfe00 && codePoint <= 0xfe0f) ||
+    (codePoint >= 0xe0000 && codePoint <= 0xe007f)
+  );
+}
+
+/**
+ * `text` as the font can draw it: a character it lacks (most emoji) becomes U+FFFD, a visible "�" that a text
+ * extractor reads as such, instead of an empty box whose meaning would depend on what was drawn before.
+ */
+export function drawable(text: string, font: ParsedFont): string {
+  let out = '';
+  for (const character of text) {
+    const codePoint = character.codePointAt(0)!;
+    if (invisible(codePoint)) continue;
+    out += font.hasGlyphForCodePoint(codePoint) || /\s/.test(character) ? character : '\ufffd';
+  }
+  return out;
+}
 
 const MARGIN = 50;
 const BODY_SIZE = 10;
@@ -60,6 +91,10 @@ export class PdfWriter {
 
   constructor(meta: PdfMeta) {
     const fonts = FONTS();
+    // Shaping changes the characters a cached glyph records, and pdfkit maps each glyph back to text (what a reader
+    // copies) by them: each document starts from no glyphs, so its text never depends on documents made before.
+    fonts.Regular._glyphs = {};
+    fonts.Bold._glyphs = {};
     this.#doc = new PDFDocument({
       size: 'A4',
       margins: { top: MARGIN, bottom: MARGIN, left: MARGIN, right: MARGIN },
@@ -82,8 +117,9 @@ export class PdfWriter {
       this.#doc.on('end', () => resolve(Buffer.concat(this.#chunks)));
       this.#doc.on('error', reject);
     });
-    this.#doc.registerFont('Regular', fonts.regular);
-    this.#doc.registerFont('Bold', fonts.bold);
+    // pdfkit takes a parsed fontkit font as well as bytes (its typings name only the bytes).
+    this.#doc.registerFont('Regular', fonts.Regular as unknown as Buffer);
+    this.#doc.registerFont('Bold', fonts.Bold as unknown as Buffer);
     this.#doc.font('Regular').fontSize(BODY_SIZE).fillColor('black');
     this.#root = this.#doc.struct('Document');
     this.#doc.addStructure(this.#root);
@@ -101,8 +137,15 @@ export class PdfWriter {
     }
   }
 
-  #block(type: string, font: string, size: number, text: string, options: { colour?: string; gap?: number }) {
+  #block(
+    type: string,
+    font: FontName,
+    size: number,
+    given: string,
+    options: { colour?: string; gap?: number },
+  ): void {
     const doc = this.#doc;
+    const text = drawable(given, FONTS()[font]);
     doc.font(font).fontSize(size);
     const height = doc.heightOfString(text, { width: this.#width });
     this.#room(height);
@@ -131,16 +174,21 @@ export class PdfWriter {
 
   /**
    * Label and value pairs as a table of two columns (each label the header of its row), e.g. a receipt's details.
-   * `bold` rows stand out (a total); `labelShare`: the labels' part of the line's width.
+   * `bold` rows stand out (a total); `labelShare`: the labels' part of the line's width; `amounts`: the values are
+   * money, aligned at the line's end.
    */
-  details(rows: readonly { label: string; value: string; bold?: boolean }[], labelShare = 0.35): this {
+  details(
+    rows: readonly { label: string; value: string; bold?: boolean }[],
+    options: { labelShare?: number; amounts?: boolean } = {},
+  ): this {
     const table = this.#table();
-    const columns = [{ width: labelShare }, { width: 1 - labelShare }];
+    const share = options.labelShare ?? (options.amounts ? 0.7 : 0.35);
+    const columns: Column[] = [
+      { width: share },
+      { width: 1 - share, align: options.amounts ? 'right' : 'left' },
+    ];
     for (const row of rows) {
-      this.#row(table, [row.label, row.value], columns, {
-        header: 'first',
-        bold: row.bold === true,
-      });
+      this.#row(table, [row.label, row.value], columns, { header: 'first', bold: row.bold === true });
     }
     table.end();
     return this;
@@ -169,12 +217,14 @@ export class PdfWriter {
 
   #row(
     table: Struct,
-    cells: readonly string[],
+    given: readonly string[],
     columns: readonly Column[],
     style: { header: 'all' | 'first' | 'none'; bold: boolean },
   ): void {
     const doc = this.#doc;
-    doc.font(style.bold ? 'Bold' : 'Regular').fontSize(BODY_SIZE);
+    const font: FontName = style.bold ? 'Bold' : 'Regular';
+    const cells = given.map((cell) => drawable(cell, FONTS()[font]));
+    doc.font(font).fontSize(BODY_SIZE);
     const widths = columns.map((column) => column.width * this.#width - CELL_GAP);
     const height =
       Math.max(...cells.map((cell, i) => doc.heightOfString(cell, { width: widths[i]! }))) + ROW_PADDING * 2;

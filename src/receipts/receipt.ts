@@ -64,11 +64,14 @@ export function renderReceipt(data: ReceiptData): Promise<Buffer> {
     { label: 'Processor reference', value: payment.processor_payment_id ?? 'none' },
   ]);
   pdf.heading('Amounts', 2);
-  pdf.details([
-    { label: 'Rent', value: money(Number(payment.pure_amount_pence)) },
-    { label: 'Fee', value: money(Number(payment.fee_pence)) },
-    { label: 'Total paid', value: money(Number(payment.amount_pence)), bold: true },
-  ]);
+  pdf.details(
+    [
+      { label: 'Rent', value: money(Number(payment.pure_amount_pence)) },
+      { label: 'Fee', value: money(Number(payment.fee_pence)) },
+      { label: 'Total paid', value: money(Number(payment.amount_pence)), bold: true },
+    ],
+    { amounts: true },
+  );
   pdf.heading('Rent it paid', 2);
   if (data.applied.length === 0) {
     pdf.paragraph('None: the rent of this payment was given back (see below).');
@@ -78,7 +81,7 @@ export function renderReceipt(data: ReceiptData): Promise<Buffer> {
         label: part.due_date ? rentOf(part.due_date) : 'Credit towards future rent',
         value: money(part.pence),
       })),
-      0.6,
+      { amounts: true },
     );
   }
   const back = givenBack(data);
@@ -93,7 +96,7 @@ export function renderReceipt(data: ReceiptData): Promise<Buffer> {
           bold: true,
         },
       ],
-      0.7,
+      { amounts: true },
     );
   }
   pdf.paragraph(`Generated ${ukMoment(data.generatedAt)} from rentpay's records of this payment.`, {

@@ -48,7 +48,7 @@ export function renderStatement(statement: Statement): Promise<Buffer> {
       { label: 'Arrears at the end', value: money(statement.arrears_pence), bold: true },
       { label: 'Days overdue', value: String(statement.days_overdue) },
     ],
-    0.5,
+    { amounts: true },
   );
   pdf.heading('Due dates', 2);
   if (statement.due_dates.length === 0) pdf.paragraph('No rent fell due in this period.');
