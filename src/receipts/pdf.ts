@@ -35,21 +35,16 @@ const FONTS = (() => {
 
 type FontName = 'Regular' | 'Bold';
 
-/** Marks that only change how the character before them looks (emoji variation selectors, joiners): left out. */
+/** Variation selectors and tags: they only choose how the character before them looks (an emoji's): left out. */
 function invisible(codePoint: number): boolean {
-  return (
-    (codePoint >= 0x200b && codePoint <= 0x200f) ||
-    (codePoint >= 0x2060 && codePoint <= 0x206f) ||
-    (codePoint >= 0xfe00 && codePoint <= 0xfe0f) ||
-    (codePoint >= 0xe0000 && codePoint <= 0xe007f)
-  );
+  return (codePoint >= 0xfe00 && codePoint <= 0xfe0f) || (codePoint >= 0xe0000 && codePoint <= 0xe007f);
 }
 
 /**
  * `text` as the font can draw it: a character it lacks (most emoji) becomes U+FFFD, a visible "�" that a text
  * extractor reads as such, instead of an empty box whose meaning would depend on what was drawn before.
  */
-export function drawable(text: string, font: ParsedFont): string {
+function drawable(text: string, font: ParsedFont): string {
   let out = '';
   for (const character of text) {
     const codePoint = character.codePointAt(0)!;
@@ -92,7 +87,8 @@ export class PdfWriter {
   constructor(meta: PdfMeta) {
     const fonts = FONTS();
     // Shaping changes the characters a cached glyph records, and pdfkit maps each glyph back to text (what a reader
-    // copies) by them: each document starts from no glyphs, so its text never depends on documents made before.
+    // copies) by them: each document starts from no glyphs, so its text never depends on documents made before. A
+    // document is drawn and ended without waiting (its bytes are only collected after), so none shares them at once.
     fonts.Regular._glyphs = {};
     fonts.Bold._glyphs = {};
     this.#doc = new PDFDocument({

@@ -8,7 +8,7 @@ import { MAX_STATEMENT_YEARS } from '../../receipts/service.ts';
 import { StatementView, statementView } from '../../receipts/statement-view.ts';
 
 /** Whether the Accept header asks for JSON rather than the PDF: it names application/json, at a q above PDF's. */
-export function wantsJson(accept: string | undefined): boolean {
+function wantsJson(accept: string | undefined): boolean {
   const q = new Map<string, number>();
   for (const part of (accept ?? '').split(',')) {
     const [type, ...params] = part.split(';').map((piece) => piece.trim().toLowerCase());
