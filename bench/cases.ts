@@ -256,6 +256,23 @@ export const CASES: readonly BenchCase[] = [
     },
   },
   {
+    name: 'statement-pdf',
+    description:
+      `GET /api/third-party/statements/ as a PDF: the last 12 months of a tenancy with ${LEDGER_YEARS} years of ` +
+      'monthly rent, every month paid, one connection (p50 is the time to build one statement)',
+    connections: 1,
+    async setup(app) {
+      return ledgerSetup(app, await benchIntegrator(app));
+    },
+    request(data) {
+      return {
+        method: 'GET',
+        path: '/api/third-party/statements/?payment_reference=LEDGER-5Y',
+        headers: { authorization: `Token ${required(data, 'serverToken')}` },
+      };
+    },
+  },
+  {
     name: 'dashboard-payments-search',
     description:
       `GET /api/dashboard/payments/?email=<a tenant's email beginning>, signed in, among ` +

@@ -19,6 +19,7 @@ import type { Db } from './platform/db/db.ts';
 import { SystemHealth } from './platform/jobs/health.ts';
 import { createPaymentProcessor } from './processors/create.ts';
 import type { PaymentProcessor } from './processors/processor.ts';
+import { ReceiptService } from './receipts/service.ts';
 import { Scheduler } from './schedules/scheduler.ts';
 import { ScheduleService } from './schedules/service.ts';
 import { settleWaitingCharge } from './schedules/waiting-charges.ts';
@@ -44,6 +45,8 @@ export interface Services {
   dashboardSessions: DashboardSessions;
   signIn: SignInService;
   payouts: PayoutService;
+  /** Receipts of payments and rent statements of tenancies (PDF). */
+  receipts: ReceiptService;
   schedules: ScheduleService;
   scheduler: Scheduler;
   webhooks: WebhookService;
@@ -86,6 +89,7 @@ export function createServices(
     dashboardSessions,
     signIn: new SignInService(db, clock, dashboardSessions, config.publicUrl),
     payouts: new PayoutService(db, clock, config.serviceEnv),
+    receipts: new ReceiptService(db, clock, payments, ledger),
     schedules,
     scheduler: new Scheduler(db, clock, paymentProcessor, (id) => payments.expireWaiting(id)),
     webhooks: new WebhookService(db, clock),

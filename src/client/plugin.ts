@@ -15,6 +15,7 @@ import { createScheduleRoute } from './routes/create-schedule.ts';
 import { deleteSavedCardRoute } from './routes/delete-saved-card.ts';
 import { extendSessionRoute } from './routes/extend-session.ts';
 import { getPaymentRoute } from './routes/get-payment.ts';
+import { getPaymentReceiptRoute } from './routes/get-payment-receipt.ts';
 import { getSavedCardRoute } from './routes/get-saved-card.ts';
 import { getSessionRoute } from './routes/get-session.ts';
 import { listSavedCardsRoute } from './routes/list-saved-cards.ts';
@@ -86,6 +87,7 @@ const authenticatedClientRoutes: FastifyPluginAsync = async (app) => {
     extendSessionRoute,
     createPaymentRoute,
     getPaymentRoute,
+    getPaymentReceiptRoute,
     cancelPaymentRoute,
     confirmPaymentRoute,
     listSavedCardsRoute,

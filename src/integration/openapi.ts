@@ -26,6 +26,7 @@ const GUIDES: [string, string][] = [
   ['webhook-events.md', 'Webhook events: every type with an example body, and verification code'],
   ['payments.md', 'Payments and refunds'],
   ['schedules.md', 'Recurring rent'],
+  ['receipts.md', 'Receipts and rent statements (PDF)'],
   ['hosted-page.md', 'The hosted payment page'],
   ['iframe.md', 'Embedding the page in an iframe'],
   ['sdk.md', 'The browser SDK'],

@@ -6,7 +6,9 @@ import { cancelScheduleRoute } from './routes/cancel-schedule.ts';
 import { getDocumentRoute } from './routes/get-document.ts';
 import { getIntegratorRoute } from './routes/get-integrator.ts';
 import { getLedgerRoute } from './routes/get-ledger.ts';
+import { getPaymentReceiptRoute } from './routes/get-payment-receipt.ts';
 import { getSessionRoute } from './routes/get-session.ts';
+import { getStatementRoute } from './routes/get-statement.ts';
 import { getWebhookEndpointRoute } from './routes/get-webhook-endpoint.ts';
 import { listAuditLogRoute } from './routes/list-audit-log.ts';
 import { listEventsRoute } from './routes/list-events.ts';
@@ -64,6 +66,7 @@ export const integrationApi: FastifyPluginAsync = async (app) => {
     getSessionRoute,
     getDocumentRoute,
     getLedgerRoute,
+    getStatementRoute,
     listPayoutsRoute,
     listSchedulesRoute,
     pauseScheduleRoute,
@@ -71,6 +74,7 @@ export const integrationApi: FastifyPluginAsync = async (app) => {
     cancelScheduleRoute,
     listPaymentsRoute,
     refundPaymentRoute,
+    getPaymentReceiptRoute,
     getWebhookEndpointRoute,
     setWebhookEndpointRoute,
     rotateWebhookSecretRoute,

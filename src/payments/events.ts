@@ -39,9 +39,24 @@ export const DisputeEventView = Type.Object(
   { description: 'The dispute this event is about (payment_disputed and payment_dispute_closed only).' },
 );
 
+/** Where the Integration API serves a payment's receipt (getPaymentReceipt). */
+export const receiptPath = (paymentId: string) => `/api/third-party/payments/${paymentId}/receipt.pdf`;
+
 export const PaymentEventData = Type.Object(
   {
-    payment: PaymentView,
+    payment: Type.Object(
+      {
+        ...PaymentView.properties,
+        receipt_url: Type.Optional(
+          Type.String({
+            description:
+              'Once the payment has succeeded: the path of its receipt (a PDF) on the Integration API, ' +
+              '`/api/third-party/payments/{payment_id}/receipt.pdf`, to fetch with your server token.',
+          }),
+        ),
+      },
+      { title: 'EventPayment' },
+    ),
     ...EVENT_TENANT_FIELDS,
     refund: Type.Optional(RefundEventView),
     dispute: Type.Optional(DisputeEventView),
@@ -86,7 +101,10 @@ export function paymentEventData(
   extra: PaymentEventExtra = {},
 ): PaymentEventData {
   return {
-    payment: paymentView(payment),
+    payment: {
+      ...paymentView(payment),
+      ...(payment.status === 'succeeded' ? { receipt_url: receiptPath(payment.id) } : {}),
+    },
     user_id: Number(who.external_id),
     email: who.email,
     payment_reference: who.payment_reference,

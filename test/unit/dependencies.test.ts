@@ -25,6 +25,7 @@ export const DOMAINS = [
   'payouts',
   'people',
   'processors',
+  'receipts',
   'schedules',
   'sessions',
   'webhooks',

@@ -250,6 +250,7 @@ export function App({
   if (phase.name === 'succeeded') {
     return (
       <Receipt
+        api={api}
         payment={phase.payment}
         session={paidSession ?? session}
         reopened={phase.reopened === true}

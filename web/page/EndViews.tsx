@@ -5,7 +5,7 @@
 
 import type { ComponentChildren, Ref } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import type { Payment, Session } from './api.ts';
+import type { ClientApi, Payment, Session } from './api.ts';
 import { BRAND_NAMES } from './card.ts';
 import { MESSAGE_SOURCE, MESSAGE_VERSION } from './embed.ts';
 import { METHOD_LABELS, WALLETS } from './methods.ts';
@@ -158,13 +158,54 @@ function Row({
   );
 }
 
+/**
+ * "Download receipt": the receipt's PDF read through the Client API with the session's token in a header, then saved
+ * from the bytes (a blob URL), so the token never goes into a link.
+ */
+function DownloadReceipt({ api, paymentId }: { api: ClientApi; paymentId: string }) {
+  const [state, setState] = useState<'idle' | 'busy' | 'done' | 'failed'>('idle');
+  const download = async () => {
+    setState('busy');
+    try {
+      const url = URL.createObjectURL(await api.receipt(paymentId));
+      const link = document.createElement('a');
+      link.href = url;
+      link.download = `receipt-${paymentId}.pdf`;
+      document.body.append(link);
+      link.click();
+      link.remove();
+      // The download has its bytes once it starts; the URL is let go a minute later.
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      setState('done');
+    } catch {
+      setState('failed');
+    }
+  };
+  return (
+    <div class="receipt-download">
+      <button type="button" disabled={state === 'busy'} onClick={() => void download()}>
+        Download receipt
+      </button>
+      <p role="status">
+        {state === 'done'
+          ? 'Your receipt (PDF) is downloading.'
+          : state === 'failed'
+            ? 'We could not get your receipt. Please try again.'
+            : ''}
+      </p>
+    </div>
+  );
+}
+
 /** A payment just made, or (`reopened`) the receipt of a session paid before this page opened. */
 export function Receipt({
+  api,
   payment,
   session,
   reopened,
   headingRef,
 }: {
+  api: ClientApi;
   payment: Payment;
   session: Session;
   reopened: boolean;
@@ -181,6 +222,7 @@ export function Receipt({
       {reopened ? <p>This payment is complete: there is nothing more to pay here.</p> : null}
       <PaymentSummary payment={payment} session={session} />
       <RentAfter payment={payment} session={session} />
+      <DownloadReceipt api={api} paymentId={payment.payment_id} />
     </section>
   );
 }

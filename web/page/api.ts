@@ -218,6 +218,23 @@ export class ClientApi {
     return this.#call(`/payments/${encodeURIComponent(id)}`);
   }
 
+  /**
+   * A succeeded payment's receipt (a PDF), read with the token in the Authorization header: a plain link would put
+   * the token in a URL, where logs and the browser's history keep it.
+   */
+  async receipt(id: string): Promise<Blob> {
+    let response: Response;
+    try {
+      response = await fetch(`/api/client/payments/${encodeURIComponent(id)}/receipt.pdf`, {
+        headers: { accept: 'application/pdf', authorization: `Bearer ${this.token}` },
+      });
+    } catch {
+      throw new ApiProblem(0, 'network', 'We could not reach the payment service. Try again.');
+    }
+    if (!response.ok) throw await problemOf(response);
+    return response.blob();
+  }
+
   cancelPayment(id: string): Promise<Payment> {
     return this.#call(`/payments/${encodeURIComponent(id)}/cancel`, 'POST');
   }

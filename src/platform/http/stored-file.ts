@@ -30,3 +30,21 @@ export function sendStoredFile(
       .send(file.bytes as unknown as string)
   );
 }
+
+/** The 200 of a route that answers a PDF it made: its OpenAPI response. */
+export function pdfResponse(description: string) {
+  return { description, content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } };
+}
+
+/**
+ * Answers a PDF made for this request, to be saved as `filename` (letters, digits, `.`, `-` and `_` only), kept by
+ * no cache.
+ */
+export function sendPdf(reply: FastifyReply, bytes: Buffer, filename: string): FastifyReply {
+  return reply
+    .type('application/pdf')
+    .header('content-disposition', `attachment; filename="${filename.replace(/[^A-Za-z0-9._-]/g, '_')}"`)
+    .header('cache-control', 'private, no-store')
+    .header('x-content-type-options', 'nosniff')
+    .send(bytes as unknown as string);
+}

@@ -128,7 +128,10 @@ describe('payments through the Client API with the sandbox processor', () => {
     assert.equal(events[0]!.type, 'payment_success');
     const { next_action: _, ...contractPayment } = payment;
     assert.deepEqual(events[0]!.data, {
-      payment: contractPayment,
+      payment: {
+        ...contractPayment,
+        receipt_url: `/api/third-party/payments/${payment.payment_id}/receipt.pdf`,
+      },
       user_id: userNumber,
       email: session.email,
       payment_reference: `PAY-${userNumber}`,

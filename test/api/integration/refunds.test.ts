@@ -170,7 +170,7 @@ describe('operator refunds: pending first, idempotent by key, finished by a job'
     }
   });
 
-  it('the payment_refunded event keeps the Payment’s keys and adds the refund', async () => {
+  it('the payment_refunded event keeps the Payment’s keys, with its receipt_url, and adds the refund', async () => {
     const paymentId = await paidPayment(t, api);
     const made = await refund(t, paymentId, '50.00', 'event-key');
     const [event] = await t.db.query<{ data: Record<string, unknown> }>(
@@ -189,14 +189,19 @@ describe('operator refunds: pending first, idempotent by key, finished by a job'
       'refund',
       'user_id',
     ]);
-    assert.deepEqual(Object.keys(data.payment).sort(), [...CONTRACT_PAYMENT_KEYS].sort());
+    assert.deepEqual(Object.keys(data.payment).sort(), [...CONTRACT_PAYMENT_KEYS, 'receipt_url'].sort());
+    assert.equal(
+      data.payment.receipt_url,
+      `/api/third-party/payments/${data.payment.payment_id}/receipt.pdf`,
+    );
     assert.deepEqual(data.refund, {
       refund_id: made.body.refund_id,
       amount: '50.00',
       status: 'succeeded',
       created_at: made.body.created_at,
     });
-    assert.deepEqual(data.payment, made.body.payment);
+    const { receipt_url: _, ...payment } = data.payment;
+    assert.deepEqual(payment, made.body.payment);
   });
 
   it('a processor answer lost after it refunded: 202 pending, then the job finishes it once with one event', async () => {

@@ -129,7 +129,11 @@ describe('webhooks: delivery', () => {
     assert.equal(body.data.email, tenant.email);
     assert.equal(body.data.user_id, tenant.userId);
     const { next_action: _, ...payment } = paid.body;
-    assert.deepEqual(body.data.payment, payment, 'the Payment, as the Client API answered it');
+    assert.deepEqual(
+      body.data.payment,
+      { ...payment, receipt_url: `/api/third-party/payments/${payment.payment_id}/receipt.pdf` },
+      'the Payment, as the Client API answered it, and where its receipt is',
+    );
     assert.ok(body.data.payment.updated_at, 'the payload carries updated_at for ordering');
 
     const shown = await operator(t, 'GET', `/webhooks/events/${event.id}`);
