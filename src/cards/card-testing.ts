@@ -149,6 +149,26 @@ export async function reserveCardAttempt(
   );
 }
 
+/**
+ * reserveCardAttempt for a caller whose own statement writes the attempts with its rows (the new payments): the text
+ * of a data-modifying CTE body that counts each row of `from` as a pending decline. Each argument is an SQL expression
+ * over that row (or a parameter); the caller has locked the users' rows and checked the limits first.
+ */
+export function reserveCardAttemptsSql(columns: {
+  from: string;
+  id: string;
+  integratorId: string;
+  userId: string;
+  sessionId: string;
+  source: string;
+  now: string;
+}): string {
+  const { from, id, integratorId, userId, sessionId, source, now } = columns;
+  return `INSERT INTO card_declines (id, integrator_id, user_id, session_id, source, created_at, pending)
+     SELECT ${id}, ${integratorId}, ${userId}, ${sessionId}, ${source}, ${now}, true FROM ${from}
+     RETURNING id`;
+}
+
 /** The processor answered: an issuer decline keeps the attempt's row (as of now), anything else removes it. */
 export async function settleCardAttempt(
   db: Queryable,

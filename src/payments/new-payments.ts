@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import {
   type DeclineRecord,
   declineBlock,
+  reserveCardAttemptsSql,
   tooManyAttempts,
   USER_DECLINE_WINDOW_MS,
 } from '../cards/card-testing.ts';
@@ -47,12 +48,15 @@ const INSERT_PAYMENTS = sqlStatement(
        id text, session_id text, decline_id text, pure_amount_pence bigint, fee_pence bigint, amount_pence bigint,
        method text, card_brand text, card_last4 text, card_exp_month integer, card_exp_year integer, reference text,
        idempotency_key text, processor text, processor_token text, saved_card_id text)),
-   declines AS (
-     INSERT INTO card_declines (id, integrator_id, user_id, session_id, source, created_at, pending)
-     SELECT x.decline_id, s.integrator_id, s.user_id, s.id, x.id, $2, true
-       FROM x JOIN sessions s ON s.id = x.session_id
-      WHERE x.decline_id IS NOT NULL
-     RETURNING id),
+   declines AS (${reserveCardAttemptsSql({
+     from: 'x JOIN sessions s ON s.id = x.session_id WHERE x.decline_id IS NOT NULL',
+     id: 'x.decline_id',
+     integratorId: 's.integrator_id',
+     userId: 's.user_id',
+     sessionId: 's.id',
+     source: 'x.id',
+     now: '$2',
+   })}),
    jobs AS (${insertJobRecordsSql('$3', '$2')} RETURNING id)
    INSERT INTO payments (id, integrator_id, session_id, user_id, tenancy_id, status, pure_amount_pence, fee_pence,
                          amount_pence, method, card_brand, card_last4, card_exp_month, card_exp_year, reference,
