@@ -365,7 +365,11 @@ describe('the integrator’s webhooks with Stripe', () => {
           ['payment_success'],
         );
         const { next_action: _, ...payment } = paid.body;
-        assert.deepEqual(arrived[0]!.data.payment, payment);
+        // The webhook's payment is the Client API's, with where the platform fetches its receipt.
+        assert.deepEqual(arrived[0]!.data.payment, {
+          ...payment,
+          receipt_url: `/api/third-party/payments/${paid.body.payment_id}/receipt.pdf`,
+        });
         delivered.push(arrived[0]!);
       }
       const [viaStripe, viaSandbox] = delivered;
