@@ -1,83 +1,16 @@
 import os from 'node:os';
 import type { Logger } from 'pino';
-import type { Static } from 'typebox';
 import type { Clock } from '../clock/clock.ts';
-import { Col, sqlStatement } from '../db/checked-sql.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { randomBase62 } from '../ids.ts';
+import { ANYTHING_DUE, CLAIM, type ClaimedJob, RENEW_LEASES } from './claim-sql.ts';
 import { InvalidJobPayload } from './define.ts';
 import { forgetWorker, recordBeat, staleAfterMs, type WorkerBeat } from './heartbeats.ts';
 import { InFlight } from './in-flight.ts';
-import { JOB_ROW, type JobHandler, type JobRow, retryDelayMs, succeedJobStatement } from './queue.ts';
+import { type JobHandler, retryDelayMs, succeedJobStatement } from './queue.ts';
 
 const SUCCEED_JOB = succeedJobStatement('$1', '$2', '$3');
-
-// The claim commits without waiting for its WAL to reach disk (set_config: this statement's own transaction only). A
-// claim lost in a database crash only makes its jobs pending again, to run again as after a worker's crash (every
-// handler is idempotent); anything a job commits afterwards waits for the disk, and the claim's WAL before it.
-// Index scans that stop after $4 rows each: one scan with an OR would read and sort every due job, which costs as
-// much as the backlog is long.
-const CLAIMED_ROW = Col.row({ ...JOB_ROW.properties, fair_key: Col.nullable(Col.text) });
-type ClaimedJob = Static<typeof CLAIMED_ROW>;
-
-const CLAIM = sqlStatement(
-  CLAIMED_ROW,
-  `WITH RECURSIVE keys (fair_key) AS (
-     (SELECT fair_key FROM jobs WHERE status = 'pending' AND fair_key IS NOT NULL ORDER BY fair_key LIMIT 1)
-     UNION ALL
-     SELECT (SELECT j.fair_key FROM jobs j
-              WHERE j.status = 'pending' AND j.fair_key IS NOT NULL AND j.fair_key > keys.fair_key
-              ORDER BY j.fair_key LIMIT 1)
-       FROM keys WHERE keys.fair_key IS NOT NULL),
-   running AS (
-     SELECT fair_key, count(*)::int AS n FROM jobs
-      WHERE status = 'running' AND fair_key IS NOT NULL AND locked_by = $1 AND NOT (id = ANY($7::text[]))
-      GROUP BY fair_key),
-   expired AS (
-     SELECT id, locked_until AS at FROM jobs
-      WHERE status = 'running' AND locked_until < $3 AND kind = ANY($5::text[])
-      ORDER BY locked_until
-      LIMIT $4
-      FOR UPDATE SKIP LOCKED),
-   keyed AS (
-     SELECT picked.id, picked.run_at AS at FROM keys
-      CROSS JOIN LATERAL (
-        SELECT j.id, j.run_at FROM jobs j
-         WHERE j.status = 'pending' AND j.fair_key = keys.fair_key AND j.run_at <= $3 AND j.kind = ANY($5::text[])
-         ORDER BY j.run_at
-         LIMIT LEAST($4, GREATEST(0, $6 - COALESCE((SELECT n FROM running r WHERE r.fair_key = keys.fair_key), 0)))
-         FOR UPDATE SKIP LOCKED) picked
-      WHERE keys.fair_key IS NOT NULL),
-   unkeyed AS (
-     SELECT id, run_at AS at FROM jobs
-      WHERE status = 'pending' AND fair_key IS NULL AND run_at <= $3 AND kind = ANY($5::text[])
-      ORDER BY run_at
-      LIMIT $4
-      FOR UPDATE SKIP LOCKED),
-   picked AS (
-     SELECT id FROM expired
-     UNION ALL
-     (SELECT id FROM (SELECT id, at FROM keyed UNION ALL SELECT id, at FROM unkeyed) due ORDER BY at LIMIT $4)
-     LIMIT $4)
-   UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_by = $1,
-          locked_until = $2, updated_at = $3
-    WHERE id IN (SELECT id FROM picked) AND set_config('synchronous_commit', 'off', true) = 'off'
-    RETURNING id, kind, payload, attempts, max_attempts, fair_key`,
-);
-
-const RENEW_LEASES = sqlStatement(
-  Col.row({ id: Col.text }),
-  `UPDATE jobs SET locked_until = $3, updated_at = $4
-    WHERE id IN (SELECT jsonb_array_elements_text($1::jsonb)) AND locked_by = $2 AND status = 'running'
-    RETURNING id`,
-);
-
-const ANYTHING_DUE = sqlStatement(
-  Col.row({ due: Col.bool }),
-  `SELECT EXISTS (SELECT 1 FROM jobs WHERE status = 'pending' AND run_at <= $1)
-          OR EXISTS (SELECT 1 FROM jobs WHERE status = 'running' AND locked_until < $1) AS due`,
-);
 
 /**
  * How long a claimed job stays locked to its worker before another may take it over, unless the worker renews it:
@@ -118,8 +51,6 @@ export interface WorkerOptions {
  * Resolves once the current turn of the event loop is over: the jobs that ended in it (one shared statement may
  * record many) have all left the worker's hands, so one claim refills all their slots.
  */
-// PHASE
-{ const g = globalThis as any; const st: Record<string, {n: number; ms: number; k: number}> = {}; g.__phase = (name: string, ms: number, k = 1) => { const e = (st[name] ??= { n: 0, ms: 0, k: 0 }); e.n++; e.ms += ms; e.k += k; }; setInterval(() => { if (Object.keys(st).length) (process as any).getBuiltinModule('node:fs').writeFileSync(`/tmp/whtools/phase-${process.pid}.json`, JSON.stringify(Object.fromEntries(Object.entries(st).map(([k, v]) => [k, { n: v.n, avgMs: +(v.ms / v.n).toFixed(2), perCall: +(v.k / v.n).toFixed(1) }])))); }, 1000).unref(); } // PHASE
 function endOfTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
@@ -331,9 +262,7 @@ export class Worker {
       // Claims come in batches, once half the slots are free (or all are), so they cost fewer commits.
       const batch = inHand.size === 0 || free * 2 >= this.#slots ? free : 0;
       this.#nudged = false;
-      const tc = performance.now(); // PHASE
       const jobs = batch > 0 ? await this.claim(batch) : [];
-      if (batch > 0) (globalThis as any).__phase('claim', performance.now() - tc, jobs.length); // PHASE
       this.#beat();
       for (const job of jobs) {
         let leave: () => void = () => undefined;

@@ -20,7 +20,6 @@ export interface WebhookDeliveryOptions {
   random?: () => number;
 }
 
-
 /** The body `{type, timestamp, data}`; the same bytes for every attempt of an event. */
 export function webhookBody(event: { type: string; created_at: Date; data: unknown }): string {
   return JSON.stringify({
@@ -213,9 +212,7 @@ export function webhookDeliveryHandler(options: WebhookDeliveryOptions): JobHand
 
 async function deliver(options: WebhookDeliveryOptions, eventId: string, ctx: JobContext): Promise<void> {
   const { job, db, log } = ctx;
-  const t0 = performance.now(); // PHASE
   const delivery = await deliveryBatches(db).load(eventId);
-  (globalThis as any).__phase('load', performance.now() - t0); // PHASE
   if (delivery?.status !== 'pending' || delivery.job_id !== job.id) {
     log.info(
       { event_id: eventId, status: delivery?.status },
@@ -269,21 +266,17 @@ async function attempt(
     created_at: delivery.event_created_at,
     data: delivery.data,
   });
-  const t1 = performance.now(); // PHASE
   const result = await postWebhook(url, { ...signedHeaders(secrets, eventId, sentAt, body) }, body, {
     allowPrivate: options.allowPrivate,
     isAllowedAddress: options.isAllowedAddress,
     timeoutMs: options.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
   });
-  (globalThis as any).__phase('post', performance.now() - t1); // PHASE
   // The attempt is made; recording it takes no place among the integrator's deliveries in flight.
   ctx.lease?.settling();
-  const t2 = performance.now(); // PHASE
   const settled = settle(result, delivery.round_attempts + 1, clock.now(), options.random);
   let recorded = true;
   try {
     await recordAttempt(ctx, delivery, url, sentAt, result, settled);
-    (globalThis as any).__phase('record', performance.now() - t2); // PHASE
   } catch (error) {
     // Only a job whose lease ran out while it still worked (over 5 minutes) gets here; the other job records.
     if (!(error instanceof DeliveryMovedOn)) throw error;
