@@ -15,7 +15,7 @@ import { percentile } from './percentile.ts';
 import { recordBacklog, startBenchReceiver } from './webhooks.ts';
 
 /** A host that takes the connection and the request and never says a word. */
-async function startBlackHole(): Promise<{ url: string; close(): Promise<void> }> {
+async function startBlackHole(): Promise<{ url: string; inFlight(): number; close(): Promise<void> }> {
   const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
     sockets.add(socket);
@@ -26,6 +26,8 @@ async function startBlackHole(): Promise<{ url: string; close(): Promise<void> }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/hooks`,
+    // An attempt holds its connection until its time limit ends it: the open connections are the attempts in flight.
+    inFlight: () => sockets.size,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
@@ -37,7 +39,8 @@ async function startBlackHole(): Promise<{ url: string; close(): Promise<void> }
 /**
  * `POST /bench/fairness/start {url}`: B's endpoint is `url`, A's the black hole; starts the worker.
  * `POST /bench/fairness/record {integrator: "a" | "b", count}`: A's events in one backlog, B's one per transaction.
- * `GET /bench/fairness/running`: how many of A's deliveries are being attempted now.
+ * `GET /bench/fairness/running`: how many of A's delivery jobs the worker holds (`running`), and how many attempts
+ * are waiting on A's endpoint now (`in_flight`).
  */
 export function installFairnessRoutes(app: FastifyInstance, ids: { a: string; b: string }): void {
   const workers: Worker[] = [];
@@ -71,7 +74,7 @@ export function installFairnessRoutes(app: FastifyInstance, ids: { a: string; b:
       "SELECT count(*)::int AS running FROM jobs WHERE status = 'running' AND fair_key = $1",
       [ids.a],
     );
-    return { running: row?.running ?? 0 };
+    return { running: row?.running ?? 0, in_flight: hole?.inFlight() ?? 0 };
   });
   app.addHook('onClose', async () => {
     // The attempts in hand wait on the black hole: closing it ends them, so the workers can stop.
@@ -126,8 +129,8 @@ export const webhooksFairnessCase: BenchCase = {
       await receiver.waitFor(2 * B_EVENTS, 120_000);
       const seconds = (performance.now() - began) / 1000;
       const contended = latencies(B_EVENTS);
-      const stillHeld = ((await call(baseUrl, 'GET', '/bench/fairness/running')) as { running: number })
-        .running;
+      const stillHeld = ((await call(baseUrl, 'GET', '/bench/fairness/running')) as { in_flight: number })
+        .in_flight;
       return {
         units: B_EVENTS,
         seconds,

@@ -36,6 +36,7 @@ export function serviceWorker(config: Config, db: Db, log: Logger, services: Ser
     perKey: config.workerConcurrencyPerIntegrator,
     pollIntervalMs: config.workerPollIntervalMs,
     wakeChannel: JOBS_CHANNEL,
+    claimAhead: true,
   });
 }
 

@@ -380,6 +380,35 @@ describe('job queue', () => {
     assert.deepEqual(names(await first.claim(8)), ['a6']);
   });
 
+  it('claiming ahead: a worker holds twice perKey of one key, but at most perKey are in flight; a settled job frees its place', async () => {
+    await clearJobs();
+    for (let i = 0; i < 10; i++) await enqueueJob(db, clock, 'test.ahead', { n: i }, { fairKey: 'int_A' });
+    let inFlight = 0;
+    let most = 0;
+    const ahead: JobHandler = async ({ lease }) => {
+      await lease?.inFlight();
+      inFlight++;
+      most = Math.max(most, inFlight);
+      await new Promise((resolve) => setImmediate(resolve));
+      inFlight--;
+      lease?.settling();
+    };
+    ahead.marksInFlight = true;
+    const options = { db, clock, log: silent, handlers: { 'test.ahead': ahead }, concurrency: 4, perKey: 2 };
+    const claimer = new Worker({ ...options, name: 'claimer', claimAhead: true });
+    assert.equal((await claimer.claim()).length, 4, 'twice perKey held');
+    assert.equal((await claimer.claim()).length, 0, 'and no more');
+    await db.query("UPDATE jobs SET status = 'pending', locked_by = NULL, locked_until = NULL, attempts = 0");
+
+    const worker = new Worker({ ...options, name: 'ahead', claimAhead: true });
+    assert.equal(await worker.drain(), 10);
+    assert.equal(most, 2, 'never more than perKey in flight');
+    const [row] = await db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM jobs WHERE status = 'succeeded' AND attempts = 1",
+    );
+    assert.equal(row?.n, 10);
+  });
+
   it('only claims the kinds it has handlers for', async () => {
     await clearJobs();
     await enqueueJob(db, clock, 'test.other', {});

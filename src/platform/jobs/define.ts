@@ -40,6 +40,11 @@ export interface JobDefinition<Schema extends TSchema = TSchema, Deps = never> {
    * A job every worker process enqueues once per period (see periodic.ts): all of them together make one per period.
    */
   every?: { ms: number; payload(now: Date): Static<Schema> };
+  /**
+   * The job calls ctx.lease.inFlight() before its work outside the database, so what it does before (reading its
+   * rows) takes none of its key's places in flight, and a worker claiming ahead has it ready.
+   */
+  marksInFlight?: boolean;
   /** Whose work it is: one key's jobs take at most a share of a worker's slots. */
   fairKey?(payload: Static<Schema>): string | undefined;
   /**
@@ -153,6 +158,7 @@ export function jobHandler<Schema extends TSchema, Deps>(
     await run(payload, ctx);
   };
   handler.retryDelaysMs = definition.retry.delaysMs;
+  if (definition.marksInFlight) handler.marksInFlight = true;
   handler.kind = definition.kind;
   return handler;
 }

@@ -41,7 +41,21 @@ export interface JobContext {
    * The same within one statement of the handler's own (a CTE with succeedJobStatement, one round trip): the
    * worker's name for its `locked_by` parameter, and completed() to call once that statement marked the job.
    */
-  lease?: { worker: string; completed(): void };
+  lease?: {
+    worker: string;
+    completed(): void;
+    /**
+     * Resolves once the job may start its work outside the database (a request to another server), as one of at
+     * most perKey of its fair key in flight in this worker, for a handler that says it calls this (marksInFlight):
+     * what it does before (reading its rows) needs no place. Without marksInFlight the whole handler is in flight.
+     */
+    inFlight(): Promise<void>;
+    /**
+     * The job's work outside the database is over (its request has been answered): what is left is recording the
+     * outcome, so its place among its fair key's perKey and the worker's slots goes to the next job now.
+     */
+    settling(): void;
+  };
 }
 
 /**
@@ -55,12 +69,27 @@ export function succeedJobStatement(id: string, worker: string, now: string): st
 }
 
 /**
+ * The same for many jobs in one data-modifying CTE body: marks succeeded the jobs of `from` (a CTE or table of the
+ * caller's statement) whose `id` column names them, each while the worker its `worker` column names still holds it;
+ * the arguments are SQL expressions over that row.
+ */
+export function succeedJobsSql(columns: { from: string; id: string; worker: string; now: string }): string {
+  const { from, id, worker, now } = columns;
+  return `UPDATE jobs SET status = 'succeeded', locked_by = NULL, locked_until = NULL, finished_at = ${now},
+         updated_at = ${now}, last_error = NULL
+    FROM ${from}
+   WHERE jobs.id = ${id} AND jobs.locked_by = ${worker}`;
+}
+
+/**
  * A handler must be idempotent: a job can run again after a crash between its effect and its
  * completion. Handlers receive ids in the payload and reload the rows they act on.
  */
 export type JobHandler = ((ctx: JobContext) => Promise<void>) & {
   /** The job's own retry delays (see jobHandler in define.ts); STANDARD_RETRY_DELAYS_MS when absent. */
   retryDelaysMs?: readonly number[];
+  /** The handler calls ctx.lease.inFlight() before its work outside the database (see there). */
+  marksInFlight?: boolean;
 };
 
 /** Delay before attempt n+1 (n = attempts so far): 5 s, 30 s, 2 min, 10 min, 30 min, then hourly. */

@@ -1,74 +1,16 @@
 import os from 'node:os';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock/clock.ts';
-import { Col, sqlStatement } from '../db/checked-sql.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { randomBase62 } from '../ids.ts';
+import { ANYTHING_DUE, CLAIM, type ClaimedJob, RENEW_LEASES } from './claim-sql.ts';
 import { InvalidJobPayload } from './define.ts';
 import { forgetWorker, recordBeat, staleAfterMs, type WorkerBeat } from './heartbeats.ts';
-import { JOB_ROW, type JobHandler, type JobRow, retryDelayMs, succeedJobStatement } from './queue.ts';
+import { InFlight } from './in-flight.ts';
+import { type JobHandler, retryDelayMs, succeedJobStatement } from './queue.ts';
 
 const SUCCEED_JOB = succeedJobStatement('$1', '$2', '$3');
-
-// Index scans that stop after $4 rows each: one scan with an OR would read and sort every due job, which costs as
-// much as the backlog is long.
-const CLAIM = sqlStatement(
-  JOB_ROW,
-  `WITH RECURSIVE keys (fair_key) AS (
-     (SELECT fair_key FROM jobs WHERE status = 'pending' AND fair_key IS NOT NULL ORDER BY fair_key LIMIT 1)
-     UNION ALL
-     SELECT (SELECT j.fair_key FROM jobs j
-              WHERE j.status = 'pending' AND j.fair_key IS NOT NULL AND j.fair_key > keys.fair_key
-              ORDER BY j.fair_key LIMIT 1)
-       FROM keys WHERE keys.fair_key IS NOT NULL),
-   running AS (
-     SELECT fair_key, count(*)::int AS n FROM jobs
-      WHERE status = 'running' AND fair_key IS NOT NULL AND locked_by = $1 GROUP BY fair_key),
-   expired AS (
-     SELECT id, locked_until AS at FROM jobs
-      WHERE status = 'running' AND locked_until < $3 AND kind = ANY($5::text[])
-      ORDER BY locked_until
-      LIMIT $4
-      FOR UPDATE SKIP LOCKED),
-   keyed AS (
-     SELECT picked.id, picked.run_at AS at FROM keys
-      CROSS JOIN LATERAL (
-        SELECT j.id, j.run_at FROM jobs j
-         WHERE j.status = 'pending' AND j.fair_key = keys.fair_key AND j.run_at <= $3 AND j.kind = ANY($5::text[])
-         ORDER BY j.run_at
-         LIMIT LEAST($4, GREATEST(0, $6 - COALESCE((SELECT n FROM running r WHERE r.fair_key = keys.fair_key), 0)))
-         FOR UPDATE SKIP LOCKED) picked
-      WHERE keys.fair_key IS NOT NULL),
-   unkeyed AS (
-     SELECT id, run_at AS at FROM jobs
-      WHERE status = 'pending' AND fair_key IS NULL AND run_at <= $3 AND kind = ANY($5::text[])
-      ORDER BY run_at
-      LIMIT $4
-      FOR UPDATE SKIP LOCKED),
-   picked AS (
-     SELECT id FROM expired
-     UNION ALL
-     (SELECT id FROM (SELECT id, at FROM keyed UNION ALL SELECT id, at FROM unkeyed) due ORDER BY at LIMIT $4)
-     LIMIT $4)
-   UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_by = $1,
-          locked_until = $2, updated_at = $3
-    WHERE id IN (SELECT id FROM picked)
-    RETURNING id, kind, payload, attempts, max_attempts`,
-);
-
-const RENEW_LEASES = sqlStatement(
-  Col.row({ id: Col.text }),
-  `UPDATE jobs SET locked_until = $3, updated_at = $4
-    WHERE id IN (SELECT jsonb_array_elements_text($1::jsonb)) AND locked_by = $2 AND status = 'running'
-    RETURNING id`,
-);
-
-const ANYTHING_DUE = sqlStatement(
-  Col.row({ due: Col.bool }),
-  `SELECT EXISTS (SELECT 1 FROM jobs WHERE status = 'pending' AND run_at <= $1)
-          OR EXISTS (SELECT 1 FROM jobs WHERE status = 'running' AND locked_until < $1) AS due`,
-);
 
 /**
  * How long a claimed job stays locked to its worker before another may take it over, unless the worker renews it:
@@ -93,9 +35,24 @@ export interface WorkerOptions {
    * never holds more than half of a worker's slots.
    */
   perKey?: number;
+  /**
+   * Claim ahead: hold up to twice `concurrency` jobs (and twice `perKey` of one key), while still running at most
+   * `concurrency` (and `perKey` of one key) in flight. A job claimed ahead is ready (its lease taken, what it reads
+   * read: see JobHandler.marksInFlight) when one in flight settles, so the claim's and the read's round trips overlap
+   * other jobs' requests instead of coming between them. Off by default (tests count claims exactly).
+   */
+  claimAhead?: boolean;
   /** JOB_LEASE_MS and JOB_HEARTBEAT_MS unless given (tests shorten them). */
   leaseMs?: number;
   heartbeatMs?: number;
+}
+
+/**
+ * Resolves once the current turn of the event loop is over: the jobs that ended in it (one shared statement may
+ * record many) have all left the worker's hands, so one claim refills all their slots.
+ */
+function endOfTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 export class Worker {
@@ -111,9 +68,15 @@ export class Worker {
   readonly #wakeChannel: string | undefined;
   readonly #leaseMs: number;
   readonly #perKey: number;
+  /** What the claims may hold: `concurrency` and `perKey`, twice each when claiming ahead. */
+  readonly #slots: number;
+  readonly #heldPerKey: number;
+  readonly #inFlight: InFlight;
   readonly #heartbeatMs: number;
   /** The jobs whose handlers run now, whose leases #renewLeases keeps alive. */
   readonly #held = new Set<string>();
+  /** The jobs that settled (their slots are free again) and are recording their outcomes: claim() does not count them. */
+  readonly #settling = new Set<string>();
   #renewals: NodeJS.Timeout | undefined;
   #running = false;
   #stopping = false;
@@ -144,6 +107,10 @@ export class Worker {
     this.#wakeChannel = options.wakeChannel;
     this.#leaseMs = options.leaseMs ?? JOB_LEASE_MS;
     this.#perKey = options.perKey ?? Math.max(1, Math.ceil(this.#concurrency / 2));
+    const ahead = options.claimAhead ? 2 : 1;
+    this.#slots = ahead * this.#concurrency;
+    this.#heldPerKey = ahead * this.#perKey;
+    this.#inFlight = new InFlight(this.#concurrency, this.#perKey);
     this.#heartbeatMs = options.heartbeatMs ?? JOB_HEARTBEAT_MS;
     this.name = options.name ?? `${os.hostname()}:${process.pid}:${randomBase62(6)}`;
   }
@@ -158,7 +125,7 @@ export class Worker {
    * The keys with pending jobs are found by a loose index scan (one probe per key, however long each key's backlog),
    * then each key's oldest due jobs up to its room; the claim takes the oldest of those and of the unkeyed due jobs.
    */
-  async claim(limit = this.#concurrency): Promise<JobRow[]> {
+  async claim(limit = this.#slots): Promise<ClaimedJob[]> {
     const now = this.#clock.now();
     return CLAIM.rows(this.#db, [
       this.name,
@@ -166,11 +133,12 @@ export class Worker {
       now,
       limit,
       this.#kinds,
-      this.#perKey,
+      this.#heldPerKey,
+      `{${[...this.#settling].join(',')}}`,
     ]);
   }
 
-  async #execute(job: JobRow): Promise<void> {
+  async #execute(job: ClaimedJob, onSettling: () => void): Promise<void> {
     const handler = this.#handlers[job.kind];
     const log = this.#log.child({ job_id: job.id, job_kind: job.kind, attempt: job.attempts });
     try {
@@ -180,16 +148,36 @@ export class Worker {
         await tx.query(SUCCEED_JOB, [job.id, this.name, this.#clock.now()]);
         completed = true;
       };
+      // In flight from inFlight() (the handler's call, or the worker's before a handler that makes none) until it
+      // settles or ends.
+      let state: 'waiting' | 'entering' | 'in flight' | 'out' = 'waiting';
+      const inFlight = async () => {
+        if (state !== 'waiting') return;
+        state = 'entering';
+        await this.#inFlight.enter(job.fair_key);
+        state = 'in flight';
+      };
+      const leave = () => {
+        if (state === 'in flight') this.#inFlight.leave(job.fair_key);
+        state = 'out';
+      };
       const lease = {
         worker: this.name,
         completed: () => {
           completed = true;
         },
+        inFlight,
+        settling: () => {
+          leave();
+          onSettling();
+        },
       };
       this.#hold(job.id);
       try {
+        if (!handler.marksInFlight) await inFlight();
         await handler({ job, db: this.#db, clock: this.#clock, log, complete, lease });
       } finally {
+        leave();
         this.#release(job.id);
       }
       if (!completed) await this.#db.query(SUCCEED_JOB, [job.id, this.name, this.#clock.now()]);
@@ -264,31 +252,52 @@ export class Worker {
    */
   async drain(): Promise<number> {
     let total = 0;
+    // The slots taken: each until its job ends, or settles (lease.settling: only recording its outcome is left).
     const inHand = new Set<Promise<void>>();
+    // Every job under way, settling or not: drain returns once all have ended.
+    const running = new Set<Promise<void>>();
     for (;;) {
       // Once stop() is called, finish the jobs in hand and claim no more.
-      const free = this.#stopping ? 0 : this.#concurrency - inHand.size;
+      const free = this.#stopping ? 0 : this.#slots - inHand.size;
       // Claims come in batches, once half the slots are free (or all are), so they cost fewer commits.
-      const batch = inHand.size === 0 || free * 2 >= this.#concurrency ? free : 0;
+      const batch = inHand.size === 0 || free * 2 >= this.#slots ? free : 0;
       this.#nudged = false;
       const jobs = batch > 0 ? await this.claim(batch) : [];
       this.#beat();
       for (const job of jobs) {
-        const run: Promise<void> = this.#execute(job)
+        let leave: () => void = () => undefined;
+        const slot = new Promise<void>((resolve) => {
+          leave = resolve;
+        }).then(() => void inHand.delete(slot));
+        inHand.add(slot);
+        const settling = () => {
+          this.#settling.add(job.id);
+          leave();
+        };
+        const run: Promise<void> = this.#execute(job, settling)
           .catch((error) => this.#log.error({ err: error, job_id: job.id }, 'job outcome not recorded'))
-          .finally(() => inHand.delete(run));
-        inHand.add(run);
+          .finally(() => {
+            this.#settling.delete(job.id);
+            running.delete(run);
+            leave();
+          });
+        running.add(run);
       }
       total += jobs.length;
-      if (inHand.size === 0) return total;
-      if (this.#stopping || batch === 0 || inHand.size >= this.#concurrency) {
+      if (running.size === 0) return total;
+      if (inHand.size === 0) {
+        // Only jobs recording their outcomes are left: look again once one has.
+        await Promise.race(running);
+      } else if (this.#stopping || batch === 0 || inHand.size >= this.#slots) {
         await Promise.race(inHand);
-        continue;
+      } else {
+        // A slot is free but nothing else was due: look again when a slot frees, on a nudge, or after a poll
+        // interval.
+        const pause = this.#pause();
+        await Promise.race([...inHand, pause.wait]);
+        pause.end();
       }
-      // A slot is free but nothing else was due: look again when a job ends, on a nudge, or after a poll interval.
-      const pause = this.#pause();
-      await Promise.race([...inHand, pause.wait]);
-      pause.end();
+      await endOfTurn();
     }
   }
 

@@ -1,14 +1,14 @@
-import type { InferResult } from 'kysely';
 import { Type } from 'typebox';
 import { Col, sqlStatement } from '../../platform/db/checked-sql.ts';
 import { firstRow, qb } from '../../platform/db/query-builder.ts';
 import { defineJob, enqueue, jobHandler, STANDARD_RETRY } from '../../platform/jobs/define.ts';
-import { type JobContext, type JobHandler, succeedJobStatement } from '../../platform/jobs/queue.ts';
+import type { JobContext, JobHandler } from '../../platform/jobs/queue.ts';
 import type { AddressPolicy } from '../../platform/net/safe-fetch.ts';
 import { type AttemptOutcome, countAttempt } from '../metrics.ts';
 import { type PostResult, postWebhook } from '../post.ts';
 import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS, nextAttemptAt, parseRetryAfter } from '../schedule.ts';
 import { signedHeaders } from '../signing.ts';
+import { type DeliveryToAttempt, deliveryBatches } from './delivery-batch.ts';
 
 export interface WebhookDeliveryOptions {
   /** ALLOW_PRIVATE_WEBHOOK_HOSTS: lifts the address rule, for local testing only. */
@@ -19,39 +19,6 @@ export interface WebhookDeliveryOptions {
   /** The jitter's source of randomness (tests). */
   random?: () => number;
 }
-
-/**
- * Deliveries with their event and where and how to send it. A read, not a lock: the delivery's job_id names the one
- * job that may attempt it (each retry or redelivery writes a new job and names it), and the job queue's claim gives
- * that job to one worker only.
- */
-function deliveriesToAttempt() {
-  return qb
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('events as e', 'e.id', 'd.event_id')
-    .innerJoin('integrators as i', 'i.id', 'd.integrator_id')
-    .leftJoin('webhook_endpoints as w', 'w.integrator_id', 'i.id')
-    .select([
-      'd.event_id',
-      'd.integrator_id',
-      'd.status',
-      'd.job_id',
-      'd.round_attempts',
-      'd.attempts',
-      'e.type',
-      'e.data',
-      'e.created_at as event_created_at',
-      'i.webhook_url',
-      'i.webhook_secret',
-      'w.previous_secret',
-      'w.previous_secret_expires_at',
-      'w.disabled_url',
-      'w.disabled_reason',
-    ])
-    .$narrowType<{ data: Record<string, unknown> }>();
-}
-
-type DeliveryToAttempt = InferResult<ReturnType<typeof deliveriesToAttempt>>[number];
 
 /** The body `{type, timestamp, data}`; the same bytes for every attempt of an event. */
 export function webhookBody(event: { type: string; created_at: Date; data: unknown }): string {
@@ -122,19 +89,6 @@ const UPDATE_DELIVERY = sqlStatement(
    RETURNING attempts`,
 );
 
-/**
- * The common case, an attempt that ends the delivery (delivered, or failed for good), in one statement: the
- * delivery, its log row and the job's success commit together in one round trip.
- */
-const RECORD_FINAL_ATTEMPT = `
-  WITH d AS (${UPDATE_DELIVERY.text}),
-  a AS (
-    INSERT INTO webhook_attempts (event_id, number, url, attempted_at, latency_ms, status_code, outcome, error,
-                                  response_body)
-    SELECT $1, d.attempts, $10, $5, $11, $6, $12, $7, $13 FROM d),
-  j AS (${succeedJobStatement('$2', '$14', '$8')} AND EXISTS (SELECT 1 FROM d))
-  SELECT attempts FROM d`;
-
 /** The attempt's row in the delivery log, the delivery's new state and the next attempt's job: one commit. */
 async function recordAttempt(
   ctx: JobContext,
@@ -146,6 +100,26 @@ async function recordAttempt(
 ): Promise<void> {
   const { clock, job } = ctx;
   const now = clock.now();
+  if (ctx.lease && (settled.outcome === 'delivered' || settled.outcome === 'failed')) {
+    // The common case, an attempt that ends the delivery: the delivery, its log row and the job's success commit
+    // together, in a statement shared with the other attempts that end at the same time.
+    const recorded = await deliveryBatches(ctx.db).recordFinal({
+      event_id: delivery.event_id,
+      job_id: job.id,
+      worker: ctx.lease.worker,
+      outcome: settled.outcome,
+      url,
+      sent_at: sentAt,
+      latency_ms: result.latencyMs,
+      status_code: result.status ?? null,
+      error: settled.error ?? null,
+      response_body: result.body ?? null,
+      now,
+    });
+    if (!recorded) throw new DeliveryMovedOn();
+    ctx.lease.completed();
+    return;
+  }
   const deliveryParams = [
     delivery.event_id,
     job.id,
@@ -156,20 +130,6 @@ async function recordAttempt(
     settled.error ?? null,
     now,
   ];
-  if (ctx.lease && (settled.outcome === 'delivered' || settled.outcome === 'failed')) {
-    const [row] = await ctx.db.query(RECORD_FINAL_ATTEMPT, [
-      ...deliveryParams,
-      null,
-      url,
-      result.latencyMs,
-      settled.outcome,
-      result.body ?? null,
-      ctx.lease.worker,
-    ]);
-    if (!row) throw new DeliveryMovedOn();
-    ctx.lease.completed();
-    return;
-  }
   await ctx.db.transaction(async (tx) => {
     if (settled.nextAttemptAt) {
       // retry-pending ran while this attempt was under way (the receiver is back, says the operator): next attempt now.
@@ -241,6 +201,7 @@ export const webhookDeliverJob = defineJob({
   payload: Type.Object({ event_id: Type.String(), integrator_id: Type.Optional(Type.String()) }),
   retry: STANDARD_RETRY,
   fairKey: ({ integrator_id }) => integrator_id,
+  marksInFlight: true,
   run: (options: WebhookDeliveryOptions) => (payload, ctx) => deliver(options, payload.event_id, ctx),
 });
 
@@ -251,7 +212,7 @@ export function webhookDeliveryHandler(options: WebhookDeliveryOptions): JobHand
 
 async function deliver(options: WebhookDeliveryOptions, eventId: string, ctx: JobContext): Promise<void> {
   const { job, db, log } = ctx;
-  const delivery = await firstRow(db, deliveriesToAttempt().where('d.event_id', '=', eventId));
+  const delivery = await deliveryBatches(db).load(eventId);
   if (delivery?.status !== 'pending' || delivery.job_id !== job.id) {
     log.info(
       { event_id: eventId, status: delivery?.status },
@@ -293,6 +254,7 @@ async function attempt(
     return;
   }
 
+  await ctx.lease?.inFlight();
   const sentAt = clock.now();
   const secrets = [delivery.webhook_secret];
   const previousUntil = delivery.previous_secret_expires_at;
@@ -309,6 +271,8 @@ async function attempt(
     isAllowedAddress: options.isAllowedAddress,
     timeoutMs: options.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
   });
+  // The attempt is made; recording it takes no place among the integrator's deliveries in flight.
+  ctx.lease?.settling();
   const settled = settle(result, delivery.round_attempts + 1, clock.now(), options.random);
   let recorded = true;
   try {
