@@ -644,6 +644,7 @@ describe('the sandbox test clock charges schedules', () => {
         failure_message: null,
         processor: 'sandbox',
         processor_reference: undefined,
+        receipt_url: `/api/third-party/payments/${data!.payment.payment_id}/receipt.pdf`,
         created_at: undefined,
         updated_at: undefined,
       },
