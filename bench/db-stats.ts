@@ -179,7 +179,7 @@ export function dbStatsReport(rows: { case: string; unit: string; db_stats?: DbS
   for (const row of rows) {
     const s = row.db_stats;
     if (!s) continue;
-    const unit = row.unit === 'req' ? 'request' : row.unit.replace(/s$/, '');
+    const unit = row.unit === 'req' ? 'request' : row.unit.replace(/ies$/, 'y').replace(/s$/, '');
     out.push(
       `${row.case} on postgres, per ${unit} (${fmt(s.operations)} measured): ${s.statements_per_op} statements ` +
         `(round trips), ${s.transactions_per_op} commits, ${s.rows_per_op} rows, ${fmt(s.wal_bytes_per_op)} WAL bytes ` +
