@@ -5,7 +5,7 @@
 import type { AppliedPart } from '../ledger/position.ts';
 import type { RefundRow } from '../payments/refunds.ts';
 import type { PaymentRow } from '../payments/view.ts';
-import { money, paidWith, rentOf, ukMoment } from './format.ts';
+import { money, paymentPaidWith, rentOf, ukMoment } from './format.ts';
 import type { TenancyParties } from './parties.ts';
 import { PdfWriter } from './pdf.ts';
 
@@ -60,7 +60,7 @@ export function renderReceipt(data: ReceiptData): Promise<Buffer> {
     { label: 'Paid to (landlord)', value: parties.payee },
     ...references,
     { label: 'Date and time', value: ukMoment(payment.created_at) },
-    { label: 'Paid with', value: paidWith(payment) },
+    { label: 'Paid with', value: paymentPaidWith(payment) },
     { label: 'Processor reference', value: payment.processor_payment_id ?? 'none' },
   ]);
   pdf.heading('Amounts', 2);

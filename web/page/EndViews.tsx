@@ -6,10 +6,8 @@
 import type { ComponentChildren, Ref } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { ClientApi, Payment, Session } from './api.ts';
-import { BRAND_NAMES } from './card.ts';
 import { MESSAGE_SOURCE, MESSAGE_VERSION } from './embed.ts';
-import { METHOD_LABELS, WALLETS } from './methods.ts';
-import { moneyOf, parseTypedPence } from './money.ts';
+import { moneyOf, paidWith, parseTypedPence, rentMonth, ukDateTime } from './money.ts';
 import './receipt.css';
 
 type Heading = Ref<HTMLHeadingElement>;
@@ -103,41 +101,19 @@ function postToParent(type: 'session_expired' | 'restart'): void {
   window.parent.postMessage({ source: MESSAGE_SOURCE, v: MESSAGE_VERSION, type }, '*');
 }
 
-// A payment's moment in UK time, as the tenant lived it; due dates are calendar dates (UTC).
-const LONDON_DAY = new Intl.DateTimeFormat('en-GB', {
-  day: 'numeric',
-  month: 'long',
-  year: 'numeric',
-  timeZone: 'Europe/London',
-});
-const LONDON_TIME = new Intl.DateTimeFormat('en-GB', {
-  hour: '2-digit',
-  minute: '2-digit',
-  hourCycle: 'h23',
-  timeZone: 'Europe/London',
-});
-const RENT_MONTH = new Intl.DateTimeFormat('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' });
+// Due dates are calendar dates (UTC).
 const DAY_MONTH_SHORT = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
 const DAY_MONTH = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', timeZone: 'UTC' });
 
 /** "27 November 2026, 14:05" (UK time); anything unreadable as it is. */
 function paidAt(timestamp: string): string {
   const at = new Date(timestamp);
-  return Number.isNaN(at.getTime()) ? timestamp : `${LONDON_DAY.format(at)}, ${LONDON_TIME.format(at)}`;
+  return Number.isNaN(at.getTime()) ? timestamp : ukDateTime(at);
 }
 
 function calendarDay(date: string, format: Intl.DateTimeFormat): string {
   const day = new Date(`${date.slice(0, 10)}T00:00:00Z`);
   return Number.isNaN(day.getTime()) ? date : format.format(day);
-}
-
-/** "Visa •••• 4242", "Apple Pay (Visa •••• 4242)", "Alipay". */
-function paidWith(payment: Payment): string {
-  const method = METHOD_LABELS[payment.method] ?? payment.method;
-  const { card } = payment;
-  if (!card) return method;
-  const named = `${BRAND_NAMES[card.brand] ?? card.brand} •••• ${card.last4}`;
-  return WALLETS.includes(payment.method) ? `${method} (${named})` : named;
 }
 
 /** One label and its value; the value wraps below the label when the line is too narrow for both. */
@@ -249,7 +225,7 @@ export function PaymentSummary({ payment, session }: { payment: Payment; session
       <Row label="Reference">
         <span class="mono">{tenancy.payment_reference}</span>
       </Row>
-      <Row label="Paid with">{paidWith(payment)}</Row>
+      <Row label="Paid with">{paidWith(payment.method, payment.card)}</Row>
     </dl>
   );
 }
@@ -272,7 +248,7 @@ function RentAfter({ payment, session }: { payment: Payment; session: Session })
             <dd key={part.due_date ?? 'credit'}>
               <span>
                 {part.due_date
-                  ? `${calendarDay(part.due_date, RENT_MONTH)} rent (due ${calendarDay(part.due_date, DAY_MONTH_SHORT)})`
+                  ? `${rentMonth(part.due_date)} rent (due ${calendarDay(part.due_date, DAY_MONTH_SHORT)})`
                   : 'Credit towards future rent'}
               </span>{' '}
               <span class="receipt-amount">

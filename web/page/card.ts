@@ -2,15 +2,8 @@
 
 import { type CardBrand, cardBrand, luhnValid } from '../../src/shared/card-numbers.ts';
 
+export { CARD_BRAND_NAMES as BRAND_NAMES } from '../../src/shared/display.ts';
 export { cardBrand };
-
-export const BRAND_NAMES: Record<string, string> = {
-  visa: 'Visa',
-  mastercard: 'Mastercard',
-  amex: 'American Express',
-  unionpay: 'UnionPay',
-  unknown: 'Card',
-};
 
 export function digitsOf(value: string): string {
   return value.replace(/\D/g, '');

@@ -2,7 +2,7 @@
 
 import { feeOf, parsePence, parsePercentBps } from '../../src/shared/money.ts';
 
-export { longDate, money, moneyOf } from '../../src/shared/display.ts';
+export { longDate, money, moneyOf, paidWith, rentMonth, ukDateTime } from '../../src/shared/display.ts';
 export { formatPence, parseTypedPence } from '../../src/shared/money.ts';
 
 /** A method's fee as the Client API sends it: a percent and a fixed part, both decimal strings. */
