@@ -190,39 +190,46 @@ export async function insertNewPayments(
     results.push(undefined);
   }
 
-  if (accepted.length === 0) return results as NewPaymentResult[];
-  const inserted = await INSERT_PAYMENTS.rows(tx, [
-    accepted.map((payment) => ({
-      id: payment.id,
-      session_id: payment.session.id,
-      decline_id: payment.cardAttempt ? newId('dcl') : null,
-      pure_amount_pence: payment.amounts.purePence,
-      fee_pence: payment.amounts.feePence,
-      amount_pence: payment.amounts.amountPence,
-      method: payment.method,
-      card_brand: payment.card?.brand ?? null,
-      card_last4: payment.card?.last4 ?? null,
-      card_exp_month: payment.card?.exp_month ?? null,
-      card_exp_year: payment.card?.exp_year ?? null,
-      reference: payment.reference ?? null,
-      idempotency_key: payment.idempotencyKey,
-      processor: payment.processor,
-      processor_token: payment.processorToken,
-      saved_card_id: payment.savedCardId,
-    })),
-    now,
-    jobRecords(
-      accepted.flatMap((payment) => [
-        jobOf(
-          paymentReconcileJob,
-          { payment_id: payment.id },
-          { runAt: new Date(now.getTime() + RECONCILE_AFTER_MS) },
-        ),
-        // A 3DS challenge or APM page nobody answers must not stay open past its session: a late answer would charge.
-        jobOf(paymentExpireJob, { payment_id: payment.id }, { runAt: new Date(payment.session.expires_at) }),
-      ]),
-    ),
-  ]);
+  // Nothing to write when every payment was refused or raced.
+  const inserted =
+    accepted.length === 0
+      ? []
+      : await INSERT_PAYMENTS.rows(tx, [
+          accepted.map((payment) => ({
+            id: payment.id,
+            session_id: payment.session.id,
+            decline_id: payment.cardAttempt ? newId('dcl') : null,
+            pure_amount_pence: payment.amounts.purePence,
+            fee_pence: payment.amounts.feePence,
+            amount_pence: payment.amounts.amountPence,
+            method: payment.method,
+            card_brand: payment.card?.brand ?? null,
+            card_last4: payment.card?.last4 ?? null,
+            card_exp_month: payment.card?.exp_month ?? null,
+            card_exp_year: payment.card?.exp_year ?? null,
+            reference: payment.reference ?? null,
+            idempotency_key: payment.idempotencyKey,
+            processor: payment.processor,
+            processor_token: payment.processorToken,
+            saved_card_id: payment.savedCardId,
+          })),
+          now,
+          jobRecords(
+            accepted.flatMap((payment) => [
+              jobOf(
+                paymentReconcileJob,
+                { payment_id: payment.id },
+                { runAt: new Date(now.getTime() + RECONCILE_AFTER_MS) },
+              ),
+              // A 3DS challenge or APM page nobody answers must not stay open past its session: a late answer would charge.
+              jobOf(
+                paymentExpireJob,
+                { payment_id: payment.id },
+                { runAt: new Date(payment.session.expires_at) },
+              ),
+            ]),
+          ),
+        ]);
   const byId = new Map(inserted.map((row) => [row.id, row]));
   return batch.map((payment, n) => results[n] ?? { inserted: byId.get(payment.id)! });
 }

@@ -50,7 +50,7 @@ const UPDATE_PAYMENTS = sqlStatement(
                                             known_if_awaiting boolean)
     WHERE p.id = x.id
       -- Final states stay final.
-      AND p.status NOT IN ('succeeded', 'failed', 'canceled')
+      AND p.status NOT IN (${FINAL.map((status) => `'${status}'`).join(', ')})
       -- A recurring charge waiting for its tenant, or being confirmed by them: the off-session refusal that asked
       -- for them (Stripe's event of it, however late) is known and changes nothing.
       AND NOT (x.known_if_awaiting AND p.status = 'requires_action' AND p.schedule_id IS NOT NULL)
