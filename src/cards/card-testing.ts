@@ -162,10 +162,12 @@ export function reserveCardAttemptsSql(columns: {
   sessionId: string;
   source: string;
   now: string;
+  /** Still pending (the processor has not answered); false: an issuer's decline, kept as of now. */
+  pending?: string;
 }): string {
-  const { from, id, integratorId, userId, sessionId, source, now } = columns;
+  const { from, id, integratorId, userId, sessionId, source, now, pending = 'true' } = columns;
   return `INSERT INTO card_declines (id, integrator_id, user_id, session_id, source, created_at, pending)
-     SELECT ${id}, ${integratorId}, ${userId}, ${sessionId}, ${source}, ${now}, true FROM ${from}
+     SELECT ${id}, ${integratorId}, ${userId}, ${sessionId}, ${source}, ${now}, ${pending} FROM ${from}
      RETURNING id`;
 }
 

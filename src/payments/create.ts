@@ -21,6 +21,7 @@ import {
   type PaymentChecks,
   readPaymentChecks,
 } from './new-payments.ts';
+import type { OutcomeServices } from './outcomes.ts';
 import type { PaymentRow } from './view.ts';
 
 /**
@@ -68,19 +69,25 @@ export interface CreatePaymentResult {
 
 /**
  * The Client API's new payments, up to the processor: the amount, the card-testing limits and the integrator's
- * features checked, the source resolved, and the row written `processing` with its reconciliation and expiry jobs.
+ * features checked, the source resolved, and the row written: `processing` with its reconciliation and expiry
+ * jobs, or, with a processor that charges inside the transaction (the sandbox), as the processor answered.
  */
 export class NewPaymentWriter {
+  private readonly clock: Clock;
+  private readonly processor: PaymentProcessor;
+
   constructor(
     private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly processor: PaymentProcessor,
+    private readonly services: OutcomeServices,
     private readonly cards: SavedCardService,
-  ) {}
+  ) {
+    this.clock = services.clock;
+    this.processor = services.processor;
+  }
 
   /**
-   * The new payment, `processing` and not yet sent to the processor; or, `replayed`, the one an earlier request
-   * with the same idempotency key made.
+   * The new payment, `processing` and not yet sent to the processor (or already decided, see above); or,
+   * `replayed`, the one an earlier request with the same idempotency key made.
    */
   async write(input: CreatePaymentInput): Promise<CreatePaymentResult> {
     const { session, integrator } = input.client;
@@ -109,12 +116,17 @@ export class NewPaymentWriter {
       idempotencyKey: input.idempotencyKey,
       amounts,
       method: input.method,
-      reference: input.reference,
+      reference: input.reference ?? input.client.tenancy.payment_reference,
       processor: this.processor.name,
       processorToken: source.processorToken,
       card: source.card,
       savedCardId: source.savedCardId,
       cardAttempt: isCardAttempt(input.method, source.card),
+      who: {
+        external_id: input.client.user.external_id,
+        email: input.client.user.email,
+        payment_reference: input.client.tenancy.payment_reference,
+      },
     });
     if ('refused' in written) throw written.refused;
     // Another request with the same key got in while we were looking up the card.
@@ -132,7 +144,7 @@ export class NewPaymentWriter {
   readonly #inserts = new StatementBatcher<NewPayment, NewPaymentResult>(
     (batch) => {
       WRITES.observe(batch.length);
-      return this.db.transaction((tx) => insertNewPayments(tx, this.clock, batch));
+      return this.db.transaction((tx) => insertNewPayments(tx, this.services, batch));
     },
     {
       splits: (error) => !isDatabaseUnavailable(error),

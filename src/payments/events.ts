@@ -117,6 +117,8 @@ export interface PaymentEventRecord {
   type: EventType;
   payment: PaymentRow;
   extra?: PaymentEventExtra;
+  /** Its tenant as the caller has them already (a new payment's session); read otherwise. */
+  who?: PaymentEventUser;
 }
 
 /** Records a payment's event, with `extra` beside its four keys. */
@@ -137,22 +139,26 @@ export async function recordPaymentEvents(
   records: readonly PaymentEventRecord[],
 ): Promise<void> {
   if (records.length === 0) return;
-  const found = await rows(
-    tx,
-    qb
-      .selectFrom('tenancies as t')
-      .innerJoin('users as u', 'u.id', 't.user_id')
-      .select(['t.id as tenancy_id', 'u.external_id', 'u.email', 't.payment_reference'])
-      .where('t.id', 'in', [...new Set(records.map((record) => record.payment.tenancy_id))]),
-  );
+  const unknown = [...new Set(records.flatMap((record) => (record.who ? [] : [record.payment.tenancy_id])))];
+  const found =
+    unknown.length === 0
+      ? []
+      : await rows(
+          tx,
+          qb
+            .selectFrom('tenancies as t')
+            .innerJoin('users as u', 'u.id', 't.user_id')
+            .select(['t.id as tenancy_id', 'u.external_id', 'u.email', 't.payment_reference'])
+            .where('t.id', 'in', unknown),
+        );
   const byTenancy = new Map(found.map((who) => [who.tenancy_id, who]));
   await recordEvents(
     tx,
     clock,
-    records.map(({ type, payment, extra }) => ({
+    records.map(({ type, payment, extra, who }) => ({
       integratorId: payment.integrator_id,
       type,
-      data: paymentEventData(payment, byTenancy.get(payment.tenancy_id)!, extra),
+      data: paymentEventData(payment, who ?? byTenancy.get(payment.tenancy_id)!, extra),
     })),
   );
 }

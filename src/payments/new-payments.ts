@@ -2,11 +2,11 @@ import { Type } from 'typebox';
 import {
   type DeclineRecord,
   declineBlock,
+  isIssuerDecline,
   reserveCardAttemptsSql,
   tooManyAttempts,
   USER_DECLINE_WINDOW_MS,
 } from '../cards/card-testing.ts';
-import type { Clock } from '../platform/clock/clock.ts';
 import { Col, sqlStatement } from '../platform/db/checked-sql.ts';
 import type { Queryable } from '../platform/db/db.ts';
 import { qb, rows } from '../platform/db/query-builder.ts';
@@ -14,40 +14,52 @@ import { ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { jobOf } from '../platform/jobs/define.ts';
 import { insertJobRecordsSql, jobRecords } from '../platform/jobs/queue.ts';
-import type { CardDetails } from '../processors/processor.ts';
+import { type AuthoriseRequest, type CardDetails, paymentStatusFor } from '../processors/processor.ts';
+import { completeSessionsSql } from '../sessions/completion.ts';
 import type { PaymentMethod } from '../shared/vocabulary.ts';
+import type { PaymentEventUser } from './events.ts';
 import type { PaymentAmounts } from './fees.ts';
 import { paymentExpireJob } from './jobs/payment-expire.ts';
 import { paymentReconcileJob, RECONCILE_AFTER_MS } from './jobs/payment-reconcile.ts';
+import { FINAL, followOutcomes, type OutcomeServices, outcomeColumns } from './outcomes.ts';
 import { paymentRows } from './rows.ts';
 import { PAYMENT_ROW, type PaymentRow } from './view.ts';
 
 /** A payment checked and resolved at the processor, to be written `processing`. */
 export interface NewPayment {
   id: string;
-  session: { id: string; user_id: string; expires_at: Date };
+  session: { id: string; integrator_id: string; user_id: string; expires_at: Date };
   idempotencyKey: string;
   amounts: PaymentAmounts;
   method: PaymentMethod;
-  reference: string | undefined;
+  /** The reference asked for, or else the tenancy's. */
+  reference: string;
   processor: string;
   processorToken: string | null;
   card: CardDetails | null;
   savedCardId: string | null;
   /** Counts against the card-testing limits: reserved as a pending decline until the processor answers. */
   cardAttempt: boolean;
+  /** Its tenant, for the events of a payment decided in its own transaction. */
+  who: PaymentEventUser;
 }
 
 /** Written; or an earlier payment of the same session and idempotency key (`raced`); or refused. */
 export type NewPaymentResult = { inserted: PaymentRow } | { raced: PaymentRow } | { refused: ServiceError };
 
+/**
+ * New payments in one statement, with their card attempts, their jobs and, for those that succeeded in this
+ * transaction, their sessions completed.
+ */
 const INSERT_PAYMENTS = sqlStatement(
   PAYMENT_ROW,
   `WITH x AS (
      SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
-       id text, session_id text, decline_id text, pure_amount_pence bigint, fee_pence bigint, amount_pence bigint,
-       method text, card_brand text, card_last4 text, card_exp_month integer, card_exp_year integer, reference text,
-       idempotency_key text, processor text, processor_token text, saved_card_id text)),
+       id text, session_id text, decline_id text, decline_pending boolean, pure_amount_pence bigint,
+       fee_pence bigint, amount_pence bigint, method text, card_brand text, card_last4 text, card_exp_month integer,
+       card_exp_year integer, reference text, idempotency_key text, processor text, processor_token text,
+       saved_card_id text, status text, processor_payment_id text, next_action jsonb, failure_code text,
+       failure_message text, funds_now boolean)),
    declines AS (${reserveCardAttemptsSql({
      from: 'x JOIN sessions s ON s.id = x.session_id WHERE x.decline_id IS NOT NULL',
      id: 'x.decline_id',
@@ -56,16 +68,21 @@ const INSERT_PAYMENTS = sqlStatement(
      sessionId: 's.id',
      source: 'x.id',
      now: '$2',
+     pending: 'x.decline_pending',
    })}),
-   jobs AS (${insertJobRecordsSql('$3', '$2')} RETURNING id)
+   jobs AS (${insertJobRecordsSql('$3', '$2')} RETURNING id),
+   completed AS (${completeSessionsSql({ from: "x WHERE x.status = 'succeeded'", sessionId: 'x.session_id', now: '$2' })})
    INSERT INTO payments (id, integrator_id, session_id, user_id, tenancy_id, status, pure_amount_pence, fee_pence,
                          amount_pence, method, card_brand, card_last4, card_exp_month, card_exp_year, reference,
-                         idempotency_key, processor, processor_token, saved_card_id, created_at, updated_at)
-   SELECT x.id, s.integrator_id, s.id, s.user_id, s.tenancy_id, 'processing', x.pure_amount_pence, x.fee_pence,
-          x.amount_pence, x.method, x.card_brand, x.card_last4, x.card_exp_month, x.card_exp_year,
-          COALESCE(x.reference, t.payment_reference), x.idempotency_key, x.processor, x.processor_token,
-          x.saved_card_id, $2, $2
-     FROM x JOIN sessions s ON s.id = x.session_id JOIN tenancies t ON t.id = s.tenancy_id
+                         idempotency_key, processor, processor_token, saved_card_id, processor_payment_id,
+                         next_action, failure_code, failure_message, funds_available_at, action_required_at,
+                         created_at, updated_at)
+   SELECT x.id, s.integrator_id, s.id, s.user_id, s.tenancy_id, x.status, x.pure_amount_pence, x.fee_pence,
+          x.amount_pence, x.method, x.card_brand, x.card_last4, x.card_exp_month, x.card_exp_year, x.reference,
+          x.idempotency_key, x.processor, x.processor_token, x.saved_card_id, x.processor_payment_id,
+          x.next_action, x.failure_code, x.failure_message, CASE WHEN x.funds_now THEN $2::timestamptz END,
+          CASE WHEN x.status = 'requires_action' THEN $2::timestamptz END, $2, $2
+     FROM x JOIN sessions s ON s.id = x.session_id
    RETURNING *`,
   { prepare: 'new-payments-insert' },
 );
@@ -121,7 +138,7 @@ const SESSION_STATES = sqlStatement(
  */
 export async function insertNewPayments(
   tx: Queryable,
-  clock: Clock,
+  services: OutcomeServices,
   batch: readonly NewPayment[],
 ): Promise<NewPaymentResult[]> {
   const sessionIds = batch.map((payment) => payment.session.id);
@@ -131,7 +148,7 @@ export async function insertNewPayments(
   const cardUsers = [
     ...new Set(batch.filter((payment) => payment.cardAttempt).map((payment) => payment.session.user_id)),
   ];
-  const now = clock.now();
+  const now = services.clock.now();
   // Rows locked in id order, sessions before users, so two batches never wait for each other in a circle.
   await LOCK_SESSIONS_AND_USERS.rows(tx, [[...sessionIds].sort(), cardUsers.sort()]);
   const states = await SESSION_STATES.rows(tx, [
@@ -191,47 +208,121 @@ export async function insertNewPayments(
   }
 
   // Nothing to write when every payment was refused or raced.
-  const inserted =
-    accepted.length === 0
-      ? []
-      : await INSERT_PAYMENTS.rows(tx, [
-          accepted.map((payment) => ({
-            id: payment.id,
-            session_id: payment.session.id,
-            decline_id: payment.cardAttempt ? newId('dcl') : null,
-            pure_amount_pence: payment.amounts.purePence,
-            fee_pence: payment.amounts.feePence,
-            amount_pence: payment.amounts.amountPence,
-            method: payment.method,
-            card_brand: payment.card?.brand ?? null,
-            card_last4: payment.card?.last4 ?? null,
-            card_exp_month: payment.card?.exp_month ?? null,
-            card_exp_year: payment.card?.exp_year ?? null,
-            reference: payment.reference ?? null,
-            idempotency_key: payment.idempotencyKey,
-            processor: payment.processor,
-            processor_token: payment.processorToken,
-            saved_card_id: payment.savedCardId,
-          })),
-          now,
-          jobRecords(
-            accepted.flatMap((payment) => [
-              jobOf(
-                paymentReconcileJob,
-                { payment_id: payment.id },
-                { runAt: new Date(now.getTime() + RECONCILE_AFTER_MS) },
-              ),
-              // A 3DS challenge or APM page nobody answers must not stay open past its session: a late answer would charge.
-              jobOf(
-                paymentExpireJob,
-                { payment_id: payment.id },
-                { runAt: new Date(payment.session.expires_at) },
-              ),
-            ]),
+  if (accepted.length === 0) return results.map((result) => result!);
+  // Charged here when the processor can do it in this transaction; otherwise written `processing`, to be sent.
+  const outcomes = await services.processor.authoriseInTransaction?.(tx, accepted.map(authoriseRequestOf));
+  const inserted = await INSERT_PAYMENTS.rows(tx, [
+    accepted.map((payment, n) => {
+      const outcome = outcomes?.[n];
+      const columns = outcome
+        ? outcomeColumns(outcome, services.processor)
+        : { ...NOT_YET_AUTHORISED, status: 'processing' as const };
+      const final = FINAL.includes(columns.status);
+      // A card attempt counts as a pending decline while the processor may still answer; at an end, only an
+      // issuer's decline is kept.
+      const declineKept = final && outcome?.status === 'refused' && isIssuerDecline('card', outcome.code);
+      return {
+        id: payment.id,
+        session_id: payment.session.id,
+        decline_id: payment.cardAttempt && (!final || declineKept) ? newId('dcl') : null,
+        decline_pending: !final,
+        pure_amount_pence: payment.amounts.purePence,
+        fee_pence: payment.amounts.feePence,
+        amount_pence: payment.amounts.amountPence,
+        method: payment.method,
+        card_brand: payment.card?.brand ?? null,
+        card_last4: payment.card?.last4 ?? null,
+        card_exp_month: payment.card?.exp_month ?? null,
+        card_exp_year: payment.card?.exp_year ?? null,
+        reference: payment.reference,
+        idempotency_key: payment.idempotencyKey,
+        processor: payment.processor,
+        processor_token: payment.processorToken,
+        saved_card_id: payment.savedCardId,
+        ...columns,
+      };
+    }),
+    now,
+    jobRecords(
+      accepted.flatMap((payment, n) => {
+        const status = outcomes ? paymentStatusFor(outcomes[n]!) : 'processing';
+        if (FINAL.includes(status)) return [];
+        return [
+          // Asked again later with the same key, should its answer never be written.
+          ...(status === 'processing'
+            ? [
+                jobOf(
+                  paymentReconcileJob,
+                  { payment_id: payment.id },
+                  { runAt: new Date(now.getTime() + RECONCILE_AFTER_MS) },
+                ),
+              ]
+            : []),
+          // A 3DS challenge or APM page nobody answers must not stay open past its session: a late answer would
+          // charge.
+          jobOf(
+            paymentExpireJob,
+            { payment_id: payment.id },
+            { runAt: new Date(payment.session.expires_at) },
           ),
-        ]);
+        ];
+      }),
+    ),
+  ]);
   const byId = new Map(inserted.map((row) => [row.id, row]));
+  if (outcomes) {
+    const who = new Map(accepted.map((payment) => [payment.id, payment.who]));
+    await followOutcomes(tx, services, inserted, now, {
+      whoPaid: (payment) => who.get(payment.id),
+      sessionsCompleted: true,
+    });
+  }
   return batch.map((payment, n) => results[n] ?? { inserted: byId.get(payment.id)! });
+}
+
+/** The columns an outcome sets, as they stand before the processor has answered. */
+const NOT_YET_AUTHORISED = {
+  processor_payment_id: null,
+  next_action: null,
+  failure_code: null,
+  failure_message: null,
+  funds_now: false,
+};
+
+/** What the processor is asked for a new payment: our payment id is its idempotency key. */
+export function authoriseRequest(payment: {
+  id: string;
+  sessionId: string;
+  integratorId: string;
+  userId: string;
+  amountPence: number;
+  method: PaymentMethod;
+  processorToken: string | null;
+  reference: string;
+}): AuthoriseRequest {
+  return {
+    idempotencyKey: payment.id,
+    userId: payment.userId,
+    metadata: { payment_id: payment.id, session_id: payment.sessionId, integrator_id: payment.integratorId },
+    amountPence: payment.amountPence,
+    currency: 'GBP',
+    method: payment.method,
+    paymentToken: payment.processorToken,
+    reference: payment.reference,
+  };
+}
+
+function authoriseRequestOf(payment: NewPayment): AuthoriseRequest {
+  return authoriseRequest({
+    id: payment.id,
+    sessionId: payment.session.id,
+    integratorId: payment.session.integrator_id,
+    userId: payment.session.user_id,
+    amountPence: payment.amounts.amountPence,
+    method: payment.method,
+    processorToken: payment.processorToken,
+    reference: payment.reference,
+  });
 }
 
 /** What a new payment is checked against before the processor is asked. */

@@ -6,7 +6,7 @@ import { rows } from '../platform/db/query-builder.ts';
 import { type PaymentProcessor, type ProcessorOutcome, paymentStatusFor } from '../processors/processor.ts';
 import { completeSessions } from '../sessions/completion.ts';
 import type { PaymentStatus } from '../shared/vocabulary.ts';
-import { type PaymentEventRecord, recordPaymentEvents } from './events.ts';
+import { type PaymentEventRecord, type PaymentEventUser, recordPaymentEvents } from './events.ts';
 import { paymentRows } from './rows.ts';
 import { enqueueSettlement, settlesAtOnce } from './settlement.ts';
 import { PAYMENT_ROW, type PaymentRow } from './view.ts';
@@ -58,6 +58,19 @@ const UPDATE_PAYMENTS = sqlStatement(
   { prepare: 'payment-outcomes' },
 );
 
+/** A payment's columns as an outcome sets them; `funds_now`: its funds are available from now on. */
+export function outcomeColumns(outcome: ProcessorOutcome, processor: PaymentProcessor) {
+  const status = paymentStatusFor(outcome);
+  return {
+    status,
+    processor_payment_id: outcome.processorPaymentId ?? null,
+    next_action: outcome.status === 'action_required' ? { ...outcome.action } : null,
+    failure_code: outcome.status === 'refused' ? outcome.code : null,
+    failure_message: outcome.status === 'refused' ? outcome.message : null,
+    funds_now: status === 'succeeded' && settlesAtOnce(processor),
+  };
+}
+
 /**
  * Moves payments to where the processor says they are, with their events, in the caller's transaction, a few
  * statements for all of them. Final states stay final: a late or repeated outcome changes nothing and records
@@ -74,20 +87,12 @@ export async function applyOutcomes(
   const now = services.clock.now();
   // The UPDATE locks each row and decides on it as it stands once locked: an outcome that arrived meanwhile is seen.
   const updated = await UPDATE_PAYMENTS.rows(tx, [
-    items.map(({ paymentId, outcome, expiring }) => {
-      const status = paymentStatusFor(outcome);
-      return {
-        id: paymentId,
-        status,
-        processor_payment_id: outcome.processorPaymentId ?? null,
-        next_action: outcome.status === 'action_required' ? { ...outcome.action } : null,
-        failure_code: outcome.status === 'refused' ? outcome.code : null,
-        failure_message: outcome.status === 'refused' ? outcome.message : null,
-        funds_now: status === 'succeeded' && settlesAtOnce(services.processor),
-        known_if_awaiting:
-          !expiring && outcome.status === 'refused' && outcome.code === 'authentication_required',
-      };
-    }),
+    items.map(({ paymentId, outcome, expiring }) => ({
+      id: paymentId,
+      ...outcomeColumns(outcome, services.processor),
+      known_if_awaiting:
+        !expiring && outcome.status === 'refused' && outcome.code === 'authentication_required',
+    })),
     now,
   ]);
   const byId = new Map(updated.map((payment) => [payment.id, payment]));
@@ -100,31 +105,10 @@ export async function applyOutcomes(
     for (const id of unchanged) if (!byId.has(id)) throw new Error(`No payment ${id}`);
   }
 
-  const succeeded = updated.filter((payment) => payment.status === 'succeeded');
-  const events: PaymentEventRecord[] = [];
-  for (const payment of updated) {
-    if (payment.status === 'succeeded') events.push({ type: 'payment_success', payment });
-    // A recurring charge that waited for its tenant is not tried again.
-    if (payment.status === 'failed') {
-      events.push({ type: 'payment_failed', payment, extra: payment.schedule_id ? { retry_on: null } : {} });
-    }
-  }
-  await completeSessions(
-    tx,
-    succeeded.map((payment) => payment.session_id),
-    now,
-  );
-  await recordPaymentEvents(tx, services.clock, events);
-  await enqueueSettlement(
-    tx,
-    services.clock,
-    services.processor,
-    succeeded.map((payment) => payment.id),
-  );
+  await followOutcomes(tx, services, updated, now);
   const attempts: { source: string; declined: boolean }[] = [];
   for (const payment of updated) {
     const final = FINAL.includes(payment.status);
-    if (payment.schedule_id && final) await services.settleScheduledCharge(tx, payment, now);
     // A card attempt of the Client API was counted as pending: an issuer decline keeps it, any end removes it.
     const card = payment.card_last4 === null ? null : { brand: payment.card_brand };
     if (isCardAttempt(payment.method, card) && payment.schedule_id === null && final) {
@@ -137,4 +121,57 @@ export async function applyOutcomes(
   }
   await settleCardAttempts(tx, attempts, now);
   return ids.map((id) => byId.get(id)!);
+}
+
+/**
+ * What follows payments that have just reached their states, in the caller's transaction: a succeeded payment
+ * completes its session, has its event and its settlement; a failed one its event; a scheduled payment that ended
+ * ends its recurring charge. Card attempts are the caller's (how they were counted differs).
+ */
+export async function followOutcomes(
+  tx: Queryable,
+  services: OutcomeServices,
+  changed: readonly PaymentRow[],
+  now: Date,
+  options: {
+    /** A payment's tenant as the caller has them already, for its event; read when not given. */
+    whoPaid?: (payment: PaymentRow) => PaymentEventUser | undefined;
+    /** The caller's own statement completed the sessions of the payments that succeeded. */
+    sessionsCompleted?: boolean;
+  } = {},
+): Promise<void> {
+  const succeeded = changed.filter((payment) => payment.status === 'succeeded');
+  const events: PaymentEventRecord[] = [];
+  for (const payment of changed) {
+    const who = options.whoPaid?.(payment);
+    if (payment.status === 'succeeded') events.push({ type: 'payment_success', payment, who });
+    // A recurring charge that waited for its tenant is not tried again.
+    if (payment.status === 'failed') {
+      events.push({
+        type: 'payment_failed',
+        payment,
+        extra: payment.schedule_id ? { retry_on: null } : {},
+        who,
+      });
+    }
+  }
+  if (!options.sessionsCompleted) {
+    await completeSessions(
+      tx,
+      succeeded.map((payment) => payment.session_id),
+      now,
+    );
+  }
+  await recordPaymentEvents(tx, services.clock, events);
+  await enqueueSettlement(
+    tx,
+    services.clock,
+    services.processor,
+    succeeded.map((payment) => payment.id),
+  );
+  for (const payment of changed) {
+    if (payment.schedule_id && FINAL.includes(payment.status)) {
+      await services.settleScheduledCharge(tx, payment, now);
+    }
+  }
 }

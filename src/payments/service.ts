@@ -12,6 +12,7 @@ import { type Collection, collection } from './collection.ts';
 import { type CreatePaymentInput, type CreatePaymentResult, NewPaymentWriter } from './create.ts';
 import { allPayments, type ListedPayment, listedPayment, listPayments, type PaymentFilter } from './list.ts';
 import { countedBatches } from './metrics.ts';
+import { authoriseRequest } from './new-payments.ts';
 import { applyOutcomes, awaitsTenant, FINAL, type OutcomeToApply } from './outcomes.ts';
 import { previewRefund, type RefundPreview } from './refund-preview.ts';
 import { RefundService } from './refunds.ts';
@@ -79,17 +80,19 @@ export class PaymentService {
     this.cards = new SavedCardService(db, clock, processor);
     this.refunds = new RefundService(db, clock, processor);
     this.settlement = new SettlementService(db, clock, processor);
-    this.#newPayments = new NewPaymentWriter(db, clock, processor, this.cards);
+    this.#newPayments = new NewPaymentWriter(db, { clock, processor, settleScheduledCharge }, this.cards);
   }
 
   /**
    * A payment from the Client API. The row is written (as `processing`) before the processor is called,
    * with the payment id as the processor's idempotency key, so a crash in between is healed by the
-   * reconciliation job asking again with the same key instead of charging a second time.
+   * reconciliation job asking again with the same key instead of charging a second time. A processor that charges
+   * inside our transaction (the sandbox) is asked in the one that writes the row, which then has its outcome.
    */
   async create(input: CreatePaymentInput): Promise<CreatePaymentResult> {
     const written = await this.#newPayments.write(input);
-    if (written.replayed) return written;
+    // Replayed, or charged already in the transaction that wrote it (the sandbox).
+    if (written.replayed || written.payment.status !== 'processing') return written;
     return { payment: await this.#authorise(written.payment), replayed: false };
   }
 
@@ -385,20 +388,18 @@ export class PaymentService {
   async #authorise(payment: PaymentRow, rethrow = false): Promise<PaymentRow> {
     let outcome: ProcessorOutcome;
     try {
-      outcome = await this.processor.authorise({
-        idempotencyKey: payment.id,
-        userId: payment.user_id,
-        metadata: {
-          payment_id: payment.id,
-          session_id: payment.session_id,
-          integrator_id: payment.integrator_id,
-        },
-        amountPence: Number(payment.amount_pence),
-        currency: 'GBP',
-        method: payment.method,
-        paymentToken: payment.processor_token,
-        reference: payment.reference,
-      });
+      outcome = await this.processor.authorise(
+        authoriseRequest({
+          id: payment.id,
+          sessionId: payment.session_id,
+          integratorId: payment.integrator_id,
+          userId: payment.user_id,
+          amountPence: Number(payment.amount_pence),
+          method: payment.method,
+          processorToken: payment.processor_token,
+          reference: payment.reference,
+        }),
+      );
     } catch (error) {
       // The payment stays `processing`; the reconciliation job asks again.
       if (rethrow) throw error;

@@ -1,4 +1,5 @@
 import type { PaymentProcessorName } from '../platform/config/config.ts';
+import type { Queryable } from '../platform/db/db.ts';
 import type { PaymentMethod } from '../shared/vocabulary.ts';
 
 /**
@@ -146,6 +147,13 @@ export interface PaymentProcessor {
    */
   describeToken(paymentToken: string, method: PaymentMethod): Promise<CardDetails | undefined>;
   authorise(request: AuthoriseRequest): Promise<ProcessorOutcome>;
+  /**
+   * Set by a processor whose charges are rows of our own database (the sandbox): authorises new payments inside
+   * the transaction that writes them, one outcome per request, in order. Each payment is then written once, already
+   * decided, in one commit. A processor across a network (Stripe) leaves it unset: a payment is committed
+   * `processing` before the processor is asked, and its outcome is written after, in a second transaction.
+   */
+  authoriseInTransaction?(tx: Queryable, requests: readonly AuthoriseRequest[]): Promise<ProcessorOutcome[]>;
   /** Where a payment stands now, e.g. after 3DS or an APM redirect, or when reconciling. */
   complete(processorPaymentId: string): Promise<ProcessorOutcome>;
   /**

@@ -14,3 +14,15 @@ export async function completeSessions(
     { prepare: 'complete-sessions' },
   );
 }
+
+/**
+ * completeSessions for a caller whose own statement writes what completes them (new payments decided in their
+ * transaction): the text of a data-modifying CTE body that completes the session of each row of `from`. Each argument
+ * is an SQL expression over that row (or a parameter); the sessions table stays this module's.
+ */
+export function completeSessionsSql(columns: { from: string; sessionId: string; now: string }): string {
+  const { from, sessionId, now } = columns;
+  return `UPDATE sessions SET completed_at = ${now}
+      WHERE id IN (SELECT ${sessionId} FROM ${from}) AND completed_at IS NULL
+     RETURNING id`;
+}

@@ -72,6 +72,30 @@ interface NewCharge {
   refusal_code: string | null;
 }
 
+function newCharge(
+  idempotencyKey: string,
+  tokenId: string | null,
+  amountPence: number,
+  offSession: boolean,
+  method: PaymentMethod,
+  status: NewCharge['status'],
+  refusalCode: string | null,
+): NewCharge {
+  return {
+    id: `ch_sandbox_${randomBase62(22)}`,
+    idempotency_key: idempotencyKey,
+    token_id: tokenId,
+    amount_pence: amountPence,
+    off_session: offSession,
+    method,
+    status,
+    refusal_code: refusalCode,
+  };
+}
+
+/** What a request comes to: a charge to write, or a refusal without one (a token the sandbox does not know). */
+type Planned = { charge: NewCharge } | { refused: ProcessorOutcome };
+
 /** The columns of a charge that tell its outcome. */
 const CHARGE_OUTCOME = ['id', 'method', 'status', 'refusal_code'] as const;
 
@@ -254,7 +278,7 @@ export class SandboxProcessor implements PaymentProcessor {
     const decided =
       token.behaviour === 'charge_customer_fail'
         ? { status: 'authorised' as const, refusalCode: null }
-        : await this.#decide(token, false);
+        : await this.#decide(this.db, token, false);
     // Only a check that waits for 3DS is a charge (of nothing); the same key finds it again.
     const check =
       decided.status === 'action_required'
@@ -631,43 +655,86 @@ export class SandboxProcessor implements PaymentProcessor {
   });
 
   async #charge(request: AuthoriseRequest, offSession: boolean): Promise<ProcessorOutcome> {
-    if (isApm(request.method)) {
-      // The customer approves at the provider: there is no off-session APM payment.
-      const status = offSession ? 'refused' : 'action_required';
-      const refusal = offSession ? 'authentication_required' : null;
-      return this.#outcome(
-        await this.#insertCharge(
-          request.idempotencyKey,
-          null,
-          request.amountPence,
-          offSession,
-          request.method,
-          status,
-          refusal,
+    const token =
+      isApm(request.method) || !request.paymentToken
+        ? undefined
+        : await this.#token(request.paymentToken, request.method);
+    const planned = await this.#plan(this.db, request, offSession, token);
+    return 'refused' in planned ? planned.refused : this.#outcome(await this.#charges.run(planned.charge));
+  }
+
+  /**
+   * New payments charged inside the transaction that writes them: the sandbox's rows live in the same database, so
+   * a payment is written once, already decided, in one commit, and a rollback takes its charge with it.
+   */
+  async authoriseInTransaction(
+    tx: Queryable,
+    requests: readonly AuthoriseRequest[],
+  ): Promise<ProcessorOutcome[]> {
+    const ids = [
+      ...new Set(
+        requests.flatMap((request) =>
+          request.paymentToken?.startsWith(TOKEN_PREFIX) ? [request.paymentToken] : [],
         ),
+      ),
+    ];
+    const found = ids.length === 0 ? [] : await rows(tx, tokens().where('id', 'in', ids));
+    const planned: Planned[] = [];
+    for (const request of requests) {
+      const token = found.find(
+        (row) => row.id === request.paymentToken && (row.wallet ?? 'card') === request.method,
       );
+      planned.push(await this.#plan(tx, request, false, isApm(request.method) ? undefined : token));
     }
-    const token = request.paymentToken ? await this.#token(request.paymentToken, request.method) : undefined;
-    if (!token) {
-      return {
-        status: 'refused',
-        processorPaymentId: null,
-        code: 'invalid_token',
-        message: 'Unknown card token.',
-      };
-    }
-    const { status, refusalCode } = await this.#decide(token, offSession);
-    return this.#outcome(
-      await this.#insertCharge(
+    const toWrite = planned.flatMap((plan) => ('charge' in plan ? [plan.charge] : []));
+    const written = toWrite.length === 0 ? [] : await INSERT_CHARGES.rows(tx, [toWrite, this.clock.now()]);
+    const byKey = new Map(written.map((charge) => [charge.idempotency_key, charge]));
+    return planned.map((plan) => {
+      if ('refused' in plan) return plan.refused;
+      const charge = byKey.get(plan.charge.idempotency_key);
+      // Only another transaction's charge of the same key, written meanwhile, could be missing: payment ids are new.
+      if (!charge) throw new Error(`Sandbox charge ${plan.charge.idempotency_key} exists already`);
+      return this.#outcome(charge);
+    });
+  }
+
+  /** The charge a request makes, decided from its token; or, for a token unknown here, the refusal. */
+  async #plan(
+    db: Queryable,
+    request: AuthoriseRequest,
+    offSession: boolean,
+    token: TokenRow | undefined,
+  ): Promise<Planned> {
+    const charge = (tokenId: string | null, status: ChargeRow['status'], refusalCode: string | null) =>
+      newCharge(
         request.idempotencyKey,
-        token.id,
+        tokenId,
         request.amountPence,
         offSession,
         request.method,
         status,
         refusalCode,
-      ),
-    );
+      );
+    if (isApm(request.method)) {
+      // The customer approves at the provider: there is no off-session APM payment.
+      return {
+        charge: offSession
+          ? charge(null, 'refused', 'authentication_required')
+          : charge(null, 'action_required', null),
+      };
+    }
+    if (!token) {
+      return {
+        refused: {
+          status: 'refused',
+          processorPaymentId: null,
+          code: 'invalid_token',
+          message: 'Unknown card token.',
+        },
+      };
+    }
+    const { status, refusalCode } = await this.#decide(db, token, offSession);
+    return { charge: charge(token.id, status, refusalCode) };
   }
 
   /** The key is unique: a repeated call finds the first charge and answers as it did, charging nothing. */
@@ -680,16 +747,9 @@ export class SandboxProcessor implements PaymentProcessor {
     status: ChargeRow['status'],
     refusalCode: string | null,
   ): Promise<ChargeRow> {
-    return this.#charges.run({
-      id: `ch_sandbox_${randomBase62(22)}`,
-      idempotency_key: idempotencyKey,
-      token_id: tokenId,
-      amount_pence: amountPence,
-      off_session: offSession,
-      method,
-      status,
-      refusal_code: refusalCode,
-    });
+    return this.#charges.run(
+      newCharge(idempotencyKey, tokenId, amountPence, offSession, method, status, refusalCode),
+    );
   }
 
   /** The charges of one turn of the event loop are written in one statement, as an acquirer takes many at once. */
@@ -719,6 +779,7 @@ export class SandboxProcessor implements PaymentProcessor {
   });
 
   async #decide(
+    db: Queryable,
     token: TokenRow,
     offSession: boolean,
   ): Promise<{ status: ChargeRow['status']; refusalCode: string | null }> {
@@ -729,7 +790,7 @@ export class SandboxProcessor implements PaymentProcessor {
       case 'three_ds_first': {
         if (offSession) return { status: 'authorised', refusalCode: null };
         // Any authenticated charge of this token counts, the zero-amount check of a saved card included.
-        const [previous] = await this.db.query(
+        const [previous] = await db.query(
           `SELECT 1 FROM sandbox_charges WHERE token_id = $1 AND authenticated AND status = 'authorised' LIMIT 1`,
           [token.id],
         );

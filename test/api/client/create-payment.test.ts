@@ -136,6 +136,57 @@ describe('POST /api/client/payments (createPayment)', async () => {
     assert.deepEqual(await paymentEvents(t, decline!.body.payment_id), ['payment_failed']);
   });
 
+  it('the sandbox charges in the transaction that writes the payment: decided at once, no reconciliation job, a 3DS wait has its expiry; an issuer decline counts, a success does not', async () => {
+    const outcomeBatches = async () =>
+      Number(
+        /^rentpay_payment_batch_size_count\{step="outcome"\} (\d+)$/m.exec(
+          (await t.app.inject('/metrics')).body,
+        )?.[1] ?? 0,
+      );
+    const jobsOf = async (paymentId: string) =>
+      (
+        await t.db.query<{ kind: string }>(
+          "SELECT kind FROM jobs WHERE payload->>'payment_id' = $1 ORDER BY kind",
+          [paymentId],
+        )
+      ).map((job) => job.kind);
+    const declinesOf = (paymentId: string) =>
+      t.db.query<{ pending: boolean }>('SELECT pending FROM card_declines WHERE source = $1', [paymentId]);
+    const before = await outcomeBatches();
+    const paid = await (await newTenant(t, api)).client.pay({ card_token: await cardToken(t, PAN.visa) });
+    const declined = await (await newTenant(t, api)).client.pay({
+      card_token: await cardToken(t, '4000000000009995'),
+    });
+    const waiting = await (await newTenant(t, api)).client.pay({
+      card_token: await cardToken(t, PAN.threeDsAlways),
+    });
+    assert.deepEqual(
+      [paid.body.status, declined.body.status, waiting.body.status],
+      ['succeeded', 'failed', 'requires_action'],
+    );
+    assert.equal(await outcomeBatches(), before, 'no second transaction wrote an outcome');
+    assert.deepEqual(await jobsOf(paid.body.payment_id), []);
+    assert.deepEqual(await jobsOf(declined.body.payment_id), []);
+    assert.deepEqual(await jobsOf(waiting.body.payment_id), ['payment.expire']);
+    assert.deepEqual(await declinesOf(paid.body.payment_id), []);
+    assert.deepEqual(await declinesOf(declined.body.payment_id), [{ pending: false }]);
+    assert.deepEqual(
+      await declinesOf(waiting.body.payment_id),
+      [{ pending: true }],
+      'counted while it waits',
+    );
+    const [charge] = await t.db.query<{ id: string }>(
+      'SELECT id FROM sandbox_charges WHERE idempotency_key = $1',
+      [paid.body.payment_id],
+    );
+    const [row] = await t.db.query<{ processor_payment_id: string; funds_available_at: Date | null }>(
+      'SELECT processor_payment_id, funds_available_at FROM payments WHERE id = $1',
+      [paid.body.payment_id],
+    );
+    assert.equal(row!.processor_payment_id, charge!.id);
+    assert.ok(row!.funds_available_at, 'the sandbox settles at once');
+  });
+
   it('400 field errors for bad input, and nothing is written', async () => {
     const tenant = await newTenant(t, api);
     const token = await cardToken(t, PAN.visa);
