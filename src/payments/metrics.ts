@@ -5,8 +5,8 @@ export const paymentBatchMetrics = {
   batchSize: new Histogram({
     name: 'rentpay_payment_batch_size',
     help:
-      'Payments per shared transaction, by step: write (new payments, before the processor is asked) and outcome ' +
-      '(the processor’s answers). _count is the transactions, _sum the payments.',
+      'Payments per shared transaction, by step: write (new payments: before Stripe is asked; the sandbox charges ' +
+      'inside it) and outcome (the processor’s later answers). _count is the transactions, _sum the payments.',
     labelNames: ['step'],
     buckets: [1, 2, 4, 8, 16, 32, 64],
     registers: [],

@@ -9,7 +9,7 @@ import {
 } from '../cards/card-testing.ts';
 import { Col, sqlStatement } from '../platform/db/checked-sql.ts';
 import type { Queryable } from '../platform/db/db.ts';
-import { qb, rows } from '../platform/db/query-builder.ts';
+import { rows } from '../platform/db/query-builder.ts';
 import { ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { jobOf } from '../platform/jobs/define.ts';
@@ -339,42 +339,56 @@ export interface PaymentChecks {
   declines: DeclineRecord[];
 }
 
-/** The checks of several new payments, in two statements run side by side; one result per input, in order. */
+/**
+ * Per new payment to check: the payment its session and key made before, if one did, and its user's declines since
+ * $2, pending attempts included.
+ */
+const PAYMENT_CHECKS = sqlStatement(
+  Col.row({
+    n: Col.int,
+    earlier_id: Col.nullable(Col.text),
+    declines: Type.Array(Col.row({ session_id: Col.text, created_at: Col.text })),
+  }),
+  `WITH x AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(n int, session_id text, idempotency_key text, user_id text))
+   SELECT x.n,
+          (SELECT p.id FROM payments p
+            WHERE p.session_id = x.session_id AND p.idempotency_key = x.idempotency_key) AS earlier_id,
+          COALESCE((SELECT jsonb_agg(jsonb_build_object('session_id', d.session_id, 'created_at', d.created_at))
+                      FROM card_declines d
+                     WHERE d.user_id = x.user_id AND d.created_at > $2),
+                   '[]'::jsonb) AS declines
+     FROM x`,
+  { prepare: 'new-payment-checks' },
+);
+
+/** The checks of several new payments, in one statement (and one more for the earlier payments of replays). */
 export async function readPaymentChecks(
   db: Queryable,
   now: Date,
   inputs: readonly PaymentCheckInput[],
 ): Promise<PaymentChecks[]> {
-  const users = [...new Set(inputs.map((input) => input.userId))];
-  const [earlier, declines] = await Promise.all([
-    rows(
-      db,
-      paymentRows().where((eb) =>
-        eb.or(
-          inputs.map((input) =>
-            eb.and([
-              eb('session_id', '=', input.sessionId),
-              eb('idempotency_key', '=', input.idempotencyKey),
-            ]),
-          ),
-        ),
-      ),
-    ),
-    rows(
-      db,
-      qb
-        .selectFrom('card_declines')
-        .select(['user_id', 'session_id', 'created_at'])
-        .where('user_id', 'in', users)
-        .where('created_at', '>', new Date(now.getTime() - USER_DECLINE_WINDOW_MS)),
-    ),
+  const found = await PAYMENT_CHECKS.rows(db, [
+    inputs.map((input, n) => ({
+      n,
+      session_id: input.sessionId,
+      idempotency_key: input.idempotencyKey,
+      user_id: input.userId,
+    })),
+    new Date(now.getTime() - USER_DECLINE_WINDOW_MS),
   ]);
-  return inputs.map((input) => ({
-    earlier: earlier.find(
-      (row) => row.session_id === input.sessionId && row.idempotency_key === input.idempotencyKey,
-    ),
-    declines: declines.filter((decline) => decline.user_id === input.userId),
-  }));
+  const earlierIds = found.flatMap((row) => (row.earlier_id ? [row.earlier_id] : []));
+  const earlier = earlierIds.length === 0 ? [] : await rows(db, paymentRows().where('id', 'in', earlierIds));
+  const byN = new Map(found.map((row) => [row.n, row]));
+  return inputs.map((_, n) => {
+    const row = byN.get(n);
+    return {
+      earlier: earlier.find((payment) => payment.id === row?.earlier_id),
+      declines: (row?.declines ?? []).map((decline) => ({
+        session_id: decline.session_id,
+        created_at: new Date(decline.created_at),
+      })),
+    };
+  });
 }
 
 /** Why a session takes no new payment now: it is paid, or another payment of it may still charge. */
