@@ -14,7 +14,7 @@ import { ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { jobOf } from '../platform/jobs/define.ts';
 import { insertJobRecordsSql, jobRecords } from '../platform/jobs/queue.ts';
-import { type AuthoriseRequest, type CardDetails, paymentStatusFor } from '../processors/processor.ts';
+import type { AuthoriseRequest, CardDetails } from '../processors/processor.ts';
 import { completeSessionsSql } from '../sessions/completion.ts';
 import type { PaymentMethod } from '../shared/vocabulary.ts';
 import type { PaymentEventUser } from './events.ts';
@@ -211,13 +211,16 @@ export async function insertNewPayments(
   if (accepted.length === 0) return results.map((result) => result!);
   // Charged here when the processor can do it in this transaction; otherwise written `processing`, to be sent.
   const outcomes = await services.processor.authoriseInTransaction?.(tx, accepted.map(authoriseRequestOf));
+  // Each payment's columns as the processor's answer (if it gave one here) sets them.
+  const decided = accepted.map((payment, n) => {
+    const outcome = outcomes?.[n];
+    const columns = outcome
+      ? outcomeColumns(outcome, services.processor)
+      : { ...NOT_YET_AUTHORISED, status: 'processing' as const };
+    return { payment, outcome, columns, final: FINAL.includes(columns.status) };
+  });
   const inserted = await INSERT_PAYMENTS.rows(tx, [
-    accepted.map((payment, n) => {
-      const outcome = outcomes?.[n];
-      const columns = outcome
-        ? outcomeColumns(outcome, services.processor)
-        : { ...NOT_YET_AUTHORISED, status: 'processing' as const };
-      const final = FINAL.includes(columns.status);
+    decided.map(({ payment, outcome, columns, final }) => {
       // A card attempt counts as a pending decline while the processor may still answer; at an end, only an
       // issuer's decline is kept.
       const declineKept = final && outcome?.status === 'refused' && isIssuerDecline('card', outcome.code);
@@ -244,12 +247,11 @@ export async function insertNewPayments(
     }),
     now,
     jobRecords(
-      accepted.flatMap((payment, n) => {
-        const status = outcomes ? paymentStatusFor(outcomes[n]!) : 'processing';
-        if (FINAL.includes(status)) return [];
+      decided.flatMap(({ payment, columns, final }) => {
+        if (final) return [];
         return [
           // Asked again later with the same key, should its answer never be written.
-          ...(status === 'processing'
+          ...(columns.status === 'processing'
             ? [
                 jobOf(
                   paymentReconcileJob,

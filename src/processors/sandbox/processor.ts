@@ -93,6 +93,11 @@ function newCharge(
   };
 }
 
+/** A card token pays by card, a wallet's token by that wallet. */
+function paysBy(token: TokenRow, method: PaymentMethod): boolean {
+  return (token.wallet ?? 'card') === method;
+}
+
 /** What a request comes to: a charge to write, or a refusal without one (a token the sandbox does not know). */
 type Planned = { charge: NewCharge } | { refused: ProcessorOutcome };
 
@@ -645,7 +650,7 @@ export class SandboxProcessor implements PaymentProcessor {
   async #token(id: string, method: PaymentMethod): Promise<TokenRow | undefined> {
     if (!id.startsWith(TOKEN_PREFIX)) return undefined;
     const row = await this.#tokens.run(id);
-    return row && (row.wallet ?? 'card') === method ? row : undefined;
+    return row && paysBy(row, method) ? row : undefined;
   }
 
   /** The tokens read in one turn of the event loop are read in one statement. */
@@ -681,9 +686,7 @@ export class SandboxProcessor implements PaymentProcessor {
     const found = ids.length === 0 ? [] : await rows(tx, tokens().where('id', 'in', ids));
     const planned: Planned[] = [];
     for (const request of requests) {
-      const token = found.find(
-        (row) => row.id === request.paymentToken && (row.wallet ?? 'card') === request.method,
-      );
+      const token = found.find((row) => row.id === request.paymentToken && paysBy(row, request.method));
       planned.push(await this.#plan(tx, request, false, isApm(request.method) ? undefined : token));
     }
     const toWrite = planned.flatMap((plan) => ('charge' in plan ? [plan.charge] : []));
