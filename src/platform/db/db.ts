@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import pg from 'pg';
 import { ConfigError } from '../config/config.ts';
+import type { PgliteStatements } from './pglite-statements.ts';
 
 export type SqlParam =
   | string
@@ -19,7 +20,7 @@ export type SqlParam =
 export interface QueryOptions {
   /**
    * Hot queries run as named prepared statements on PostgreSQL, planned once per connection instead of on every
-   * call. The name must be unique to the SQL text. PGlite ignores it.
+   * call. The name must be unique to the SQL text. (PGlite prepares every statement text once, named or not.)
    */
   prepare?: string;
 }
@@ -205,20 +206,25 @@ class PgliteDb implements Db {
   #lockQueue: Promise<unknown> = Promise.resolve();
   constructor(
     private readonly pglite: PGlite,
+    private readonly statements: PgliteStatements,
     private readonly releaseDirectory: () => void = () => undefined,
   ) {}
 
   async query<Row>(sql: string, params?: readonly SqlParam[]): Promise<Row[]> {
-    const result = await this.pglite.query<Row>(sql, encodeParams(params));
-    return result.rows;
+    if (!this.statements.takes(sql)) return (await this.pglite.query<Row>(sql, encodeParams(params))).rows;
+    return this.statements.transactionLock(() => this.statements.run<Row>(sql, encodeParams(params), false));
   }
 
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     const notifications = new PendingNotifications();
     const result = await this.pglite.transaction(async (transaction: Transaction) =>
       fn({
-        query: async <Row>(sql: string, params?: readonly SqlParam[]) =>
-          (await transaction.query<Row>(sql, encodeParams(params))).rows,
+        query: async <Row>(sql: string, params?: readonly SqlParam[]) => {
+          if (!this.statements.takes(sql))
+            return (await transaction.query<Row>(sql, encodeParams(params))).rows;
+          if (transaction.closed) throw new Error('Transaction is closed');
+          return this.statements.run<Row>(sql, encodeParams(params), true);
+        },
         notifyOnCommit: (channel, payload) => notifications.add(channel, payload),
       }),
     );
@@ -296,6 +302,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Db> {
     return db;
   }
   const { PGlite } = await import('@electric-sql/pglite');
+  const { PgliteStatements } = await import('./pglite-statements.ts');
   let dataDir: string | undefined;
   if (options.dataDir.startsWith('memory://')) {
     dataDir = undefined;
@@ -309,7 +316,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Db> {
       ? new PGlite(dataDir)
       : new PGlite(options.pgliteTemplate ? { loadDataDir: options.pgliteTemplate } : {});
     await pglite.waitReady;
-    return new PgliteDb(pglite, release);
+    return new PgliteDb(pglite, new PgliteStatements(pglite), release);
   } catch (error) {
     release();
     throw error;
