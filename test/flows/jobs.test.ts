@@ -395,12 +395,12 @@ describe('job queue', () => {
     };
     ahead.marksInFlight = true;
     const options = { db, clock, log: silent, handlers: { 'test.ahead': ahead }, concurrency: 4, perKey: 2 };
-    const claimer = new Worker({ ...options, name: 'claimer', claimAhead: true });
+    const claimer = new Worker({ ...options, name: 'claimer', claimAhead: 2 });
     assert.equal((await claimer.claim()).length, 4, 'twice perKey held');
     assert.equal((await claimer.claim()).length, 0, 'and no more');
     await db.query("UPDATE jobs SET status = 'pending', locked_by = NULL, locked_until = NULL, attempts = 0");
 
-    const worker = new Worker({ ...options, name: 'ahead', claimAhead: true });
+    const worker = new Worker({ ...options, name: 'ahead', claimAhead: 2 });
     assert.equal(await worker.drain(), 10);
     assert.equal(most, 2, 'never more than perKey in flight');
     const [row] = await db.query<{ n: number }>(

@@ -36,12 +36,12 @@ export interface WorkerOptions {
    */
   perKey?: number;
   /**
-   * Claim ahead: hold up to twice `concurrency` jobs (and twice `perKey` of one key), while still running at most
-   * `concurrency` (and `perKey` of one key) in flight. A job claimed ahead is ready (its lease taken, what it reads
-   * read: see JobHandler.marksInFlight) when one in flight settles, so the claim's and the read's round trips overlap
-   * other jobs' requests instead of coming between them. Off by default (tests count claims exactly).
+   * Claim ahead: hold up to `claimAhead` times `concurrency` jobs (and times `perKey` of one key), while still running
+   * at most `concurrency` (and `perKey` of one key) in flight. A job claimed ahead is ready (its lease taken, what it
+   * reads read: see JobHandler.marksInFlight) when one in flight settles, so the claim's and the read's round trips
+   * overlap other jobs' requests instead of coming between them. 1 (off) by default: tests count claims exactly.
    */
-  claimAhead?: boolean;
+  claimAhead?: number;
   /** JOB_LEASE_MS and JOB_HEARTBEAT_MS unless given (tests shorten them). */
   leaseMs?: number;
   heartbeatMs?: number;
@@ -68,7 +68,7 @@ export class Worker {
   readonly #wakeChannel: string | undefined;
   readonly #leaseMs: number;
   readonly #perKey: number;
-  /** What the claims may hold: `concurrency` and `perKey`, twice each when claiming ahead. */
+  /** What the claims may hold: `concurrency` and `perKey`, each times `claimAhead`. */
   readonly #slots: number;
   readonly #heldPerKey: number;
   readonly #inFlight: InFlight;
@@ -107,7 +107,8 @@ export class Worker {
     this.#wakeChannel = options.wakeChannel;
     this.#leaseMs = options.leaseMs ?? JOB_LEASE_MS;
     this.#perKey = options.perKey ?? Math.max(1, Math.ceil(this.#concurrency / 2));
-    const ahead = options.claimAhead ? 2 : 1;
+    const ahead = options.claimAhead ?? 1;
+    if (!Number.isInteger(ahead) || ahead < 1) throw new Error('claimAhead must be a whole number from 1');
     this.#slots = ahead * this.#concurrency;
     this.#heldPerKey = ahead * this.#perKey;
     this.#inFlight = new InFlight(this.#concurrency, this.#perKey);

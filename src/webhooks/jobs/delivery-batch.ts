@@ -91,7 +91,8 @@ const splits = (error: unknown) => !isDatabaseUnavailable(error);
 /**
  * The reads and the final writes of the delivery jobs a worker runs at once share statements: the jobs a claim
  * started load their deliveries in one SELECT, and the attempts that end in one turn of the event loop are recorded
- * in one statement and one commit. A batch that fails is run again job by job, so one job's failure is never
+ * in one statement and one commit; one such statement runs at a time, and the attempts that end meanwhile go in the
+ * next (a job's place in flight is free before its outcome is recorded, so the wait holds up no delivery). A batch that fails is run again job by job, so one job's failure is never
  * another's.
  */
 export class DeliveryBatches {
@@ -113,7 +114,7 @@ export class DeliveryBatches {
         const jobs = new Set(recorded.map((row) => row.job_id));
         return attempts.map((attempt) => jobs.has(attempt.job_id));
       },
-      { splits },
+      { splits, maxInFlight: 1, maxBatch: 256 },
     );
   }
 
