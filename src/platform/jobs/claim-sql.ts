@@ -6,6 +6,8 @@ import { JOB_ROW } from './queue.ts';
 // The claim commits without waiting for its WAL to reach disk (set_config: this statement's own transaction only). A
 // claim lost in a database crash only makes its jobs pending again, to run again as after a worker's crash (every
 // handler is idempotent); anything a job commits afterwards waits for the disk, and the claim's WAL before it.
+// Not a prepared statement on PostgreSQL: the generic plan it settles on after five runs took 8 times as long on a
+// 20,000-job backlog as the plans made for each claim's values.
 // Index scans that stop after $4 rows each: one scan with an OR would read and sort every due job, which costs as
 // much as the backlog is long.
 export const CLAIMED_ROW = Col.row({ ...JOB_ROW.properties, fair_key: Col.nullable(Col.text) });
