@@ -316,7 +316,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Db> {
       ? new PGlite(dataDir)
       : new PGlite(options.pgliteTemplate ? { loadDataDir: options.pgliteTemplate } : {});
     await pglite.waitReady;
-    return new PgliteDb(pglite, await PgliteStatements.start(pglite), release);
+    return new PgliteDb(pglite, new PgliteStatements(pglite), release);
   } catch (error) {
     release();
     throw error;
