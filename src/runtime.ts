@@ -25,14 +25,14 @@ export interface Running {
   stop(): Promise<void>;
 }
 
-/** The job worker of `serve` and `worker`: every job kind, woken by NOTIFY, as configured. */
 /**
  * The service's worker holds 8 times its concurrency, claimed ahead: enough ready deliveries to cover a claim's and
  * a read's round trips at full speed (with 2, a one-integrator backlog's in-flight places stood empty a fifth of the
  * time on 2 cores, waiting for the next claim to be read).
  */
-export const CLAIM_AHEAD = 8;
+const CLAIM_AHEAD = 8;
 
+/** The job worker of `serve` and `worker`: every job kind, woken by NOTIFY, as configured. */
 export function serviceWorker(config: Config, db: Db, log: Logger, services: Services): Worker {
   return new Worker({
     db,

@@ -211,8 +211,9 @@ class PgliteDb implements Db {
   ) {}
 
   async query<Row>(sql: string, params?: readonly SqlParam[]): Promise<Row[]> {
-    if (!this.statements.takes(sql)) return (await this.pglite.query<Row>(sql, encodeParams(params))).rows;
-    return this.statements.transactionLock(() => this.statements.run<Row>(sql, encodeParams(params), false));
+    const values = encodeParams(params);
+    if (!this.statements.takes(sql)) return (await this.pglite.query<Row>(sql, values)).rows;
+    return this.statements.transactionLock(() => this.statements.run<Row>(sql, values, false));
   }
 
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
@@ -220,10 +221,10 @@ class PgliteDb implements Db {
     const result = await this.pglite.transaction(async (transaction: Transaction) =>
       fn({
         query: async <Row>(sql: string, params?: readonly SqlParam[]) => {
-          if (!this.statements.takes(sql))
-            return (await transaction.query<Row>(sql, encodeParams(params))).rows;
+          const values = encodeParams(params);
+          if (!this.statements.takes(sql)) return (await transaction.query<Row>(sql, values)).rows;
           if (transaction.closed) throw new Error('Transaction is closed');
-          return this.statements.run<Row>(sql, encodeParams(params), true);
+          return this.statements.run<Row>(sql, values, true);
         },
         notifyOnCommit: (channel, payload) => notifications.add(channel, payload),
       }),

@@ -74,7 +74,8 @@ export class PgliteStatements {
     try {
       return await this.#pglite.runExclusive(() => this.#named<Row>(sql, values, inTransaction));
     } catch (error) {
-      if (!(error instanceof Error) || !error.message.includes(RESULT_TYPE_CHANGED)) throw error;
+      if ((error as { code?: string }).code !== '0A000' || !String(error).includes(RESULT_TYPE_CHANGED))
+        throw error;
       // A table's columns changed under a prepared statement: prepare every statement afresh. Inside a transaction
       // the error has already aborted it; outside, the statement is simply run again.
       this.#stale = true;
@@ -83,15 +84,16 @@ export class PgliteStatements {
     }
   }
 
-  async #exec(messages: Uint8Array[], inTransaction: boolean) {
-    return (await this.#pglite.execProtocol(concat(messages), { syncToFs: !inTransaction })).messages;
+  /** Sends the messages as one; `syncToFs` writes PGlite's files after (a statement outside a transaction). */
+  async #exec(messages: Uint8Array[], syncToFs: boolean) {
+    return (await this.#pglite.execProtocol(concat(messages), { syncToFs })).messages;
   }
 
   async #forgetAll(): Promise<void> {
     this.#stale = false;
     this.#prepared.clear();
     this.#toClose = [];
-    await this.#exec([protocol.serialize.query('DEALLOCATE ALL')], true);
+    await this.#exec([protocol.serialize.query('DEALLOCATE ALL')], false);
   }
 
   async #prepare(sql: string): Promise<Prepared> {
@@ -106,7 +108,7 @@ export class PgliteStatements {
         protocol.serialize.describe({ type: 'S', name }),
         protocol.serialize.sync(),
       ],
-      true,
+      false,
     );
     const prepared = { name, types: parse.parseDescribeStatementResults(described) };
     this.#prepared.set(sql, prepared);
@@ -146,7 +148,7 @@ export class PgliteStatements {
         protocol.serialize.execute({}),
         protocol.serialize.sync(),
       ],
-      inTransaction,
+      !inTransaction,
     );
     return parse.parseResults(messages, this.#pglite.parsers)[0]!.rows as Row[];
   }

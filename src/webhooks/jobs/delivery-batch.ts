@@ -92,8 +92,8 @@ const splits = (error: unknown) => !isDatabaseUnavailable(error);
  * The reads and the final writes of the delivery jobs a worker runs at once share statements: the jobs a claim
  * started load their deliveries in one SELECT, and the attempts that end in one turn of the event loop are recorded
  * in one statement and one commit; one such statement runs at a time, and the attempts that end meanwhile go in the
- * next (a job's place in flight is free before its outcome is recorded, so the wait holds up no delivery). A batch that fails is run again job by job, so one job's failure is never
- * another's.
+ * next (a job's place in flight is free before its outcome is recorded, so the wait holds up no delivery). A batch
+ * that fails is run again job by job, so one job's failure is never another's.
  */
 export class DeliveryBatches {
   readonly #loads: StatementBatcher<string, DeliveryToAttempt | undefined>;
