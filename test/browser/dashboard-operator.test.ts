@@ -15,6 +15,7 @@ import { integrationApi, UNLIMITED } from '../support/api-client.ts';
 import {
   assertNoProblems,
   DashboardBrowser,
+  focused,
   LOOKS,
   type Look,
   loaded,
@@ -137,7 +138,7 @@ describe('the operator console', () => {
     await page.getByRole('button', { name: 'Create integrator' }).click();
     const tokenField = page.getByLabel('Server token of Fresh Lets');
     const token = await tokenField.inputValue();
-    assert.equal(await tokenField.evaluate((field) => field === document.activeElement), true);
+    await focused(tokenField);
     assert.ok(await page.getByLabel('Webhook signing secret of Fresh Lets').inputValue());
     assert.equal((await whoami(t, token)).status, 200);
 

@@ -10,8 +10,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
-import type { BrowserContext, FrameLocator, Locator, Page } from 'playwright-core';
+import type { BrowserContext, FrameLocator, Page } from 'playwright-core';
 import {
+  focused,
   newTenant,
   openInIntegratorPage,
   openSdkCheckout,
@@ -148,15 +149,6 @@ async function hostedPage(
   const opened = await openInIntegratorPage(env, tenant);
   contexts.push(opened.context);
   return opened;
-}
-
-/** Waits until `element` has the keyboard focus in its frame: focus moves in an effect after the render. */
-async function focused(element: Locator): Promise<void> {
-  await eventually(
-    'the focus to move',
-    () => element.evaluate((node) => node === document.activeElement),
-    (has) => has,
-  );
 }
 
 /** axe-core's WCAG 2.0–2.2 A and AA findings in the payment page's frame, as "rule: first node". */

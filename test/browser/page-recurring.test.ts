@@ -9,6 +9,7 @@ import type { BrowserContext, FrameLocator, Page } from 'playwright-core';
 import { send } from '../support/api-client.ts';
 import {
   CARD_FEES,
+  focused,
   newTenant,
   openInIntegratorPage,
   openSdkCheckout,
@@ -184,12 +185,7 @@ describe('recurring rent in the hosted page', () => {
       await frame.getByRole('tab', { name: 'Recurring rent', exact: true }).click();
       await frame.getByRole('button', { name: 'Review recurring rent' }).click();
       const heading = frame.getByRole('heading', { name: 'Check and authorise' });
-      await heading.waitFor();
-      assert.equal(
-        await heading.evaluate((h) => h === document.activeElement),
-        true,
-        'focus moves to the step',
-      );
+      await focused(heading);
       const summary = await frame.locator('.review dl').innerText();
       assert.match(summary, /Each payment\s+£1,217\.40 \(£1,200\.00 rent \+ £17\.40 card fee\)/);
       assert.match(summary, /Payments\s+1 \w+ 20\d\d, 1 \w+ 20\d\d, 1 \w+ 20\d\d/);

@@ -2,6 +2,7 @@
  * The hosted page in real headless Chromium: the app listening on one origin, an integrator's page that
  * frames it on another (allowed) origin, and a third origin the integrator never allowed.
  */
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +14,7 @@ import {
   chromium,
   type Frame,
   type FrameLocator,
+  type Locator,
   type Page,
 } from 'playwright-core';
 import { jobHandlers } from '../../src/jobs.ts';
@@ -418,6 +420,30 @@ export async function paymentFrame(env: Pick<PageEnvironment, 'baseUrl'>, page: 
     const left = deadline - Date.now();
     if (left <= 0) throw new Error(`Timed out after ${UI_TIMEOUT_MS} ms waiting for the payment frame`);
     await page.waitForEvent('framenavigated', { timeout: left });
+  }
+}
+
+/**
+ * Waits until `element` has the keyboard focus in its own document (the page's frame or the dashboard): focus moves
+ * in an effect after the render that shows the element, so it can be visible a moment before it is focused. Fails
+ * with what has the focus instead.
+ */
+export async function focused(element: Locator): Promise<void> {
+  const handle = await element.elementHandle({ timeout: UI_TIMEOUT_MS });
+  const frame = await handle.ownerFrame();
+  assert.ok(frame, 'the element is in a frame');
+  try {
+    await frame.waitForFunction((node) => node === node.ownerDocument.activeElement, handle, {
+      timeout: UI_TIMEOUT_MS,
+    });
+  } catch {
+    const has = await frame.evaluate(() => {
+      const active = document.activeElement;
+      return `${active?.getAttribute('role') ?? active?.tagName.toLowerCase()}: ${active?.textContent?.trim()}`;
+    });
+    assert.fail(`the focus is on "${has}", not on ${element}`);
+  } finally {
+    await handle.dispose();
   }
 }
 

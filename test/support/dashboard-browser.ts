@@ -8,10 +8,13 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Role } from '../../src/shared/roles.ts';
 import { axeViolations } from './axe.ts';
 import { freePort, leaseBrowser, releaseBrowser, UI_TIMEOUT_MS } from './browser.ts';
+
+export { focused } from './browser.ts';
+
 import { type DashboardPerson, signedInPerson } from './dashboard-client.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
@@ -144,12 +147,6 @@ export async function loaded(page: Page): Promise<void> {
         /^Loading/.test(status.textContent ?? ''),
       ),
   );
-}
-
-/** Waits until the element has focus (the pages move focus in an effect, after the render that shows it). */
-export async function focused(locator: Locator): Promise<void> {
-  const element = await locator.elementHandle();
-  await locator.page().waitForFunction((target) => target === document.activeElement, element);
 }
 
 /** Waits for the signed-in header naming `email`; when it does not come, fails with what the page shows instead. */

@@ -1,3 +1,4 @@
+import { relative } from 'node:path';
 import { Readable } from 'node:stream';
 import { spec, tap } from 'node:test/reporters';
 
@@ -14,7 +15,8 @@ export default async function* failuresLast(source) {
 }
 
 async function* withFailuresLast(source) {
-  // Each process's tests start in order; the event's file tells the processes of a tier apart.
+  // A test's suites, by the file that defines them: the processes of a tier run files side by side, each file's tests
+  // in order. (A tier names each file's suite by its path, and that suite is defined in the tier's queue module.)
   const suites = new Map();
   const failures = [];
   let listed = false;
@@ -28,8 +30,9 @@ async function* withFailuresLast(source) {
       suites.set(file, path);
     }
     if (event.type === 'test:fail' && data.details?.error?.failureType !== 'subtestsFailed') {
-      const path = [...(suites.get(file) ?? []).slice(0, data.nesting), data.name].join(' > ');
-      failures.push(`${path}: ${describeError(data.details?.error)}`);
+      const inside = (suites.get(file) ?? []).slice(0, data.nesting).filter((name) => name !== undefined);
+      const path = data.nesting === 0 ? [data.name] : [relative(process.cwd(), file), ...inside, data.name];
+      failures.push(`${path.join(' > ')}: ${describeError(data.details?.error)}`);
     }
     if (
       event.type === 'test:diagnostic' &&
