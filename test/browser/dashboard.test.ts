@@ -200,7 +200,8 @@ describe('dashboard pages', () => {
     await page.keyboard.press('Tab');
     await page.keyboard.type(codeNow(person.totpSecret) === '000000' ? '111111' : '000000');
     await page.keyboard.press('Enter');
-    await page.getByRole('alert').filter({ hasText: 'The email, password or code is not right.' }).waitFor();
+    // The alert takes the focus in an effect: typing the next code before it moves could lose it.
+    await focused(page.getByRole('alert').filter({ hasText: 'The email, password or code is not right.' }));
     assert.equal(await page.getByLabel('Code from your authenticator app').inputValue(), '');
 
     await page.getByLabel('Code from your authenticator app').focus();

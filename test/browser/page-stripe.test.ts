@@ -10,6 +10,7 @@ import type { FrameLocator, Page } from 'playwright-core';
 import {
   allRowsText,
   chargesOf,
+  focused,
   newTenant,
   openInIntegratorPage,
   openSdkCheckout,
@@ -138,7 +139,8 @@ describe('hosted page with Stripe', () => {
     const { frame } = await hostedPage(tenant);
     await typeCard(frame, '4000000000000002');
     await frame.getByRole('button', { name: CARD_TOTAL }).click();
-    await frame.getByRole('alert').filter({ hasText: 'Your card was declined.' }).waitFor();
+    // The alert takes the focus in an effect: typing before it moves could lose the text.
+    await focused(frame.getByRole('alert').filter({ hasText: 'Your card was declined.' }));
     await typeCard(frame, '4242424242424242');
     await frame.getByRole('button', { name: CARD_TOTAL }).click();
     await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
@@ -360,7 +362,7 @@ describe('hosted page with Stripe', () => {
     const alert = frame
       .getByRole('alert')
       .filter({ hasText: 'We are unable to authenticate your payment method.' });
-    await alert.waitFor();
+    await focused(alert);
     assert.match(await alert.innerText(), /You have not been charged\./);
     await frame.locator('button.pay:enabled', { hasText: CARD_TOTAL }).waitFor();
     assert.equal(await frame.getByRole('dialog', { name: 'Authentication' }).count(), 0);

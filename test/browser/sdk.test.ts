@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, FrameLocator, Page } from 'playwright-core';
 import {
   fillCard,
+  focused,
   newTenant,
   openSdkCheckout,
   type PageEnvironment,
@@ -484,6 +485,8 @@ describe('SDK: lifecycle edges', () => {
     assert.equal(ok, true);
     await fillCard(form(page), DECLINED, CVC);
     assert.equal((await startPay(page)).value.code, 'payment_failed');
+    // The decline's alert takes the focus in an effect: typing before it moves could lose the text.
+    await focused(form(page).getByRole('alert').filter({ hasText: 'declined' }));
     await fillCard(form(page), VISA, CVC);
     assert.equal((await startPay(page)).value.status, 'succeeded');
     await page.waitForFunction(() => (window as unknown as { events: unknown[] }).events.length === 2);

@@ -32,7 +32,14 @@ export function RefundPanel(props: { payment: PaymentDetail; onRefunded(): void 
   const sending = useRef(false);
   const amountRef = useRef<HTMLInputElement>(null);
   const previewHeading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => setAmount(payment.refundable), [payment.refundable]);
+  // A refund made meanwhile changes what is left, and the amount follows it; on mount it already holds it (setting it
+  // again there would overwrite what the person typed before the effect ran).
+  const shownRefundable = useRef(payment.refundable);
+  useEffect(() => {
+    if (shownRefundable.current === payment.refundable) return;
+    shownRefundable.current = payment.refundable;
+    setAmount(payment.refundable);
+  }, [payment.refundable]);
   const path = `/payments/${encodeURIComponent(payment.payment_id)}`;
 
   if (payment.refundable === '0.00' && !preview) {
