@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 const lanes = [
   [['typecheck (server, tests)', 'npx tsc --noEmit -p .']],
   [
-    ['lint', 'npx biome check .'],
+    ['lint', 'npm run -s lint'],
     ['typecheck (web)', 'npx tsc --noEmit -p web'],
     [
       'build',

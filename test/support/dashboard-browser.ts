@@ -12,11 +12,11 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Role } from '../../src/shared/roles.ts';
 import { axeViolations } from './axe.ts';
 import { freePort, leaseBrowser, releaseBrowser, UI_TIMEOUT_MS } from './browser.ts';
-
-export { focused } from './browser.ts';
-
 import { type DashboardPerson, signedInPerson } from './dashboard-client.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
+
+/** The dashboard's suites wait for focus with the page's helper. */
+export { focused } from './browser.ts';
 
 /** A screen: its width and colour scheme. */
 export interface Look {
