@@ -1,7 +1,9 @@
 import { type Static, Type } from 'typebox';
 import type { Clock } from '../platform/clock/clock.ts';
+import { StatementBatcher } from '../platform/db/batcher.ts';
 import { Col, sqlStatement } from '../platform/db/checked-sql.ts';
 import type { Db, Queryable } from '../platform/db/db.ts';
+import { isDatabaseUnavailable } from '../platform/db/unavailable.ts';
 import { utcDate } from '../shared/dates.ts';
 import { buildLedger, type Ledger, type LedgerPayment, type LedgerPayout } from './balance.ts';
 import { dueSeries, dueThrough, type TenancyDueTerms } from './due-dates.ts';
@@ -19,7 +21,7 @@ export interface TenancyLedgerInput {
   payouts: LedgerPayout[];
 }
 
-export const INPUT_ROW = Col.row({
+const INPUT_COLUMNS = {
   id: Col.text,
   user_id: Col.text,
   payment_reference: Col.text,
@@ -35,7 +37,8 @@ export const INPUT_ROW = Col.row({
     }),
   ),
   payouts: Type.Array(Type.Object({ payout_id: Col.text, date: Col.text, amount_pence: Col.int })),
-});
+};
+export const INPUT_ROW = Col.row(INPUT_COLUMNS);
 export type InputRow = Static<typeof INPUT_ROW>;
 
 /**
@@ -64,10 +67,13 @@ export const LEDGER_INPUT_COLUMNS = `
                                               'amount_pence', po.amount_pence) ORDER BY po.paid_at, po.id)
               FROM payouts po WHERE po.tenancy_id = t.id AND po.status = 'paid'), '[]') AS payouts`;
 
-const LEDGER_INPUT = sqlStatement(
-  INPUT_ROW,
-  `SELECT ${LEDGER_INPUT_COLUMNS} FROM tenancies t WHERE t.integrator_id = $1 AND t.payment_reference = $2`,
-  { prepare: 'ledger-input' },
+/** Tenancies by integrator and payment reference: $1 is a JSON array of [integrator id, payment reference] pairs. */
+const LEDGER_INPUTS_BY_REFERENCE = sqlStatement(
+  Col.row({ ...INPUT_COLUMNS, integrator_id: Col.text }),
+  `SELECT t.integrator_id, ${LEDGER_INPUT_COLUMNS}
+     FROM tenancies t
+    WHERE (t.integrator_id, t.payment_reference) IN (SELECT k->>0, k->>1 FROM jsonb_array_elements($1::jsonb) k)`,
+  { prepare: 'ledger-inputs-by-reference' },
 );
 const LEDGER_INPUTS_OF_USERS = sqlStatement(
   INPUT_ROW,
@@ -95,6 +101,15 @@ export function toInput(row: InputRow): TenancyLedgerInput {
   };
 }
 
+interface LedgerKey {
+  integratorId: string;
+  paymentReference: string;
+  asOf: string;
+}
+
+const tenancyKey = (key: { integratorId: string; paymentReference: string }) =>
+  `${key.integratorId}\u0000${key.paymentReference}`;
+
 export interface TenancyLedger extends Ledger {
   payment_reference: string;
   as_of: string;
@@ -116,24 +131,52 @@ export class LedgerService {
     private readonly clock: Clock,
   ) {}
 
+  /**
+   * The ledger reads of one turn of the event loop share one statement, and reads of the same tenancy as of the same
+   * day share its ledger: each was asked before that statement began, so each sees every write committed before it.
+   */
+  readonly #ledgers = new StatementBatcher<LedgerKey, TenancyLedger | undefined>(
+    async (keys) => {
+      const pairs = new Map<string, [string, string]>();
+      for (const key of keys) pairs.set(tenancyKey(key), [key.integratorId, key.paymentReference]);
+      const rows = await LEDGER_INPUTS_BY_REFERENCE.rows(this.db, [[...pairs.values()]]);
+      const inputs = new Map(
+        rows.map((row) => [
+          tenancyKey({ integratorId: row.integrator_id, paymentReference: row.payment_reference }),
+          toInput(row),
+        ]),
+      );
+      const built = new Map<string, TenancyLedger>();
+      return keys.map((key) => {
+        const input = inputs.get(tenancyKey(key));
+        if (!input) return undefined;
+        const asOfKey = `${tenancyKey(key)}\u0000${key.asOf}`;
+        let ledger = built.get(asOfKey);
+        if (!ledger) {
+          ledger = ledgerOf(input, key.asOf);
+          built.set(asOfKey, ledger);
+        }
+        return ledger;
+      });
+    },
+    { maxInFlight: 4, splits: (error) => !isDatabaseUnavailable(error) },
+  );
+
   /** Today as the ledger counts days: the UTC calendar date. */
   today(): string {
     return utcDate(this.clock.now());
   }
 
-  async input(integratorId: string, paymentReference: string): Promise<TenancyLedgerInput | undefined> {
-    const row = await LEDGER_INPUT.first(this.db, [integratorId, paymentReference]);
-    return row ? toInput(row) : undefined;
-  }
-
-  /** The ledger of one of the integrator's tenancies as of a day (default today); undefined: no such tenancy. */
-  async ledger(
+  /**
+   * The ledger of one of the integrator's tenancies as of a day (default today); undefined: no such tenancy. Callers
+   * asking for the same tenancy and day together may get the same object: it is not to be changed.
+   */
+  ledger(
     integratorId: string,
     paymentReference: string,
     asOf = this.today(),
   ): Promise<TenancyLedger | undefined> {
-    const input = await this.input(integratorId, paymentReference);
-    return input && ledgerOf(input, asOf);
+    return this.#ledgers.run({ integratorId, paymentReference, asOf });
   }
 
   /** The ledgers of every tenancy of these users (our ids) as of a day, by tenancy id, read in one statement. */

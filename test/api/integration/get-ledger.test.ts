@@ -5,6 +5,16 @@ import { tenancyBody, userBody } from '../../support/fixtures.ts';
 import { type TestApp, tokenHeader } from '../../support/helpers.ts';
 import { cardToken, clientOf, PAN, startPaymentApp } from '../../support/payment-client.ts';
 
+/** A user whose one tenancy's rent (£1,200.00) falls due on the 1st from `start`. */
+const onboardTenancy = (who: Api, userId: number, email: string, reference: string, start: string) =>
+  who.onboardOk(
+    userBody({
+      user_id: userId,
+      email,
+      tenant: [tenancyBody({ payment_reference: reference, start_rent_date: start, rent_due_day: 1 })],
+    }),
+  );
+
 const rentDue = (date: string, balance: string) => ({ date, type: 'rent_due', amount: '1200.00', balance });
 
 describe('GET /api/third-party/ledger/ (getLedger)', () => {
@@ -14,15 +24,7 @@ describe('GET /api/third-party/ledger/ (getLedger)', () => {
   before(async () => {
     // The clock starts at 2026-03-01T09:00Z; the card fee is 1.45 %.
     ({ t, api, otherApi } = await startPaymentApp());
-    await api.onboardOk(
-      userBody({
-        user_id: 1,
-        email: 'ledger@example.com',
-        tenant: [
-          tenancyBody({ payment_reference: 'LEDGER-1', start_rent_date: '2026-01-01', rent_due_day: 1 }),
-        ],
-      }),
-    );
+    await onboardTenancy(api, 1, 'ledger@example.com', 'LEDGER-1', '2026-01-01');
   });
   after(() => t.close());
 
@@ -142,5 +144,35 @@ describe('GET /api/third-party/ledger/ (getLedger)', () => {
       'unauthorized',
       /^Invalid token\. Server tokens for this environment start with "rp_sandbox_"\.$/,
     );
+  });
+
+  it('ledgers asked together answer each for its own integrator, tenancy and day', async () => {
+    await onboardTenancy(api, 2, 'ledger-2@example.com', 'LEDGER-2', '2026-02-01');
+    await onboardTenancy(otherApi, 1, 'other-ledger@example.com', 'LEDGER-1', '2026-03-01');
+    // Sent in one turn of the event loop, so they share one read.
+    const answers = await Promise.all([
+      ledger('payment_reference=LEDGER-1'),
+      ledger('payment_reference=LEDGER-1&as_of=2026-01-15'),
+      ledger('payment_reference=LEDGER-2'),
+      ledger('payment_reference=NOPE'),
+      ledger('payment_reference=LEDGER-1', otherApi),
+      ledger('payment_reference=LEDGER-2', otherApi),
+      ledger('payment_reference=LEDGER-1'),
+    ]);
+    const summary = answers.map((answer) =>
+      answer.status === 200
+        ? [answer.body.payment_reference, answer.body.as_of, answer.body.entries.length, answer.body.arrears]
+        : [answer.status, answer.body.error],
+    );
+    assert.deepEqual(summary, [
+      ['LEDGER-1', '2026-03-01', 5, '2600.00'],
+      ['LEDGER-1', '2026-01-15', 1, '1200.00'],
+      ['LEDGER-2', '2026-03-01', 2, '2400.00'],
+      [404, 'not_found'],
+      ['LEDGER-1', '2026-03-01', 1, '1200.00'],
+      [404, 'not_found'],
+      ['LEDGER-1', '2026-03-01', 5, '2600.00'],
+    ]);
+    assert.deepEqual(answers[6]!.body, answers[0]!.body);
   });
 });
