@@ -32,6 +32,10 @@ export interface DbStats {
    * its processes can be read in /proc; null otherwise.
    */
   cpu_ms_per_op: number | null;
+  /** CPU the case's server processes (the app, or a yardstick) used, with any processes they started. */
+  app_cpu_ms_per_op: number | null;
+  /** CPU the bench process itself used: the load generator, the webhook receiver, the case's driver. */
+  bench_cpu_ms_per_op: number;
   /** The statements run most often, most first. */
   top: StatementCost[];
 }
@@ -45,6 +49,9 @@ export class DbStatsProbe {
   #commitsAtReset = 0;
   #postmaster: number | undefined;
   #cpuAtReset: number | undefined;
+  #appPids: number[] = [];
+  #appCpu: { atReset?: number; atEnd?: number } = {};
+  #benchCpu: { atReset: number; atEnd?: number } = { atReset: 0 };
 
   private constructor(private readonly pool: pg.Pool) {}
 
@@ -63,7 +70,8 @@ export class DbStatsProbe {
     }
   }
 
-  async reset(): Promise<void> {
+  /** `appPids`: the case's server processes, whose CPU is counted from here to end(). */
+  async reset(appPids: number[]): Promise<void> {
     // An idle backend flushes its counters within a second: the set-up's and warm-up's go before the reset.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     await this.pool.query('SELECT pg_stat_statements_reset()');
@@ -71,7 +79,16 @@ export class DbStatsProbe {
     this.#commitsAtReset = await this.#commits();
     const { rows } = await this.pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
     this.#postmaster = parentOf(rows[0]!.pid);
-    this.#cpuAtReset = this.#postmaster === undefined ? undefined : serverCpuMs(this.#postmaster);
+    this.#cpuAtReset = this.#postmaster === undefined ? undefined : treeCpuMs(this.#postmaster);
+    this.#appPids = appPids;
+    this.#appCpu = { atReset: sumCpuMs(appPids) };
+    this.#benchCpu = { atReset: ownCpuMs() };
+  }
+
+  /** The measured part is over: the server processes' and the bench's CPU is read here, while they still run. */
+  end(): void {
+    this.#appCpu.atEnd = sumCpuMs(this.#appPids);
+    this.#benchCpu.atEnd = ownCpuMs();
   }
 
   async #commits(): Promise<number> {
@@ -108,7 +125,7 @@ export class DbStatsProbe {
       statements.rows.reduce((total, row) => total + pick(row), 0);
     const commits = (await this.#commits()) - this.#commitsAtReset;
     const { wal_bytes, wal_records, wal_fpi } = wal.rows[0]!;
-    const cpuNow = this.#postmaster === undefined ? undefined : serverCpuMs(this.#postmaster);
+    const cpuNow = this.#postmaster === undefined ? undefined : treeCpuMs(this.#postmaster);
     const cpuMs =
       cpuNow === undefined || this.#cpuAtReset === undefined ? undefined : cpuNow - this.#cpuAtReset;
     return {
@@ -122,7 +139,13 @@ export class DbStatsProbe {
       exec_ms_per_op: Number(
         (sum((row) => row.mean_ms * Number(row.calls)) / Math.max(1, operations)).toFixed(3),
       ),
-      cpu_ms_per_op: cpuMs === undefined ? null : Number((cpuMs / Math.max(1, operations)).toFixed(3)),
+      cpu_ms_per_op: cpuMs === undefined ? null : perOp(cpuMs, operations),
+      app_cpu_ms_per_op: perOpBetween(this.#appCpu.atReset, this.#appCpu.atEnd, operations),
+      bench_cpu_ms_per_op: perOpBetween(
+        this.#benchCpu.atReset,
+        this.#benchCpu.atEnd ?? ownCpuMs(),
+        operations,
+      )!,
       top: statements.rows.slice(0, TOP).map((row) => ({
         query: row.query.replace(/\s+/g, ' ').slice(0, 110),
         calls_per_op: per(Number(row.calls)),
@@ -156,19 +179,43 @@ function parentOf(pid: number): number | undefined {
   return fields ? Number(fields[1]) : undefined;
 }
 
+const perOp = (ms: number, operations: number) => Number((ms / Math.max(1, operations)).toFixed(3));
+
+function perOpBetween(from: number | undefined, to: number | undefined, operations: number): number | null {
+  return from === undefined || to === undefined ? null : perOp(to - from, operations);
+}
+
+/** This process's CPU milliseconds so far, user and system. */
+function ownCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+/** The CPU milliseconds of several process trees (see treeCpuMs); undefined when one cannot be read. */
+function sumCpuMs(pids: number[]): number | undefined {
+  let total = 0;
+  for (const pid of pids) {
+    const ms = treeCpuMs(pid);
+    if (ms === undefined) return undefined;
+    total += ms;
+  }
+  return total;
+}
+
 /**
- * CPU milliseconds of the PostgreSQL server so far: the postmaster's own and its exited children's (utime, stime,
- * cutime, cstime), plus every live child's. The difference of two readings is what the server used between them.
+ * CPU milliseconds of a process so far (the PostgreSQL server's postmaster, a bench server): its own and its exited
+ * children's (utime, stime, cutime, cstime), plus every live child's. The difference of two readings is what the
+ * process and its children used between them.
  */
-function serverCpuMs(postmaster: number): number | undefined {
-  const own = statFields(postmaster);
+function treeCpuMs(parent: number): number | undefined {
+  const own = statFields(parent);
   if (!own) return undefined;
   // proc(5) fields 14 to 17, here from index 11.
   let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const fields = statFields(Number(entry));
-    if (fields && Number(fields[1]) === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
+    if (fields && Number(fields[1]) === parent) ticks += Number(fields[11]) + Number(fields[12]);
   }
   return ticks * TICK_MS;
 }
@@ -184,7 +231,9 @@ export function dbStatsReport(rows: { case: string; unit: string; db_stats?: DbS
       `${row.case} on postgres, per ${unit} (${fmt(s.operations)} measured): ${s.statements_per_op} statements ` +
         `(round trips), ${s.transactions_per_op} commits, ${s.rows_per_op} rows, ${fmt(s.wal_bytes_per_op)} WAL bytes ` +
         `in ${s.wal_records_per_op} records (${s.wal_fpi_per_op} full-page images), ${s.exec_ms_per_op} ms executing, ` +
-        `${s.cpu_ms_per_op === null ? 'server CPU not readable here' : `${s.cpu_ms_per_op} ms of the server's CPU`}`,
+        `${s.cpu_ms_per_op === null ? 'server CPU not readable here' : `${s.cpu_ms_per_op} ms of the server's CPU`}; ` +
+        `CPU outside the database: ${s.app_cpu_ms_per_op ?? '?'} ms in the case's server processes, ` +
+        `${s.bench_cpu_ms_per_op} ms in the bench's`,
     );
     for (const top of s.top) {
       out.push(

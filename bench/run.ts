@@ -326,7 +326,7 @@ async function main(): Promise<number> {
       const stats = db === 'postgres' ? probe : undefined;
       const more = {
         ports: [server, ...others].map((s) => s.port),
-        beforeMeasured: stats && (() => stats.reset()),
+        beforeMeasured: stats && (() => stats.reset([server!, ...others].map((s) => s.pid))),
       };
       const figures = benchCase.batch
         ? await measureBatch(benchCase, db, server, reference.requests_per_second, more)
@@ -342,6 +342,7 @@ async function main(): Promise<number> {
       if (benchCase.connections) figures.extra = { ...figures.extra, connections: benchCase.connections };
       if (serveProcesses > 1) figures.extra = { ...figures.extra, serve_processes: serveProcesses };
       if (stats) {
+        stats.end();
         // Read once the servers are gone: a backend flushes its WAL counters at exit, otherwise every few seconds.
         await Promise.all([server, ...others].map((s) => s.stop()));
         await stats.settle();

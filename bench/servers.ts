@@ -19,6 +19,7 @@ export function killAllServers(): void {
 }
 
 export interface ServerProcess {
+  pid: number;
   port: number;
   data: CaseData;
   stop(): Promise<void>;
@@ -78,7 +79,7 @@ export function startServer(file: string, env: NodeJS.ProcessEnv, label: string)
     child.on('message', (message: ChildMessage) => {
       if (message.type === 'ready') {
         clearTimeout(timer);
-        resolve({ port: message.port, data: message.data, stop });
+        resolve({ pid: child.pid!, port: message.port, data: message.data, stop });
       } else {
         fail(`failed to start:\n${message.message}`);
       }

@@ -137,7 +137,7 @@ export class NewPaymentWriter {
   /** The checks of one turn's new payments are read together (see readPaymentChecks). */
   readonly #checks = new StatementBatcher<PaymentCheckInput, PaymentChecks>(
     (inputs) => readPaymentChecks(this.db, this.clock.now(), inputs),
-    { splits: (error) => !isDatabaseUnavailable(error) },
+    { splits: (error) => !isDatabaseUnavailable(error), maxInFlight: 2 },
   );
 
   /** New payments of one turn of the event loop share a transaction (see insertNewPayments). */

@@ -28,7 +28,7 @@ import { PAYMENT_ROW, type PaymentRow } from './view.ts';
 /** A payment checked and resolved at the processor, to be written `processing`. */
 export interface NewPayment {
   id: string;
-  session: { id: string; integrator_id: string; user_id: string; expires_at: Date };
+  session: { id: string; integrator_id: string; user_id: string; tenancy_id: string; expires_at: Date };
   idempotencyKey: string;
   amounts: PaymentAmounts;
   method: PaymentMethod;
@@ -55,17 +55,18 @@ const INSERT_PAYMENTS = sqlStatement(
   PAYMENT_ROW,
   `WITH x AS (
      SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
-       id text, session_id text, decline_id text, decline_pending boolean, pure_amount_pence bigint,
+       id text, session_id text, integrator_id text, user_id text, tenancy_id text, decline_id text,
+       decline_pending boolean, pure_amount_pence bigint,
        fee_pence bigint, amount_pence bigint, method text, card_brand text, card_last4 text, card_exp_month integer,
        card_exp_year integer, reference text, idempotency_key text, processor text, processor_token text,
        saved_card_id text, status text, processor_payment_id text, next_action jsonb, failure_code text,
        failure_message text, funds_now boolean)),
    declines AS (${reserveCardAttemptsSql({
-     from: 'x JOIN sessions s ON s.id = x.session_id WHERE x.decline_id IS NOT NULL',
+     from: 'x WHERE x.decline_id IS NOT NULL',
      id: 'x.decline_id',
-     integratorId: 's.integrator_id',
-     userId: 's.user_id',
-     sessionId: 's.id',
+     integratorId: 'x.integrator_id',
+     userId: 'x.user_id',
+     sessionId: 'x.session_id',
      source: 'x.id',
      now: '$2',
      pending: 'x.decline_pending',
@@ -77,54 +78,56 @@ const INSERT_PAYMENTS = sqlStatement(
                          idempotency_key, processor, processor_token, saved_card_id, processor_payment_id,
                          next_action, failure_code, failure_message, funds_available_at, action_required_at,
                          created_at, updated_at)
-   SELECT x.id, s.integrator_id, s.id, s.user_id, s.tenancy_id, x.status, x.pure_amount_pence, x.fee_pence,
+   SELECT x.id, x.integrator_id, x.session_id, x.user_id, x.tenancy_id, x.status, x.pure_amount_pence, x.fee_pence,
           x.amount_pence, x.method, x.card_brand, x.card_last4, x.card_exp_month, x.card_exp_year, x.reference,
           x.idempotency_key, x.processor, x.processor_token, x.saved_card_id, x.processor_payment_id,
           x.next_action, x.failure_code, x.failure_message, CASE WHEN x.funds_now THEN $2::timestamptz END,
           CASE WHEN x.status = 'requires_action' THEN $2::timestamptz END, $2, $2
-     FROM x JOIN sessions s ON s.id = x.session_id
+     FROM x
    RETURNING *`,
   { prepare: 'new-payments-insert' },
 );
 
-/** Locks the sessions (ids in $1), then the users (ids in $2), each in id order. */
+/**
+ * Locks the sessions (ids in $1), then the users (ids in $2), each in id order; says which of the sessions are paid,
+ * as their rows stand once locked (the latest committed).
+ */
 const LOCK_SESSIONS_AND_USERS = sqlStatement(
-  Col.row({ sessions: Col.int, users: Col.int }),
+  Col.row({ completed: Type.Array(Col.text), users: Col.int }),
   `WITH s AS (
-     SELECT id FROM sessions WHERE id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb))) ORDER BY id
-        FOR UPDATE),
+     SELECT id, completed_at FROM sessions WHERE id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))
+      ORDER BY id FOR UPDATE),
    u AS (
      SELECT id FROM users WHERE id = ANY (ARRAY(SELECT jsonb_array_elements_text($2::jsonb))) ORDER BY id
         FOR NO KEY UPDATE)
-   SELECT (SELECT count(*) FROM s)::int AS sessions, (SELECT count(*) FROM u)::int AS users`,
+   SELECT (SELECT COALESCE(jsonb_agg(id) FILTER (WHERE completed_at IS NOT NULL), '[]'::jsonb) FROM s) AS completed,
+          (SELECT count(*) FROM u)::int AS users`,
   { prepare: 'new-payments-lock' },
 );
 
 /**
- * Per new payment: the payment its session and key made before, whether its session is paid or has a payment that
- * may still charge, and (with a user_id: a card attempt) its user's declines since $2, pending ones included.
+ * Per new payment: the payment its session and key made before, whether its session has a payment that may still
+ * charge, and (with a user_id: a card attempt) its user's declines since $2, pending ones included.
  */
 const SESSION_STATES = sqlStatement(
   Col.row({
     session_id: Col.text,
     raced_id: Col.nullable(Col.text),
-    completed: Col.bool,
     in_flight: Col.nullable(Col.text),
     declines: Type.Array(Col.row({ session_id: Col.text, created_at: Col.text })),
   }),
   `WITH x AS (
      SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(session_id text, idempotency_key text, user_id text))
-   SELECT s.id AS session_id,
+   SELECT x.session_id,
           (SELECT p.id FROM payments p
-            WHERE p.session_id = s.id AND p.idempotency_key = x.idempotency_key) AS raced_id,
-          s.completed_at IS NOT NULL AS completed,
+            WHERE p.session_id = x.session_id AND p.idempotency_key = x.idempotency_key) AS raced_id,
           (SELECT p.id FROM payments p
-            WHERE p.session_id = s.id AND p.status IN ('processing', 'requires_action') LIMIT 1) AS in_flight,
+            WHERE p.session_id = x.session_id AND p.status IN ('processing', 'requires_action') LIMIT 1) AS in_flight,
           COALESCE((SELECT jsonb_agg(jsonb_build_object('session_id', d.session_id, 'created_at', d.created_at))
                       FROM card_declines d
                      WHERE x.user_id IS NOT NULL AND d.user_id = x.user_id AND d.created_at > $2),
                    '[]'::jsonb) AS declines
-     FROM x JOIN sessions s ON s.id = x.session_id`,
+     FROM x`,
   { prepare: 'new-payments-states' },
 );
 
@@ -150,7 +153,8 @@ export async function insertNewPayments(
   ];
   const now = services.clock.now();
   // Rows locked in id order, sessions before users, so two batches never wait for each other in a circle.
-  await LOCK_SESSIONS_AND_USERS.rows(tx, [[...sessionIds].sort(), cardUsers.sort()]);
+  const [locked] = await LOCK_SESSIONS_AND_USERS.rows(tx, [[...sessionIds].sort(), cardUsers.sort()]);
+  const completed = new Set(locked!.completed);
   const states = await SESSION_STATES.rows(tx, [
     batch.map((payment) => ({
       session_id: payment.session.id,
@@ -188,7 +192,7 @@ export async function insertNewPayments(
       results.push({ raced: earlier });
       continue;
     }
-    const refused = refusal(state);
+    const refused = refusal(completed.has(payment.session.id), state);
     if (refused) {
       results.push({ refused });
       continue;
@@ -227,6 +231,9 @@ export async function insertNewPayments(
       return {
         id: payment.id,
         session_id: payment.session.id,
+        integrator_id: payment.session.integrator_id,
+        user_id: payment.session.user_id,
+        tenancy_id: payment.session.tenancy_id,
         decline_id: payment.cardAttempt && (!final || declineKept) ? newId('dcl') : null,
         decline_pending: !final,
         pure_amount_pence: payment.amounts.purePence,
@@ -395,9 +402,10 @@ export async function readPaymentChecks(
 
 /** Why a session takes no new payment now: it is paid, or another payment of it may still charge. */
 function refusal(
-  state: { completed: boolean; in_flight: string | null } | undefined,
+  completed: boolean,
+  state: { in_flight: string | null } | undefined,
 ): ServiceError | undefined {
-  if (state?.completed) {
+  if (completed) {
     return new ServiceError(
       'conflict',
       'This session has already been paid; log in again for another payment.',

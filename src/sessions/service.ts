@@ -277,15 +277,17 @@ type ClientContextRow = Static<typeof CLIENT_CONTEXT_ROW>;
 
 const CLIENT_CONTEXT = sqlStatement(
   CLIENT_CONTEXT_ROW,
-  `SELECT s.token_hash, to_jsonb(s) AS session, to_jsonb(i) AS integrator,
-          jsonb_build_object('external_id', u.external_id, 'email', u.email, 'first_name', u.first_name,
-                             'last_name', u.last_name) AS usr,
-          to_jsonb(t) || jsonb_build_object('start_rent_date', t.start_rent_date::text,
-                                            'end_rent_date', t.end_rent_date::text) AS tenancy
+  // Each session's rows by their keys (the foreign keys guarantee them): a join would be planned for a batch of
+  // the function's default 100 rows, a hash join that reads every user.
+  `SELECT s.token_hash, to_jsonb(s) AS session,
+          (SELECT to_jsonb(i) FROM integrators i WHERE i.id = s.integrator_id) AS integrator,
+          (SELECT jsonb_build_object('external_id', u.external_id, 'email', u.email, 'first_name', u.first_name,
+                                     'last_name', u.last_name)
+             FROM users u WHERE u.id = s.user_id) AS usr,
+          (SELECT to_jsonb(t) || jsonb_build_object('start_rent_date', t.start_rent_date::text,
+                                                    'end_rent_date', t.end_rent_date::text)
+             FROM tenancies t WHERE t.id = s.tenancy_id) AS tenancy
      FROM sessions s
-     JOIN integrators i ON i.id = s.integrator_id
-     JOIN users u ON u.id = s.user_id
-     JOIN tenancies t ON t.id = s.tenancy_id
     WHERE s.token_hash = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))`,
   { prepare: 'client-context' },
 );
@@ -406,7 +408,7 @@ export class SessionService {
       const byHash = new Map(found.map((row) => [row.token_hash, row]));
       return hashes.map((hash) => byHash.get(hash));
     },
-    { splits: (error) => !isDatabaseUnavailable(error) },
+    { splits: (error) => !isDatabaseUnavailable(error), maxInFlight: 2 },
   );
 
   /** Client API authentication: a live user session token, with what the page needs to render. */

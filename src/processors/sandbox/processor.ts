@@ -654,10 +654,13 @@ export class SandboxProcessor implements PaymentProcessor {
   }
 
   /** The tokens read in one turn of the event loop are read in one statement. */
-  readonly #tokens = new StatementBatcher<string, TokenRow | undefined>(async (ids) => {
-    const found = await rows(this.db, tokens().where('id', 'in', ids));
-    return ids.map((id) => found.find((token) => token.id === id));
-  });
+  readonly #tokens = new StatementBatcher<string, TokenRow | undefined>(
+    async (ids) => {
+      const found = await rows(this.db, tokens().where('id', 'in', [...new Set(ids)]));
+      return ids.map((id) => found.find((token) => token.id === id));
+    },
+    { maxInFlight: 2 },
+  );
 
   async #charge(request: AuthoriseRequest, offSession: boolean): Promise<ProcessorOutcome> {
     const token =
