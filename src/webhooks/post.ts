@@ -53,6 +53,20 @@ function agentsFor(options: PostOptions): { agents: PolicyAgents; shared: boolea
   return { agents, shared: true };
 }
 
+/** Endpoint URLs parsed and checked once (a worker posts to the same few again and again), the oldest dropped. */
+const parsedUrls = new Map<string, URL>();
+const PARSED_URLS_KEPT = 1_000;
+
+function parsedUrl(rawUrl: string): URL {
+  let url = parsedUrls.get(rawUrl);
+  if (url) return url;
+  url = new URL(rawUrl);
+  checkUrl(url);
+  if (parsedUrls.size >= PARSED_URLS_KEPT) parsedUrls.delete(parsedUrls.keys().next().value!);
+  parsedUrls.set(rawUrl, url);
+  return url;
+}
+
 /**
  * POSTs one webhook: http(s) only, no credentials in the URL, connections only to addresses the rule allows
  * (checked after DNS, as for documents), no redirects followed (a 3xx is the answer), and a time limit on the whole
@@ -68,8 +82,7 @@ export async function postWebhook(
   const elapsed = () => Math.round(performance.now() - started);
   let url: URL;
   try {
-    url = new URL(rawUrl);
-    checkUrl(url);
+    url = parsedUrl(rawUrl);
   } catch (error) {
     return {
       error: error instanceof FetchFailure ? error.reason : 'The webhook URL is not a valid URL.',

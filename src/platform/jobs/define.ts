@@ -1,5 +1,5 @@
 import type { Static, TSchema } from 'typebox';
-import { Value } from 'typebox/value';
+import { Compile } from 'typebox/compile';
 import type { Clock } from '../clock/clock.ts';
 import type { Queryable } from '../db/db.ts';
 import {
@@ -147,10 +147,11 @@ export function jobHandler<Schema extends TSchema, Deps>(
   deps: Deps,
 ): JobHandler & { kind: string } {
   const run = definition.run(deps);
+  const payloadSchema = Compile(definition.payload);
   const handler: JobHandler & { kind: string } = async (ctx) => {
     const payload: unknown = ctx.job.payload;
-    if (!Value.Check(definition.payload, payload)) {
-      const [first] = Value.Errors(definition.payload, payload);
+    if (!payloadSchema.Check(payload)) {
+      const [first] = payloadSchema.Errors(payload);
       throw new InvalidJobPayload(
         `payload of ${definition.kind} does not match its schema: ${first ? `${first.instancePath || '/'} ${first.message}` : 'invalid'}`,
       );
