@@ -126,8 +126,9 @@ export async function postWebhook(
       response = await send();
     } catch (error) {
       // A kept-open connection the endpoint closed just as it was reused: the request never arrived; send it anew.
-      if (timedOut || !request?.reusedSocket || (error as NodeJS.ErrnoException).code !== 'ECONNRESET')
-        throw error;
+      // Which error that gives depends on when the close meets the write: a reset, or a write to a closed pipe.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (timedOut || !request?.reusedSocket || (code !== 'ECONNRESET' && code !== 'EPIPE')) throw error;
       response = await send();
     }
     const chunks: Buffer[] = [];
