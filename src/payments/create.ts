@@ -28,7 +28,7 @@ import type { PaymentRow } from './view.ts';
  * The most transactions of new payments running at once on this node; payments arriving meanwhile wait and then
  * share one. More would only queue for the database's connections and its commits.
  */
-const NEW_PAYMENT_TRANSACTIONS = 4;
+const NEW_PAYMENT_TRANSACTIONS = 2;
 
 const WRITES = countedBatches('write');
 
