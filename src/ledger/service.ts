@@ -67,12 +67,17 @@ export const LEDGER_INPUT_COLUMNS = `
                                               'amount_pence', po.amount_pence) ORDER BY po.paid_at, po.id)
               FROM payouts po WHERE po.tenancy_id = t.id AND po.status = 'paid'), '[]') AS payouts`;
 
-/** Tenancies by integrator and payment reference: $1 is a JSON array of [integrator id, payment reference] pairs. */
+/**
+ * Tenancies by integrator and payment reference: $1 is a JSON array of [integrator id, payment reference] pairs.
+ * Each pair is looked up on its own through the unique (integrator, reference) index (the LIMIT keeps the planner
+ * from making it a join planned for the function's default 100 rows, which reads every tenancy).
+ */
 const LEDGER_INPUTS_BY_REFERENCE = sqlStatement(
   Col.row({ ...INPUT_COLUMNS, integrator_id: Col.text }),
   `SELECT t.integrator_id, ${LEDGER_INPUT_COLUMNS}
-     FROM tenancies t
-    WHERE (t.integrator_id, t.payment_reference) IN (SELECT k->>0, k->>1 FROM jsonb_array_elements($1::jsonb) k)`,
+     FROM jsonb_array_elements($1::jsonb) k
+     JOIN LATERAL (SELECT * FROM tenancies WHERE integrator_id = k->>0 AND payment_reference = k->>1 LIMIT 1) t
+       ON true`,
   { prepare: 'ledger-inputs-by-reference' },
 );
 const LEDGER_INPUTS_OF_USERS = sqlStatement(

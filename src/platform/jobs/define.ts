@@ -138,6 +138,20 @@ export function enqueueAll(tx: Queryable, clock: Clock, jobs: readonly JobSpec[]
   return enqueueJobs(tx, clock, [...jobs]);
 }
 
+/** Payload schemas compiled once per process, however many apps (and workers) it builds. */
+const compiledPayloads = new WeakMap<
+  TSchema,
+  { Check(value: unknown): boolean; Errors(value: unknown): unknown }
+>();
+
+function compiledPayload<Schema extends TSchema>(schema: Schema): ReturnType<typeof Compile<Schema>> {
+  const known = compiledPayloads.get(schema);
+  if (known) return known as ReturnType<typeof Compile<Schema>>;
+  const compiled = Compile(schema);
+  compiledPayloads.set(schema, compiled as never);
+  return compiled;
+}
+
 /**
  * The job's handler on its services, for a worker: checks the payload against the job's schema before running
  * (a payload that does not match fails at once with InvalidJobPayload) and carries the job's retry delays.
@@ -147,7 +161,7 @@ export function jobHandler<Schema extends TSchema, Deps>(
   deps: Deps,
 ): JobHandler & { kind: string } {
   const run = definition.run(deps);
-  const payloadSchema = Compile(definition.payload);
+  const payloadSchema = compiledPayload(definition.payload);
   const handler: JobHandler & { kind: string } = async (ctx) => {
     const payload: unknown = ctx.job.payload;
     if (!payloadSchema.Check(payload)) {
