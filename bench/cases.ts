@@ -56,6 +56,11 @@ export interface BenchCase {
    * --serve-processes n, `baseUrls` holds every server process's address (the first is `baseUrl`, where setup ran).
    */
   batch?(baseUrl: string, data: CaseData, baseUrls?: string[]): Promise<BatchResult>;
+  /**
+   * Batch cases: the same kind of work, unmeasured, before the batch (as a load case's --warmup), so the batch
+   * times a server whose code has been compiled for it rather than its first minutes.
+   */
+  warmup?(baseUrl: string, data: CaseData, baseUrls?: string[]): Promise<void>;
   /** Seconds a run of the case may take besides --duration and --warmup (set-up and a fixed workload). */
   budgetSeconds?: number;
 }
@@ -113,6 +118,8 @@ async function inFlight<T>(
 }
 
 const CARD_PAYMENTS = 2_000;
+/** Payments before the measured ones, each in its own session too. */
+const CARD_WARMUP_PAYMENTS = 2_000;
 const PAYMENT_CONCURRENCY = 50;
 const WEBHOOK_BACKLOG = 20_000;
 const WEBHOOK_LATENCY_PAYMENTS = 200;
@@ -120,8 +127,22 @@ const DUE_SCHEDULES = 100_000;
 const DUE_SCHEDULES_PGLITE = 10_000;
 
 async function cardPaymentSetup(app: FastifyInstance): Promise<CaseData> {
-  const sessions = (await benchSessions(app, CARD_PAYMENTS)).map((session) => session.token);
-  return { sessions: JSON.stringify(sessions), cardToken: await successCardToken(app) };
+  const sessions = (await benchSessions(app, CARD_WARMUP_PAYMENTS + CARD_PAYMENTS)).map(
+    (session) => session.token,
+  );
+  return {
+    warmupSessions: JSON.stringify(sessions.slice(0, CARD_WARMUP_PAYMENTS)),
+    sessions: JSON.stringify(sessions.slice(CARD_WARMUP_PAYMENTS)),
+    cardToken: await successCardToken(app),
+  };
+}
+
+async function cardPaymentWarmup(baseUrl: string, data: CaseData, baseUrls = [baseUrl]): Promise<void> {
+  const sessions = JSON.parse(required(data, 'warmupSessions')) as string[];
+  const cardToken = required(data, 'cardToken');
+  await inFlight(sessions, PAYMENT_CONCURRENCY, (userToken, lane) =>
+    payByCard(baseUrls[lane % baseUrls.length]!, userToken, cardToken),
+  );
 }
 
 async function cardPaymentBatch(baseUrl: string, data: CaseData, baseUrls = [baseUrl]): Promise<BatchResult> {
@@ -337,10 +358,11 @@ export const CASES: readonly BenchCase[] = [
   },
   {
     name: 'card-payment',
-    description: `${CARD_PAYMENTS} card payments (success card) through POST /api/client/payments, ${PAYMENT_CONCURRENCY} in flight, each in its own session`,
+    description: `${CARD_PAYMENTS} card payments (success card) through POST /api/client/payments, ${PAYMENT_CONCURRENCY} in flight, each in its own session, after ${CARD_WARMUP_PAYMENTS} unmeasured ones`,
     unit: 'payments',
     yardstick: 'card-payment-reference',
     setup: cardPaymentSetup,
+    warmup: cardPaymentWarmup,
     batch: cardPaymentBatch,
   },
   {
@@ -352,6 +374,7 @@ export const CASES: readonly BenchCase[] = [
     unit: 'payments',
     server: 'reference-payment-server.ts',
     setup: cardPaymentSetup,
+    warmup: cardPaymentWarmup,
     batch: cardPaymentBatch,
   },
   paymentPageCase,

@@ -143,8 +143,9 @@ async function measureBatch(
   referenceRps: number,
   more: { ports?: number[]; beforeMeasured?: () => Promise<void> } = {},
 ): Promise<Figures> {
-  await more.beforeMeasured?.();
   const baseUrls = (more.ports ?? [server.port]).map((port) => `http://127.0.0.1:${port}`);
+  await benchCase.warmup?.(baseUrls[0]!, server.data, baseUrls);
+  await more.beforeMeasured?.();
   const result = await benchCase.batch!(baseUrls[0]!, server.data, baseUrls);
   const at = (q: number) => percentile(result.latenciesMs, q);
   const rate = result.units / result.seconds;

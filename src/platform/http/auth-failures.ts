@@ -47,6 +47,8 @@ export class AuthFailureLimiter {
 
   /** Whole seconds until `address` may authenticate again, or undefined when it may now. */
   retryAfterSeconds(address: string): number | undefined {
+    // No address has failed lately (the usual case): nothing to parse.
+    if (this.#windows.size === 0) return undefined;
     const key = addressKey(address);
     const window = this.#windows.get(key);
     const now = this.clock.now().getTime();

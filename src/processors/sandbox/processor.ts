@@ -2,7 +2,7 @@
 // counterpart there, and the sandbox's own pages (3DS, APM, wallet) share its charge rows. Hence the length.
 
 import type { InferResult, NotNull, Selectable } from 'kysely';
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { Clock } from '../../platform/clock/clock.ts';
 import { StatementBatcher } from '../../platform/db/batcher.ts';
 import { Col, sqlStatement } from '../../platform/db/checked-sql.ts';
@@ -45,15 +45,26 @@ export interface CardInput {
   cvc: string;
 }
 
-/** Sandbox tokens: what a charge needs of its card (the behaviour column holds a CardBehaviour). */
-function tokens() {
-  return qb
-    .selectFrom('sandbox_tokens')
-    .select(['id', 'behaviour', 'brand', 'last4', 'exp_month', 'exp_year', 'wallet'])
-    .$narrowType<{ behaviour: CardBehaviour }>();
-}
+/** A sandbox token: what a charge needs of its card. */
+const TOKEN_ROW = Col.row({
+  id: Col.text,
+  behaviour: Type.Unsafe<CardBehaviour>(Col.text),
+  brand: Col.text,
+  last4: Col.text,
+  exp_month: Col.int,
+  exp_year: Col.int,
+  wallet: Type.Union([Type.Literal('apple_pay'), Type.Literal('google_pay'), Type.Null()]),
+});
 
-type TokenRow = InferResult<ReturnType<typeof tokens>>[number];
+type TokenRow = Static<typeof TOKEN_ROW>;
+
+/** Sandbox tokens, ids in $1. */
+const TOKENS = sqlStatement(
+  TOKEN_ROW,
+  `SELECT id, behaviour, brand, last4, exp_month, exp_year, wallet FROM sandbox_tokens
+    WHERE id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))`,
+  { prepare: 'sandbox-tokens' },
+);
 
 /** The sandbox_charges column the database types loosely (free text), as the sandbox writes it. */
 interface ChargeNarrowing {
@@ -656,7 +667,7 @@ export class SandboxProcessor implements PaymentProcessor {
   /** The tokens read in one turn of the event loop are read in one statement. */
   readonly #tokens = new StatementBatcher<string, TokenRow | undefined>(
     async (ids) => {
-      const found = await rows(this.db, tokens().where('id', 'in', [...new Set(ids)]));
+      const found = await TOKENS.rows(this.db, [[...new Set(ids)]]);
       return ids.map((id) => found.find((token) => token.id === id));
     },
     { maxInFlight: 2 },
@@ -686,7 +697,7 @@ export class SandboxProcessor implements PaymentProcessor {
         ),
       ),
     ];
-    const found = ids.length === 0 ? [] : await rows(tx, tokens().where('id', 'in', ids));
+    const found = ids.length === 0 ? [] : await TOKENS.rows(tx, [ids]);
     const planned: Planned[] = [];
     for (const request of requests) {
       const token = found.find((row) => row.id === request.paymentToken && paysBy(row, request.method));
