@@ -94,22 +94,67 @@ export class NewPaymentWriter {
     checkPureAmount(input.purePence);
     checkSessionAmount(session, input.purePence);
     const amounts = paymentAmounts(input.purePence, integrator.fees[input.method]);
+    const { source } = input;
+    if (
+      this.processor.describeTokensInTransaction &&
+      (source.type === 'card_token' || source.type === 'wallet_token')
+    ) {
+      return this.#writeDescribedInTransaction(input, amounts, source);
+    }
     const { earlier, declines } = await this.#checks.run({
       sessionId: session.id,
       idempotencyKey: input.idempotencyKey,
       userId: session.user_id,
     });
     if (earlier) return { payment: checkReplay(earlier, input), replayed: true };
-    if (input.expectedAmountPence !== undefined && input.expectedAmountPence !== amounts.amountPence) {
-      throw amountChanged(input.expectedAmountPence, amounts);
-    }
+    checkExpectedAmount(input, amounts);
     // 429 too_many_attempts before anything is sent to the processor, once a decline limit is reached.
     const block = declineBlock(declines, session, this.clock.now());
     if (block) throw tooManyAttempts(block);
 
     checkFeatures(integrator, input);
-    const source = await this.#resolve(input);
+    const resolved = await this.#resolve(input);
+    return this.#insert(input, amounts, resolved, null);
+  }
 
+  /**
+   * A payment by token with a processor that charges inside the transaction: nothing is read before it. The
+   * transaction finds a payment the key made before, the declines, the token's card and the session's state, and
+   * refuses in the order the other path checks them; a request refused before it (the total, the method) is first
+   * looked up as a repeat, which is answered with its payment as on the other path.
+   */
+  async #writeDescribedInTransaction(
+    input: CreatePaymentInput,
+    amounts: PaymentAmounts,
+    source: { type: 'card_token' | 'wallet_token'; token: string },
+  ): Promise<CreatePaymentResult> {
+    try {
+      checkExpectedAmount(input, amounts);
+      checkFeatures(input.client.integrator, input);
+    } catch (error) {
+      const { earlier } = await this.#checks.run({
+        sessionId: input.client.session.id,
+        idempotencyKey: input.idempotencyKey,
+        userId: input.client.session.user_id,
+      });
+      if (earlier) return { payment: checkReplay(earlier, input), replayed: true };
+      throw error;
+    }
+    return this.#insert(
+      input,
+      amounts,
+      { processorToken: source.token, card: null, savedCardId: null },
+      { unknown: unknownToken(source.type) },
+    );
+  }
+
+  async #insert(
+    input: CreatePaymentInput,
+    amounts: PaymentAmounts,
+    source: ResolvedSource,
+    described: NewPayment['described'],
+  ): Promise<CreatePaymentResult> {
+    const { session } = input.client;
     const written = await this.#inserts.run({
       id: newId('pay'),
       session,
@@ -121,7 +166,9 @@ export class NewPaymentWriter {
       processorToken: source.processorToken,
       card: source.card,
       savedCardId: source.savedCardId,
-      cardAttempt: isCardAttempt(input.method, source.card),
+      // A token's card is known once described; whether the payment is a card attempt does not wait for it.
+      cardAttempt: isCardAttempt(input.method, described ? { brand: null } : source.card),
+      described,
       who: {
         external_id: input.client.user.external_id,
         email: input.client.user.email,
@@ -185,13 +232,25 @@ export class NewPaymentWriter {
       case 'wallet_token': {
         const card = await this.processor.describeToken(source.token, method);
         if (card) return { processorToken: source.token, card, savedCardId: null };
-        throw new FieldValidationError(
-          source.type === 'card_token'
-            ? { card_token: [UNKNOWN_CARD_TOKEN] }
-            : { wallet_token: ['Unknown wallet token; open the wallet sheet again.'] },
-        );
+        throw unknownToken(source.type);
       }
     }
+  }
+}
+
+/** 400 for a token the processor does not know (for the method). */
+function unknownToken(type: 'card_token' | 'wallet_token'): FieldValidationError {
+  return new FieldValidationError(
+    type === 'card_token'
+      ? { card_token: [UNKNOWN_CARD_TOKEN] }
+      : { wallet_token: ['Unknown wallet token; open the wallet sheet again.'] },
+  );
+}
+
+/** 409 amount_changed when the customer was shown another total than the one that would be charged. */
+function checkExpectedAmount(input: CreatePaymentInput, amounts: PaymentAmounts): void {
+  if (input.expectedAmountPence !== undefined && input.expectedAmountPence !== amounts.amountPence) {
+    throw amountChanged(input.expectedAmountPence, amounts);
   }
 }
 

@@ -10,7 +10,7 @@ import {
 import { Col, sqlStatement } from '../platform/db/checked-sql.ts';
 import type { Queryable } from '../platform/db/db.ts';
 import { rows } from '../platform/db/query-builder.ts';
-import { ServiceError } from '../platform/errors.ts';
+import { type FieldValidationError, ServiceError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { jobOf } from '../platform/jobs/define.ts';
 import { insertJobRecordsSql, jobRecords } from '../platform/jobs/queue.ts';
@@ -36,16 +36,26 @@ export interface NewPayment {
   reference: string;
   processor: string;
   processorToken: string | null;
+  /** The card's display details; null until then for a token described in the transaction (`described`). */
   card: CardDetails | null;
   savedCardId: string | null;
   /** Counts against the card-testing limits: reserved as a pending decline until the processor answers. */
   cardAttempt: boolean;
+  /**
+   * A token the processor describes inside this transaction (one that charges there), the payment having been
+   * checked against nothing before it: its user's declines may refuse it here, and a token the processor does not
+   * know refuses it with `unknown`.
+   */
+  described: { unknown: FieldValidationError } | null;
   /** Its tenant, for the events of a payment decided in its own transaction. */
   who: PaymentEventUser;
 }
 
 /** Written; or an earlier payment of the same session and idempotency key (`raced`); or refused. */
-export type NewPaymentResult = { inserted: PaymentRow } | { raced: PaymentRow } | { refused: ServiceError };
+export type NewPaymentResult =
+  | { inserted: PaymentRow }
+  | { raced: PaymentRow }
+  | { refused: ServiceError | FieldValidationError };
 
 /**
  * New payments in one statement, with their card attempts, their jobs and, for those that succeeded in this
@@ -151,6 +161,9 @@ export async function insertNewPayments(
   const cardUsers = [
     ...new Set(batch.filter((payment) => payment.cardAttempt).map((payment) => payment.session.user_id)),
   ];
+  // A payment checked before its transaction was checked against its user's declines there, unless it is a card
+  // attempt, checked here again with its user locked.
+  const checksDeclines = (payment: NewPayment) => payment.cardAttempt || payment.described !== null;
   const now = services.clock.now();
   // Rows locked in id order, sessions before users, so two batches never wait for each other in a circle.
   const [locked] = await LOCK_SESSIONS_AND_USERS.rows(tx, [[...sessionIds].sort(), cardUsers.sort()]);
@@ -159,19 +172,30 @@ export async function insertNewPayments(
     batch.map((payment) => ({
       session_id: payment.session.id,
       idempotency_key: payment.idempotencyKey,
-      user_id: payment.cardAttempt ? payment.session.user_id : null,
+      user_id: checksDeclines(payment) ? payment.session.user_id : null,
     })),
     new Date(now.getTime() - USER_DECLINE_WINDOW_MS),
   ]);
   const stateOf = new Map(states.map((state) => [state.session_id, state]));
   const racedIds = states.flatMap((state) => (state.raced_id ? [state.raced_id] : []));
   const raced = racedIds.length === 0 ? [] : await rows(tx, paymentRows().where('id', 'in', racedIds));
+  const toDescribe = batch.filter(
+    (payment) => payment.described !== null && !stateOf.get(payment.session.id)?.raced_id,
+  );
+  const descriptions =
+    toDescribe.length === 0
+      ? []
+      : await services.processor.describeTokensInTransaction!(
+          tx,
+          toDescribe.map((payment) => ({ paymentToken: payment.processorToken!, method: payment.method })),
+        );
+  const cardOf = new Map(toDescribe.map((payment, n) => [payment.id, descriptions[n]]));
   // Pending rows are attempts still with the processor: counted, so concurrent attempts cannot all get through.
   const declines = new Map<string, DeclineRecord[]>();
   for (const payment of batch) {
     const userId = payment.session.user_id;
     const recent = stateOf.get(payment.session.id)?.declines ?? [];
-    if (payment.cardAttempt && !declines.has(userId)) {
+    if (checksDeclines(payment) && !declines.has(userId)) {
       declines.set(
         userId,
         recent.map((decline) => ({
@@ -192,22 +216,26 @@ export async function insertNewPayments(
       results.push({ raced: earlier });
       continue;
     }
+    // Refusals in the order of the checks made before a transaction: declines, then the token, then the session.
+    const userDeclines = declines.get(payment.session.user_id);
+    const block = checksDeclines(payment) && declineBlock(userDeclines!, payment.session, now);
+    if (block) {
+      results.push({ refused: tooManyAttempts(block) });
+      continue;
+    }
+    const card = payment.described ? cardOf.get(payment.id) : payment.card;
+    if (payment.described && !card) {
+      results.push({ refused: payment.described.unknown });
+      continue;
+    }
     const refused = refusal(completed.has(payment.session.id), state);
     if (refused) {
       results.push({ refused });
       continue;
     }
-    if (payment.cardAttempt) {
-      const userDeclines = declines.get(payment.session.user_id)!;
-      const block = declineBlock(userDeclines, payment.session, now);
-      if (block) {
-        results.push({ refused: tooManyAttempts(block) });
-        continue;
-      }
-      // Counted for the attempts after it in this batch, as the row it writes counts for later ones.
-      userDeclines.push({ session_id: payment.session.id, created_at: now });
-    }
-    accepted.push(payment);
+    // Counted for the attempts after it in this batch, as the row it writes counts for later ones.
+    if (payment.cardAttempt) userDeclines!.push({ session_id: payment.session.id, created_at: now });
+    accepted.push(card === payment.card ? payment : { ...payment, card: card ?? null });
     results.push(undefined);
   }
 

@@ -154,6 +154,14 @@ export interface PaymentProcessor {
    * `processing` before the processor is asked, and its outcome is written after, in a second transaction.
    */
   authoriseInTransaction?(tx: Queryable, requests: readonly AuthoriseRequest[]): Promise<ProcessorOutcome[]>;
+  /**
+   * Set with authoriseInTransaction: describeToken for several tokens inside the transaction that is to charge
+   * them, so a new payment by token reads nothing before its transaction. One answer per token, in order.
+   */
+  describeTokensInTransaction?(
+    tx: Queryable,
+    tokens: readonly { paymentToken: string; method: PaymentMethod }[],
+  ): Promise<(CardDetails | undefined)[]>;
   /** Where a payment stands now, e.g. after 3DS or an APM redirect, or when reconciling. */
   complete(processorPaymentId: string): Promise<ProcessorOutcome>;
   /**

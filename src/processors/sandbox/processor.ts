@@ -690,17 +690,14 @@ export class SandboxProcessor implements PaymentProcessor {
     tx: Queryable,
     requests: readonly AuthoriseRequest[],
   ): Promise<ProcessorOutcome[]> {
-    const ids = [
-      ...new Set(
-        requests.flatMap((request) =>
-          request.paymentToken?.startsWith(TOKEN_PREFIX) ? [request.paymentToken] : [],
-        ),
-      ),
-    ];
-    const found = ids.length === 0 ? [] : await TOKENS.rows(tx, [ids]);
+    const known = await this.#readTokens(
+      tx,
+      requests.flatMap((request) => (request.paymentToken ? [request.paymentToken] : [])),
+    );
     const planned: Planned[] = [];
     for (const request of requests) {
-      const token = found.find((row) => row.id === request.paymentToken && paysBy(row, request.method));
+      const row = request.paymentToken ? known.get(request.paymentToken) : undefined;
+      const token = row && paysBy(row, request.method) ? row : undefined;
       planned.push(await this.#plan(tx, request, false, isApm(request.method) ? undefined : token));
     }
     const toWrite = planned.flatMap((plan) => ('charge' in plan ? [plan.charge] : []));
@@ -713,6 +710,35 @@ export class SandboxProcessor implements PaymentProcessor {
       if (!charge) throw new Error(`Sandbox charge ${plan.charge.idempotency_key} exists already`);
       return this.#outcome(charge);
     });
+  }
+
+  async describeTokensInTransaction(
+    tx: Queryable,
+    tokens: readonly { paymentToken: string; method: PaymentMethod }[],
+  ): Promise<(CardDetails | undefined)[]> {
+    const known = await this.#readTokens(
+      tx,
+      tokens.map(({ paymentToken }) => paymentToken),
+    );
+    return tokens.map(({ paymentToken, method }) => {
+      const row = known.get(paymentToken);
+      return row && paysBy(row, method) ? details(row) : undefined;
+    });
+  }
+
+  /** Tokens a transaction has read, kept for the rest of it: its authorisation does not read them again. */
+  readonly #transactionTokens = new WeakMap<Queryable, Map<string, TokenRow>>();
+
+  /** The transaction's rows of these tokens (those it has not read yet are read in one statement). */
+  async #readTokens(tx: Queryable, ids: readonly string[]): Promise<Map<string, TokenRow>> {
+    let known = this.#transactionTokens.get(tx);
+    if (!known) {
+      known = new Map();
+      this.#transactionTokens.set(tx, known);
+    }
+    const missing = [...new Set(ids.filter((id) => id.startsWith(TOKEN_PREFIX) && !known.has(id)))];
+    if (missing.length > 0) for (const row of await TOKENS.rows(tx, [missing])) known.set(row.id, row);
+    return known;
   }
 
   /** The charge a request makes, decided from its token; or, for a token unknown here, the refusal. */

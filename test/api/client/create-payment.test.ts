@@ -240,6 +240,31 @@ describe('POST /api/client/payments (createPayment)', async () => {
     assert.equal(await paymentsOf(tenant.sessionId), 1);
   });
 
+  it('a repeated key answers its payment before any other check; an unknown token is 400 even on a paid session', async () => {
+    const tenant = await newTenant(t, api);
+    const key = newKey();
+    const first = await tenant.client.pay({ card_token: await cardToken(t, PAN.visa), idempotency_key: key });
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    for (const [name, body] of [
+      ['another expected total', { card_token: await cardToken(t, PAN.visa), expected_amount: '1.00' }],
+      ['an unknown token', { card_token: 'tok_sandbox_unknown' }],
+      ['a method not enabled', { method: 'apple_pay', wallet_token: 'tok_sandbox_unknown' }],
+    ] as const) {
+      const replay = await tenant.client.pay({ ...body, idempotency_key: key });
+      if (name === 'a method not enabled') {
+        // Another method under the same key is a different payment, whatever else is wrong with it.
+        assertError(replay, 422, 'idempotency_mismatch', /use a new key/);
+        continue;
+      }
+      assert.equal(replay.status, 200, `${name}: ${JSON.stringify(replay.body)}`);
+      assert.deepEqual(replay.body, first.body, name);
+    }
+    const unknown = await tenant.client.pay({ card_token: 'tok_sandbox_unknown' });
+    assert.equal(unknown.status, 400, JSON.stringify(unknown.body));
+    assert.deepEqual(Object.keys(unknown.body), ['card_token']);
+    assert.equal(await paymentsOf(tenant.sessionId), 1);
+  });
+
   it('another tenant’s saved card, of this or another integrator, cannot pay: 400 Unknown saved card', async () => {
     const owner = await newTenant(t, api);
     const saved = await owner.client.saveCard(await cardToken(t, PAN.visa));
