@@ -144,7 +144,7 @@ export class NewPaymentWriter {
       input,
       amounts,
       { processorToken: source.token, card: null, savedCardId: null },
-      { unknown: unknownToken(source.type) },
+      { unknown: () => unknownToken(source.type) },
     );
   }
 

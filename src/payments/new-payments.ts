@@ -44,9 +44,9 @@ export interface NewPayment {
   /**
    * A token the processor describes inside this transaction (one that charges there), the payment having been
    * checked against nothing before it: its user's declines may refuse it here, and a token the processor does not
-   * know refuses it with `unknown`.
+   * know refuses it with `unknown()`.
    */
-  described: { unknown: FieldValidationError } | null;
+  described: { unknown: () => FieldValidationError } | null;
   /** Its tenant, for the events of a payment decided in its own transaction. */
   who: PaymentEventUser;
 }
@@ -225,7 +225,7 @@ export async function insertNewPayments(
     }
     const card = payment.described ? cardOf.get(payment.id) : payment.card;
     if (payment.described && !card) {
-      results.push({ refused: payment.described.unknown });
+      results.push({ refused: payment.described.unknown() });
       continue;
     }
     const refused = refusal(completed.has(payment.session.id), state);
