@@ -97,16 +97,56 @@ function encodeParams(params: readonly SqlParam[] = []): unknown[] {
   });
 }
 
+/** What node-postgres is asked to run: rows come back as arrays, made into objects by rowsOf. */
+function pgQuery(sql: string, params: readonly SqlParam[] | undefined, options: QueryOptions | undefined) {
+  const values = encodeParams(params);
+  return options?.prepare
+    ? { name: options.prepare, text: sql, values, rowMode: 'array' as const }
+    : { text: sql, values, rowMode: 'array' as const };
+}
+
+/**
+ * Makes each row of a result an object by a function written for its columns: an object literal with the column
+ * names as keys. node-postgres's own objects are copies of a dictionary-mode template, several times slower to
+ * make and to read. As there, a later column of the same name wins.
+ */
+const rowMakers = new Map<string, (values: unknown[]) => Record<string, unknown>>();
+
+function rowsOf<Row>(result: pg.QueryResult<unknown[]>): Row[] {
+  if (result.rows.length === 0) return [];
+  const names = result.fields.map((field) => field.name);
+  const key = names.join('\u0000');
+  let make = rowMakers.get(key);
+  if (!make && names.includes('__proto__')) {
+    // A literal's "__proto__" key would set the prototype, not make a column.
+    return result.rows.map((values) => {
+      const row: Record<string, unknown> = {};
+      names.forEach((name, n) => {
+        Object.defineProperty(row, name, {
+          value: values[n],
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      });
+      return row;
+    }) as Row[];
+  }
+  if (!make) {
+    // The names are data, written as JSON string literals: nothing in them can become code.
+    const body = `return { ${names.map((name, n) => `${JSON.stringify(name)}: values[${n}]`).join(', ')} };`;
+    make = new Function('values', body) as (values: unknown[]) => Record<string, unknown>;
+    if (rowMakers.size < 10_000) rowMakers.set(key, make);
+  }
+  return result.rows.map(make) as Row[];
+}
+
 class PostgresDb implements Db {
   readonly kind = 'postgres' as const;
   constructor(private readonly pool: pg.Pool) {}
 
   async query<Row>(sql: string, params?: readonly SqlParam[], options?: QueryOptions): Promise<Row[]> {
-    const values = encodeParams(params);
-    const result = await this.pool.query(
-      options?.prepare ? { name: options.prepare, text: sql, values } : { text: sql, values },
-    );
-    return result.rows as Row[];
+    return rowsOf<Row>(await this.pool.query(pgQuery(sql, params, options)));
   }
 
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
@@ -115,13 +155,8 @@ class PostgresDb implements Db {
       await client.query('BEGIN');
       const notifications = new PendingNotifications();
       const tx: Queryable = {
-        query: async <Row>(sql: string, params?: readonly SqlParam[], options?: QueryOptions) => {
-          const values = encodeParams(params);
-          const result = await client.query(
-            options?.prepare ? { name: options.prepare, text: sql, values } : { text: sql, values },
-          );
-          return result.rows as Row[];
-        },
+        query: async <Row>(sql: string, params?: readonly SqlParam[], options?: QueryOptions) =>
+          rowsOf<Row>(await client.query(pgQuery(sql, params, options))),
         notifyOnCommit: (channel, payload) => notifications.add(channel, payload),
       };
       const result = await fn(tx);
