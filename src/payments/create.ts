@@ -102,11 +102,7 @@ export class NewPaymentWriter {
     ) {
       return this.#writeDescribedInTransaction(input, amounts, source);
     }
-    const { earlier, declines } = await this.#checks.run({
-      sessionId: session.id,
-      idempotencyKey: input.idempotencyKey,
-      userId: session.user_id,
-    });
+    const { earlier, declines } = await this.#checksOf(input);
     if (earlier) return { payment: checkReplay(earlier, input), replayed: true };
     checkExpectedAmount(input, amounts);
     // 429 too_many_attempts before anything is sent to the processor, once a decline limit is reached.
@@ -133,11 +129,7 @@ export class NewPaymentWriter {
       checkExpectedAmount(input, amounts);
       checkFeatures(input.client.integrator, input);
     } catch (error) {
-      const { earlier } = await this.#checks.run({
-        sessionId: input.client.session.id,
-        idempotencyKey: input.idempotencyKey,
-        userId: input.client.session.user_id,
-      });
+      const { earlier } = await this.#checksOf(input);
       if (earlier) return { payment: checkReplay(earlier, input), replayed: true };
       throw error;
     }
@@ -167,7 +159,8 @@ export class NewPaymentWriter {
       processorToken: source.processorToken,
       card: source.card,
       savedCardId: source.savedCardId,
-      // A token's card is known once described; whether the payment is a card attempt does not wait for it.
+      // A card attempt by its method and a card being given, not the card's details (a token described in the
+      // transaction has those only there).
       cardAttempt: isCardAttempt(input.method, described ? { brand: null } : source.card),
       described,
       who: {
@@ -180,6 +173,10 @@ export class NewPaymentWriter {
     // Another request with the same key got in while we were looking up the card.
     if ('raced' in written) return { payment: checkReplay(written.raced, input), replayed: true };
     return { payment: written.inserted, replayed: false };
+  }
+
+  #checksOf({ client: { session }, idempotencyKey }: CreatePaymentInput): Promise<PaymentChecks> {
+    return this.#checks.run({ sessionId: session.id, idempotencyKey, userId: session.user_id });
   }
 
   /** The checks of one turn's new payments are read together (see readPaymentChecks). */

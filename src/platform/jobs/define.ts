@@ -54,10 +54,28 @@ export interface JobDefinition<Schema extends TSchema = TSchema, Deps = never> {
   run(deps: Deps): (payload: Static<Schema>, ctx: JobContext) => Promise<void>;
 }
 
+/** A declared job: its definition, and its payload schema's checker, compiled once (on first use) per process. */
+export type DefinedJob<Schema extends TSchema = TSchema, Deps = never> = JobDefinition<Schema, Deps> & {
+  payloadChecker(): PayloadChecker<Schema>;
+};
+
+function compilePayload<Schema extends TSchema>(payload: Schema) {
+  return Compile(payload);
+}
+
+type PayloadChecker<Schema extends TSchema> = ReturnType<typeof compilePayload<Schema>>;
+
 export function defineJob<Schema extends TSchema, Deps = never>(
   definition: JobDefinition<Schema, Deps>,
-): JobDefinition<Schema, Deps> {
-  return definition;
+): DefinedJob<Schema, Deps> {
+  let checker: PayloadChecker<Schema> | undefined;
+  return {
+    ...definition,
+    payloadChecker: () => {
+      checker ??= compilePayload(definition.payload);
+      return checker;
+    },
+  };
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a job of any payload and services, where only its declaration is read.
@@ -138,30 +156,16 @@ export function enqueueAll(tx: Queryable, clock: Clock, jobs: readonly JobSpec[]
   return enqueueJobs(tx, clock, [...jobs]);
 }
 
-/** Payload schemas compiled once per process, however many apps (and workers) it builds. */
-const compiledPayloads = new WeakMap<
-  TSchema,
-  { Check(value: unknown): boolean; Errors(value: unknown): unknown }
->();
-
-function compiledPayload<Schema extends TSchema>(schema: Schema): ReturnType<typeof Compile<Schema>> {
-  const known = compiledPayloads.get(schema);
-  if (known) return known as ReturnType<typeof Compile<Schema>>;
-  const compiled = Compile(schema);
-  compiledPayloads.set(schema, compiled as never);
-  return compiled;
-}
-
 /**
  * The job's handler on its services, for a worker: checks the payload against the job's schema before running
  * (a payload that does not match fails at once with InvalidJobPayload) and carries the job's retry delays.
  */
 export function jobHandler<Schema extends TSchema, Deps>(
-  definition: JobDefinition<Schema, Deps>,
+  definition: DefinedJob<Schema, Deps>,
   deps: Deps,
 ): JobHandler & { kind: string } {
   const run = definition.run(deps);
-  const payloadSchema = compiledPayload(definition.payload);
+  const payloadSchema = definition.payloadChecker();
   const handler: JobHandler & { kind: string } = async (ctx) => {
     const payload: unknown = ctx.job.payload;
     if (!payloadSchema.Check(payload)) {
